@@ -1,0 +1,6 @@
+"""HoWToBench writing tasks and their scorers for inspect-ai."""
+
+from howtobench.baselines.overlap import bleu_scorer, rouge_l
+from howtobench.tasks import completion, guide, howtobench_task, open_writing
+
+__all__ = ["bleu_scorer", "completion", "guide", "howtobench_task", "open_writing", "rouge_l"]

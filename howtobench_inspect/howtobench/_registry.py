@@ -1,0 +1,5 @@
+"""Entry point of group `inspect_ai`: makes `howtobench/<task>` and our scorers known."""
+
+# ruff: noqa: F401
+from howtobench.baselines.overlap import bleu_scorer, rouge_l
+from howtobench.tasks import completion, guide, open_writing

@@ -1,0 +1,1 @@
+"""Baseline scorers beside the Tree-of-Writing judge."""

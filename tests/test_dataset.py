@@ -1,0 +1,230 @@
+"""Data sources, validation with file/line/field errors, genre filter and the sample shape."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from conftest import MARKER, aligned_row, write_jsonl
+from howtobench import dataset as ds
+from howtobench.dataset import DataError, load_generations, load_records, record_to_sample
+
+
+def test_folder_source_records_and_sample_metadata(data_folder: Path) -> None:
+    records = load_records(str(data_folder), "guide")
+    assert [r.id for r in records] == ["infer_1", "infer_2"]
+    sample = record_to_sample(records[1], "prompt")
+    assert sample.id == "infer_2"
+    assert sample.target == "公园让城市更宜居。我们要爱护公园。"
+    meta = sample.metadata
+    assert meta["genre"] == "speech" and meta["genre_raw"] == "演讲稿"
+    assert meta["task"] == "guide" and meta["bench_id"] == "bench_infer_2"
+    assert meta["language"] == "zh"
+    assert meta["input_length"] == len("请写一篇关于城市公园的议论文。") + len(
+        "- 公园的作用\n- 如何保护"
+    )
+    assert meta["instruction"] and meta["grounding"] and meta["reference"]
+
+
+def test_full_local_copy_counts(shared_data: Path) -> None:
+    counts = {t: len(load_records(str(shared_data), t)) for t in ds.TASKS}
+    assert counts == {"completion": 379, "guide": 456, "open": 467}
+
+
+def test_every_stored_generation_of_the_local_copy_replays(shared_data: Path) -> None:
+    records = load_records(str(shared_data), "open")
+    outputs = load_generations(str(shared_data), "open", "deepseek-chat", records)
+    assert len(outputs) == 467
+    assert sum(1 for text in outputs.values() if text == "") == 9  # kept, never dropped
+
+
+def test_user_jsonl_source(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "mine.jsonl",
+        [
+            {"instruction": "Write a short essay about trains.", "reference": "Trains are slow."},
+            {
+                "id": "x",
+                "task": "guide",
+                "instruction": "写一封信。",
+                "grounding": "- 问候",
+                "genre": "letters",
+            },
+            {"task": "completion", "instruction": "补全。", "grounding": f"甲{MARKER}乙"},
+        ],
+    )
+    open_records = load_records(str(path), "open")
+    assert [r.id for r in open_records] == ["mine_1"]
+    assert open_records[0].language == "en" and open_records[0].genre == "others"
+    guide_records = load_records(str(path), "guide")
+    assert [(r.id, r.language, r.genre) for r in guide_records] == [
+        ("mine_1", "en", "others"),
+        ("x", "zh", "letters"),
+    ]
+    # A record without `task` belongs to the task being run, so it must suit it.
+    with pytest.raises(DataError, match=r"mine.jsonl, line 1, field 'grounding'"):
+        load_records(str(path), "completion")
+
+
+def test_demo_source_has_all_tasks_and_two_writers() -> None:
+    for task in ds.TASKS:
+        records = load_records("demo", task)
+        assert records, task
+        for model in ("demo-writer-a", "demo-writer-b"):
+            outputs = load_generations("demo", task, model, records)
+            assert set(outputs) == {r.id for r in records}
+    assert any(r.language == "en" for r in load_records("demo", "open"))
+
+
+def test_hub_source_goes_through_the_same_record_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = [aligned_row("infer_7", "open", information=""), aligned_row("infer_8", "guide")]
+    calls = []
+
+    def fake_load_dataset(path: str, revision: str, split: str) -> list[dict]:
+        calls.append((path, revision, split))
+        return rows
+
+    monkeypatch.setattr("datasets.load_dataset", fake_load_dataset)
+    records = load_records("hub", "open")
+    assert [r.id for r in records] == ["infer_7"]
+    assert calls == [(ds.HF_REPO, ds.HF_REVISION, "train")]
+    rows.append({**aligned_row("infer_9", "open"), "basic_instruction": ""})
+    with pytest.raises(DataError, match=r"hf://.*line 3, field 'basic_instruction': is empty"):
+        load_records("hub", "open")
+    with pytest.raises(DataError, match="replay needs stored generations"):
+        load_generations("hub", "open", "gpt-4o", records)
+
+
+def test_unknown_source_path() -> None:
+    with pytest.raises(DataError, match="dataset not found"):
+        load_records("/no/such/place", "open")
+
+
+@pytest.mark.parametrize(
+    ("line_text", "message"),
+    [
+        ("{not json", r"line 2: malformed JSON"),
+        (
+            json.dumps(aligned_row("b", basic_instruction="")),
+            r"line 2, field 'basic_instruction': is empty",
+        ),
+        (
+            json.dumps({k: v for k, v in aligned_row("b").items() if k != "basic_instruction"}),
+            r"line 2, field 'basic_instruction': missing",
+        ),
+        (
+            json.dumps(aligned_row("b", task_type="poetry")),
+            r"line 2, field 'task_type': unknown task 'poetry'",
+        ),
+        (json.dumps(aligned_row("b", reference=3)), r"line 2, field 'reference': must be a string"),
+        (json.dumps(aligned_row("a")), r"duplicate id 'a'"),
+    ],
+)
+def test_bad_aligned_records_name_file_line_and_field(
+    tmp_path: Path, line_text: str, message: str
+) -> None:
+    path = write_jsonl(tmp_path / "guide" / "aligned.jsonl", [aligned_row("a")])
+    with path.open("a", encoding="utf-8") as f:
+        f.write(line_text + "\n")
+    with pytest.raises(DataError, match=message) as info:
+        load_records(str(tmp_path), "guide")
+    assert str(path) in str(info.value)
+
+
+def test_completion_without_marker(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "completion" / "aligned.jsonl",
+        [
+            aligned_row("a", "completion"),
+            aligned_row(
+                "b", "completion", information="没有空缺的全文。", basic_instruction="请补全。"
+            ),
+        ],
+    )
+    with pytest.raises(
+        DataError, match=r"line 2, field 'information': .*needs the \[fill in the blank\]"
+    ):
+        load_records(str(tmp_path), "completion")
+    # The published data has two records whose marker is only named in the instruction:
+    # they are kept (with a warning), as the whole benchmark must load.
+    write_jsonl(
+        path,
+        [
+            aligned_row(
+                "b", "completion", information="全文。", basic_instruction=f"补全 {MARKER} 处。"
+            )
+        ],
+    )
+    assert [r.id for r in load_records(str(tmp_path), "completion")] == ["b"]
+
+
+def test_user_file_errors(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "mine.jsonl", [{"instruction": "写诗", "task": "essay"}])
+    with pytest.raises(DataError, match=r"mine.jsonl, line 1, field 'task': unknown task 'essay'"):
+        load_records(str(path), "open")
+    write_jsonl(path, [{"instruction": "写诗", "task": "completion", "grounding": "全文"}])
+    with pytest.raises(DataError, match=r"line 1, field 'grounding': .*marker"):
+        load_records(str(path), "completion")
+    write_jsonl(path, [{"instruction": "写诗"}, {"instruction": "  "}])
+    with pytest.raises(DataError, match=r"line 2, field 'instruction': is empty"):
+        load_records(str(path), "open")
+    write_jsonl(path, [{"instruction": "写诗", "generations": {"m": 5}}])
+    with pytest.raises(DataError, match=r"field 'generations.m': must be a string"):
+        load_records(str(path), "open")
+
+
+def test_unknown_task_name() -> None:
+    with pytest.raises(ValueError, match="unknown task 'poem'"):
+        load_records("demo", "poem")
+
+
+def test_replay_errors(data_folder: Path) -> None:
+    records = load_records(str(data_folder), "guide")
+    with pytest.raises(
+        DataError,
+        match=r"model-z.jsonl: unknown replay model 'model-z' \(stored: model-a, model-b\)",
+    ):
+        load_generations(str(data_folder), "guide", "model-z", records)
+    with pytest.raises(
+        DataError, match=r"model-b.jsonl, field 'infer_id': no stored generation for 'infer_2'"
+    ):
+        load_generations(str(data_folder), "guide", "model-b", records)
+    assert load_generations(str(data_folder), "guide", "model-a", records) == {
+        "infer_1": "公园让城市更宜居。",
+        "infer_2": "",
+    }
+
+
+def test_replay_errors_in_a_user_file(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "mine.jsonl",
+        [
+            {"instruction": "写诗", "generations": {"m1": "诗"}},
+            {"instruction": "写文", "generations": {"m2": "文"}},
+        ],
+    )
+    records = load_records(str(path), "open")
+    with pytest.raises(DataError, match=r"unknown replay model 'm3' \(stored: m1, m2\)"):
+        load_generations(str(path), "open", "m3", records)
+    with pytest.raises(
+        DataError, match=r"field 'generations.m1': no stored generation for 'mine_2'"
+    ):
+        load_generations(str(path), "open", "m1", records)
+
+
+def test_genre_filter(data_folder: Path) -> None:
+    records = load_records(str(data_folder), "guide")
+    assert [r.id for r in ds.filter_genre(records, "speech")] == ["infer_2"]
+    assert [r.id for r in ds.filter_genre(records, "议论文")] == ["infer_1"]
+    with pytest.raises(
+        ValueError, match=r"no records of genre 'poem' \(genres here: argumentative, speech\)"
+    ):
+        ds.filter_genre(records, "poem")
+
+
+@pytest.mark.parametrize(
+    ("text", "language"),
+    [("请写一篇文章", "zh"), ("Write an essay about 长城", "en"), ("", "en"), ("写 a 文章", "zh")],
+)
+def test_detect_language(text: str, language: str) -> None:
+    assert ds.detect_language(text) == language

@@ -1,0 +1,137 @@
+"""The tasks end to end through inspect: replay, live writing, scorer selection, task names."""
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+
+from conftest import MARKER
+from howtobench import completion, guide, open_writing
+from howtobench.dataset import WritingRecord
+from howtobench.scorers import parse_names
+from howtobench.writer import writer_prompt
+
+
+def _run(task, tmp_path: Path, model="none"):
+    [log] = eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    return log
+
+
+def test_replay_scores_every_sample_including_an_empty_writing(
+    data_folder: Path, tmp_path: Path
+) -> None:
+    log = _run(guide(dataset=str(data_folder), replay="model-a", scorers="rouge_l,bleu"), tmp_path)
+    samples = {s.id: s for s in log.samples}
+    assert set(samples) == {"infer_1", "infer_2"}
+    first = samples["infer_1"]
+    # jieba: 公园/让/城市/更/宜居/。 (6 words) inside the reference's 11: LCS 6.
+    expected = 2 * 6 / (6 + 11)
+    assert first.scores["rouge_l"].value == pytest.approx(expected)
+    # every unigram matches; brevity penalty exp(1 - 11/6)
+    assert first.scores["bleu"].value["bleu_1"] == pytest.approx(math.exp(1 - 11 / 6))
+    empty = samples["infer_2"]
+    assert empty.output.completion == ""
+    assert empty.scores["rouge_l"].value == 0.0
+    assert log.eval.metadata["replay"] == "model-a"
+    assert empty.metadata["genre"] == "speech"
+    metrics = log.results.scores[0].metrics
+    assert metrics["mean"].value == pytest.approx(expected / 2)
+    assert metrics["speech"].value == 0.0
+
+
+def test_list_and_string_scorer_parameters() -> None:
+    assert parse_names(["rouge_l", "bleu"]) == parse_names("rouge_l, bleu") == ["rouge_l", "bleu"]
+    with pytest.raises(ValueError, match="unknown scorer"):
+        parse_names("rouge_l,bleurt")
+
+
+def test_sample_without_reference_is_unscored_with_reason(tmp_path: Path) -> None:
+    data = tmp_path / "mine.jsonl"
+    data.write_text('{"instruction": "写一首诗", "generations": {"m": "春风"}}\n', encoding="utf-8")
+    log = _run(open_writing(dataset=str(data), replay="m", scorers="rouge_l"), tmp_path)
+    score = log.samples[0].scores["rouge_l"]
+    assert score.reason and "no reference" in str(score.reason)
+
+
+def test_live_writer_receives_the_task_prompt(tmp_path: Path) -> None:
+    prompts: list[str] = []
+
+    def write(messages: list[ChatMessage], *_: object) -> ModelOutput:
+        prompts.append(messages[-1].text)
+        output = ModelOutput.from_content("mockllm/model", "修好的旧物带着时间的温度。")
+        output.usage = ModelUsage(input_tokens=10, output_tokens=5, total_tokens=15)
+        return output
+
+    model = get_model("mockllm/model", custom_outputs=write)
+    log = _run(completion(dataset="demo", scorers="rouge_l"), tmp_path, model=model)
+    assert len(prompts) == len(log.samples) == 3
+    assert all(MARKER in p and "只输出这段补写的文字" in p for p in prompts)
+    assert all(s.output.completion == "修好的旧物带着时间的温度。" for s in log.samples)
+    assert all(0 <= s.scores["rouge_l"].value <= 1 for s in log.samples)
+
+
+def test_writer_prompts_follow_task_and_language() -> None:
+    zh = WritingRecord(
+        id="1",
+        task="guide",
+        genre_raw="",
+        instruction="写信",
+        grounding="- 问候",
+        reference="",
+        language="zh",
+    )
+    assert "写作提纲与素材：\n- 问候" in writer_prompt(zh)
+    en = WritingRecord(
+        id="2",
+        task="open",
+        genre_raw="",
+        instruction="Write a letter.",
+        grounding="",
+        reference="",
+        language="en",
+    )
+    assert writer_prompt(en).startswith("Please complete the writing task below.")
+    assert "Write a letter." in writer_prompt(en)
+
+
+def test_genre_parameter(tmp_path: Path) -> None:
+    log = _run(
+        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", scorers="bleu"), tmp_path
+    )
+    assert [s.metadata["genre"] for s in log.samples] == ["poem"]
+
+
+def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
+    inspect = Path(sys.executable).with_name("inspect")
+    result = subprocess.run(
+        [
+            str(inspect),
+            "eval",
+            "howtobench/open",
+            "-T",
+            "dataset=demo",
+            "-T",
+            "replay=demo-writer-b",
+            "-T",
+            "scorers=rouge_l,bleu",
+            "--model",
+            "none",
+            "--log-dir",
+            str(tmp_path),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    [log_file] = tmp_path.glob("*.eval")
+    log = read_eval_log(str(log_file))
+    assert log.eval.task == "howtobench/open"
+    assert len(log.samples) == 4
+    assert all(set(s.scores) == {"rouge_l", "bleu"} for s in log.samples)
