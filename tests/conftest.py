@@ -62,3 +62,12 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"the shared benchmark copy is not at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(autouse=True)
+def fresh_judging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test starts with an empty generate cache and no weights settled in memory."""
+    from howtobench.tree import negotiator
+
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
+    negotiator._settled.clear()

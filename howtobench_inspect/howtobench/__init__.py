@@ -2,5 +2,14 @@
 
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
 from howtobench.tasks import completion, guide, howtobench_task, open_writing
+from howtobench.tree.scorer import tree_of_writing
 
-__all__ = ["bleu_scorer", "completion", "guide", "howtobench_task", "open_writing", "rouge_l"]
+__all__ = [
+    "bleu_scorer",
+    "completion",
+    "guide",
+    "howtobench_task",
+    "open_writing",
+    "rouge_l",
+    "tree_of_writing",
+]

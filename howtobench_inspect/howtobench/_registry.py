@@ -3,3 +3,4 @@
 # ruff: noqa: F401
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
 from howtobench.tasks import completion, guide, open_writing
+from howtobench.tree.scorer import tree_of_writing

@@ -14,6 +14,8 @@ def howtobench_task(
     replay: str | None = None,
     genre: str | None = None,
     scorers: str | list[str] | None = None,
+    judges: str | list[str] | None = None,
+    reference: bool = True,
 ) -> Task:
     """One HoWToBench task on a data source, writing live or replaying stored writings."""
     records = filter_genre(load_records(dataset, task_type), genre)
@@ -24,7 +26,7 @@ def howtobench_task(
             name=f"howtobench-{task_type}",
         ),
         solver=writer(generations, replay),
-        scorer=build_scorers(scorers),
+        scorer=build_scorers(scorers, judges=judges, reference=reference),
         metadata={
             "howtobench_task": task_type,
             "dataset": dataset or "hub",
@@ -41,6 +43,8 @@ def completion(
     replay: str | None = None,
     genre: str | None = None,
     scorers: str | list[str] | None = None,
+    judges: str | list[str] | None = None,
+    reference: bool = True,
 ) -> Task:
     """Level I: write the passage missing from a text (379 instructions).
 
@@ -48,9 +52,11 @@ def completion(
         dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
         replay: score this model's stored writings instead of generating.
         genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorer names (`rouge_l`, `bleu`).
+        scorers: comma list of scorer names (`tow`, `rouge_l`, `bleu`); default `tow`.
+        judges: Tree-of-Writing expert panel (comma list of models); default the grader role.
+        reference: show judges the human reference as an anchor (false: reference-free).
     """
-    return howtobench_task("completion", dataset, replay, genre, scorers)
+    return howtobench_task("completion", dataset, replay, genre, scorers, judges, reference)
 
 
 @task(name="guide")
@@ -59,6 +65,8 @@ def guide(
     replay: str | None = None,
     genre: str | None = None,
     scorers: str | list[str] | None = None,
+    judges: str | list[str] | None = None,
+    reference: bool = True,
 ) -> Task:
     """Level II: write from an instruction and an outline (456 instructions).
 
@@ -66,9 +74,11 @@ def guide(
         dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
         replay: score this model's stored writings instead of generating.
         genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorer names (`rouge_l`, `bleu`).
+        scorers: comma list of scorer names (`tow`, `rouge_l`, `bleu`); default `tow`.
+        judges: Tree-of-Writing expert panel (comma list of models); default the grader role.
+        reference: show judges the human reference as an anchor (false: reference-free).
     """
-    return howtobench_task("guide", dataset, replay, genre, scorers)
+    return howtobench_task("guide", dataset, replay, genre, scorers, judges, reference)
 
 
 @task(name="open")
@@ -77,6 +87,8 @@ def open_writing(
     replay: str | None = None,
     genre: str | None = None,
     scorers: str | list[str] | None = None,
+    judges: str | list[str] | None = None,
+    reference: bool = True,
 ) -> Task:
     """Level III: write from a one-sentence instruction only (467 instructions).
 
@@ -84,6 +96,8 @@ def open_writing(
         dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
         replay: score this model's stored writings instead of generating.
         genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorer names (`rouge_l`, `bleu`).
+        scorers: comma list of scorer names (`tow`, `rouge_l`, `bleu`); default `tow`.
+        judges: Tree-of-Writing expert panel (comma list of models); default the grader role.
+        reference: show judges the human reference as an anchor (false: reference-free).
     """
-    return howtobench_task("open", dataset, replay, genre, scorers)
+    return howtobench_task("open", dataset, replay, genre, scorers, judges, reference)

@@ -6,15 +6,20 @@ from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from howtobench.dataset import WritingRecord
-from howtobench.templates import template
+from howtobench.templates import render
 
 PROMPTS = Path(__file__).parent / "prompts"
 
 
 def writer_prompt(record: WritingRecord) -> str:
     """The task's writer prompt, in the language of the record (Chinese for HoWToBench)."""
-    text = template(PROMPTS, f"writer_{record.task}", record.language)
-    return text.format(instruction=record.instruction.strip(), grounding=record.grounding.strip())
+    return render(
+        PROMPTS,
+        f"writer_{record.task}",
+        record.language,
+        instruction=record.instruction.strip(),
+        grounding=record.grounding.strip(),
+    )
 
 
 @solver

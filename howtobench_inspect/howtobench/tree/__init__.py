@@ -1,0 +1,1 @@
+"""Tree-of-Writing: the tree as data, its negotiator, experts, rules and aggregation."""

@@ -1,0 +1,77 @@
+"""Leaf experts: one grader call per LLM leaf and judge, answering a score and a reason."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from inspect_ai.model import (
+    CachePolicy,
+    ChatMessage,
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    Model,
+)
+
+from howtobench.judge.replies import Exchange, ReplyError, ask, number
+from howtobench.tree.prompts import tree_prompt
+from howtobench.tree.spec import Leaf
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's score on the leaf's own scale, before mapping, and its reason."""
+
+    score: float
+    reason: str
+
+
+def expert_messages(leaf: Leaf, materials: str, language: str) -> list[ChatMessage]:
+    """The shared materials first and the leaf's criterion last, so a provider's prompt
+    cache can reuse the long prefix across one writing's calls."""
+    criterion = tree_prompt(f"leaf_{leaf.id}", language)
+    answer = tree_prompt("answer", language, low=leaf.low, high=leaf.high)
+    return [
+        ChatMessageSystem(content=tree_prompt("judge_system", language)),
+        ChatMessageUser(content=f"{materials}\n\n{criterion}\n\n{answer}"),
+    ]
+
+
+def score_checker(leaf: Leaf) -> Callable[[dict[str, Any]], Verdict]:
+    """A whole-number score within the leaf's scale; the reason is kept as given."""
+
+    def check(reply: dict[str, Any]) -> Verdict:
+        if "score" not in reply:
+            raise ReplyError('the reply has no "score"')
+        score = number(reply["score"], '"score"')
+        if not score.is_integer() or not leaf.low <= score <= leaf.high:
+            raise ReplyError(
+                f'"score" must be a whole number from {leaf.low} to {leaf.high}, got {score:g}'
+            )
+        reason = reply.get("reason")
+        return Verdict(score, reason if isinstance(reason, str) else "")
+
+    return check
+
+
+async def judge_leaf(
+    model: Model,
+    leaf: Leaf,
+    materials: str,
+    language: str,
+    *,
+    tries: int,
+    config: GenerateConfig,
+    cache: bool,
+) -> Exchange[Verdict]:
+    return await ask(
+        model,
+        expert_messages(leaf, materials, language),
+        score_checker(leaf),
+        language=language,
+        tries=tries,
+        config=config,
+        cache=CachePolicy(expiry=None) if cache else False,
+    )

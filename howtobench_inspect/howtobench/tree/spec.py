@@ -1,0 +1,102 @@
+"""The Tree-of-Writing as data: nodes, leaves, how each leaf is judged and mapped.
+
+root -> content (opening_ending, rhetoric, logic, emotion)
+     -> format (plots, paragraphing, formatting)   absent for completion
+     -> impression (a leaf)
+
+Content and format leaves hang on negotiated edge weights; the root averages its
+nodes weighted by their leaf counts (4·content + 3·format + 1·impression).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Judge = Literal["llm", "rule"]
+
+
+def identity(x: float) -> float:
+    return x
+
+
+def step_plots(x: float) -> float:
+    """Plots: judged 1-10, stepped to 0 (<=3), 5 (4-7) or 10 (>=8)."""
+    return 0.0 if x <= 3 else 5.0 if x <= 7 else 10.0
+
+
+def paragraphing_scale(x: float) -> float:
+    """Paragraphing: judged 1-3, mapped by 5·(x-1) to 0, 5 or 10."""
+    return 5.0 * (x - 1)
+
+
+@dataclass(frozen=True)
+class Leaf:
+    """A criterion: who judges it, on what scale, and how a verdict maps to the leaf score."""
+
+    id: str
+    node: str
+    judge: Judge
+    low: int
+    high: int
+    mapping: str = "identity"
+
+    def map(self, judged: float) -> float:
+        return MAPPINGS[self.mapping](judged)
+
+    @property
+    def minimum(self) -> float:
+        """The lowest leaf score (what an empty writing gets)."""
+        return self.map(self.low)
+
+
+MAPPINGS = {"identity": identity, "step_plots": step_plots, "paragraphing": paragraphing_scale}
+
+LEAVES: tuple[Leaf, ...] = (
+    Leaf("opening_ending", "content", "llm", 1, 10),
+    Leaf("rhetoric", "content", "llm", 1, 10),
+    Leaf("logic", "content", "llm", 1, 10),
+    Leaf("emotion", "content", "llm", 1, 10),
+    Leaf("plots", "format", "llm", 1, 10, "step_plots"),
+    Leaf("paragraphing", "format", "llm", 1, 3, "paragraphing"),
+    Leaf("formatting", "format", "rule", 0, 10),
+    Leaf("impression", "impression", "llm", 1, 10),
+)
+
+NODES: tuple[str, ...] = ("content", "format", "impression")
+NEGOTIATED_NODES: tuple[str, ...] = ("content", "format")
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The tree of one task type, with `nodes` possibly narrowed by an ablation."""
+
+    task: str
+    nodes: tuple[str, ...]
+
+    @property
+    def leaves(self) -> tuple[Leaf, ...]:
+        return tuple(leaf for leaf in LEAVES if leaf.node in self.nodes)
+
+    def leaves_of(self, node: str) -> tuple[Leaf, ...]:
+        return tuple(leaf for leaf in LEAVES if leaf.node == node)
+
+    @property
+    def negotiated(self) -> dict[str, tuple[str, ...]]:
+        """Leaf ids whose weights the negotiator sets, by node."""
+        return {
+            node: tuple(leaf.id for leaf in self.leaves_of(node))
+            for node in NEGOTIATED_NODES
+            if node in self.nodes
+        }
+
+    @property
+    def root_weights(self) -> dict[str, int]:
+        """Root edge weights: each node's number of leaves."""
+        return {node: len(self.leaves_of(node)) for node in self.nodes}
+
+
+def tree_for(task: str) -> Tree:
+    """Completion has no format node: its writing is a fragment of a larger text."""
+    nodes = ("content", "impression") if task == "completion" else NODES
+    return Tree(task=task, nodes=nodes)

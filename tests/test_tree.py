@@ -1,0 +1,87 @@
+"""The pure tree: spec, step mappings, aggregation on hand-computed examples, rendering."""
+
+import pytest
+
+from howtobench.tree.aggregate import render, score_value
+from howtobench.tree.spec import LEAVES, paragraphing_scale, step_plots, tree_for
+
+
+def test_step_mappings() -> None:
+    assert [step_plots(x) for x in range(1, 11)] == [0, 0, 0, 5, 5, 5, 5, 10, 10, 10]
+    assert [paragraphing_scale(x) for x in (1, 2, 3)] == [0, 5, 10]
+    minimums = {leaf.id: leaf.minimum for leaf in LEAVES}
+    assert minimums == {
+        "opening_ending": 1,
+        "rhetoric": 1,
+        "logic": 1,
+        "emotion": 1,
+        "plots": 0,
+        "paragraphing": 0,
+        "formatting": 0,
+        "impression": 1,
+    }
+
+
+def test_trees_per_task() -> None:
+    assert tree_for("guide").negotiated == {
+        "content": ("opening_ending", "rhetoric", "logic", "emotion"),
+        "format": ("plots", "paragraphing", "formatting"),
+    }
+    assert tree_for("open").root_weights == {"content": 4, "format": 3, "impression": 1}
+    completion = tree_for("completion")
+    assert completion.nodes == ("content", "impression")
+    assert set(completion.negotiated) == {"content"}
+    assert completion.root_weights == {"content": 4, "impression": 1}
+
+
+WEIGHTS = {
+    "opening_ending": 0.1,
+    "rhetoric": 0.2,
+    "logic": 0.5,
+    "emotion": 0.2,
+    "plots": 0.6,
+    "paragraphing": 0.3,
+    "formatting": 0.1,
+}
+LEAF_SCORES = {
+    "opening_ending": 6,
+    "rhetoric": 8,
+    "logic": 7,
+    "emotion": 4,
+    "plots": 5,
+    "paragraphing": 10,
+    "formatting": 0,
+    "impression": 9,
+}
+
+
+def test_aggregation_guide_by_hand() -> None:
+    value = score_value(tree_for("guide"), WEIGHTS, LEAF_SCORES)
+    # content = .1*6 + .2*8 + .5*7 + .2*4 = 0.6 + 1.6 + 3.5 + 0.8 = 6.5
+    # format  = .6*5 + .3*10 + .1*0 = 6.0 ; overall = (4*6.5 + 3*6 + 9) / 8 = 53 / 8
+    assert value["content"] == pytest.approx(6.5)
+    assert value["format"] == pytest.approx(6.0)
+    assert value["impression"] == 9
+    assert value["overall"] == pytest.approx(53 / 8)
+    assert list(value)[:4] == ["overall", "content", "format", "impression"]
+    assert {k: value[k] for k in LEAF_SCORES} == LEAF_SCORES
+
+
+def test_aggregation_completion_and_negative_weight_by_hand() -> None:
+    weights = {"opening_ending": -0.2, "rhetoric": 0.4, "logic": 0.4, "emotion": 0.4}
+    leaves = {"opening_ending": 10, "rhetoric": 5, "logic": 6, "emotion": 7, "impression": 3}
+    value = score_value(tree_for("completion"), weights, leaves)
+    # content = -2 + 2 + 2.4 + 2.8 = 5.2 ; overall = (4*5.2 + 3) / 5 = 4.76
+    assert value["content"] == pytest.approx(5.2)
+    assert value["overall"] == pytest.approx(4.76)
+    assert "format" not in value and "plots" not in value
+
+
+def test_render_shows_weights_and_scores() -> None:
+    tree = tree_for("guide")
+    value = score_value(tree, WEIGHTS, LEAF_SCORES)
+    text = render(tree, WEIGHTS, value, {"plots": "judged 6 on 1-10"})
+    assert text.splitlines()[0] == "overall 6.62 = (4·content + 3·format + 1·impression) / 8"
+    assert "│  ├─ logic  w=0.50  7.00" in text
+    assert "plots  w=0.60  5.00  (judged 6 on 1-10)" in text
+    assert text.splitlines()[-1].startswith("└─ impression 9.00")
