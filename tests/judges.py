@@ -1,14 +1,13 @@
 """A scripted judge for tests: answers by what the prompt asks, never by call order.
 
-Calls run concurrently, so each reply is chosen from the conversation itself: the
-negotiator's question, or the expert criterion text (read from the package's own prompt
-files), plus the writing between the fences and whether this is a re-ask.
+Calls run concurrently, so each reply is chosen from the conversation itself, read by
+the simulator's `classify`: the negotiator's question or the expert criterion, the
+writing between the fences, and whether this is a re-ask.
 """
 
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,37 +15,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
-from howtobench.tree.prompts import tree_prompt
-from howtobench.tree.spec import LEAVES
-
-_WRITING = re.compile(r"<writing>\n(.*)\n</writing>", re.S)
-
-
-@dataclass(frozen=True)
-class Question:
-    kind: str  # "negotiator" or a leaf id
-    writing: str | None
-    attempt: int  # 1 for the first ask, 2 and 3 for re-asks
-    text: str  # the first user message: the question itself
-    last: str  # the last user message: the question, or the re-ask with its error
-
-
-def classify(messages: list[ChatMessage]) -> Question:
-    first_user = next(m.text for m in messages if m.role == "user")
-    attempt = 1 + sum(1 for m in messages if m.role == "assistant")
-    last = messages[-1].text
-    system = messages[0].text
-    if system in (tree_prompt("negotiator_system", "zh"), tree_prompt("negotiator_system", "en")):
-        return Question("negotiator", None, attempt, first_user, last)
-    for leaf in LEAVES:
-        for language in ("zh", "en"):
-            if leaf.judge == "llm" and tree_prompt(f"leaf_{leaf.id}", language) in first_user:
-                match = _WRITING.search(first_user)
-                return Question(
-                    leaf.id, match.group(1) if match else None, attempt, first_user, last
-                )
-    raise AssertionError(f"unrecognised judge question: {first_user[:200]}")
-
+from howtobench.simulator import Question, asked_ids, classify
 
 Reply = str | dict[str, Any]
 
@@ -94,8 +63,7 @@ UNIFORM = {
 
 def weights_for(question: Question, weights: dict[str, float] = UNIFORM) -> dict[str, Any]:
     """Weights for exactly the ids the negotiator was asked about."""
-    asked = [leaf.id for leaf in LEAVES if f"- {leaf.id}: " in question.text]
-    return {"weights": {i: weights[i] for i in asked}, "explanation": "scripted"}
+    return {"weights": {i: weights[i] for i in asked_ids(question)}, "explanation": "scripted"}
 
 
 def fixed_scores(
