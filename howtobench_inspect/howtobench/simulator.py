@@ -44,7 +44,10 @@ class Question:
 
 def classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
     """Read a conversation (dicts of an HTTP request, or inspect ChatMessages)."""
-    pairs = [(m["role"], _text(m["content"])) if isinstance(m, dict) else (m.role, m.text) for m in messages]
+    pairs = [
+        (m["role"], _text(m["content"])) if isinstance(m, dict) else (m.role, m.text)
+        for m in messages
+    ]
     users = [text for role, text in pairs if role == "user"]
     attempt = 1 + sum(1 for role, _ in pairs if role == "assistant")
     system = pairs[0][1] if pairs and pairs[0][0] == "system" else ""
@@ -52,9 +55,15 @@ def classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
         return Question("negotiator", None, attempt, users[0], users[-1])
     for leaf in LEAVES:
         for language in ("zh", "en"):
-            if leaf.judge == "llm" and users and tree_prompt(f"leaf_{leaf.id}", language) in users[0]:
+            if (
+                leaf.judge == "llm"
+                and users
+                and tree_prompt(f"leaf_{leaf.id}", language) in users[0]
+            ):
                 match = _WRITING.search(users[0])
-                return Question(leaf.id, match.group(1) if match else None, attempt, users[0], users[-1])
+                return Question(
+                    leaf.id, match.group(1) if match else None, attempt, users[0], users[-1]
+                )
     return Question("writer", None, attempt, users[0] if users else "", users[-1] if users else "")
 
 
@@ -199,7 +208,11 @@ class JudgeSimulator:
             handler.connection.close()
             return
         if fault in ("429", "500"):
-            self._send(handler, int(fault), {"error": {"message": f"simulated {fault}", "type": "simulated"}})
+            self._send(
+                handler,
+                int(fault),
+                {"error": {"message": f"simulated {fault}", "type": "simulated"}},
+            )
             return
         content = {
             "malformed": "I would rather not answer in JSON.",
@@ -218,7 +231,11 @@ class JudgeSimulator:
                 "created": int(time.time()),
                 "model": body.get("model", "sim"),
                 "choices": [
-                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
                 ],
                 "usage": {
                     "prompt_tokens": prompt_tokens,
@@ -242,7 +259,9 @@ class JudgeSimulator:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
     for name in ("429", "500", "hang", "drop", "malformed", "out_of_range"):
@@ -250,7 +269,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     faults = Faults(
-        **{f"rate_{n}": getattr(args, f"rate_{n}") for n in ("429", "500", "hang", "drop", "malformed", "out_of_range")},
+        **{
+            f"rate_{n}": getattr(args, f"rate_{n}")
+            for n in ("429", "500", "hang", "drop", "malformed", "out_of_range")
+        },
         seed=args.seed,
     )
     simulator = JudgeSimulator(latency=args.latency, faults=faults, port=args.port).start()
