@@ -227,6 +227,13 @@ def test_panel_averages_leaf_scores_and_keeps_every_reply(tmp_path: Path) -> Non
     judges = score.metadata["leaves"]["logic"]["judges"]
     assert sorted(j["model"] for j in judges) == ["mockllm/kind", "mockllm/strict"]
     assert negotiator_judge.count("negotiator") == 1 and len(negotiator_judge.questions) == 1
+    by_judge = score.metadata["by_judge"]
+    assert set(by_judge) == {"mockllm/strict", "mockllm/kind"}
+    # each judge's own tree: only logic and plots differ between them
+    w = score.metadata["weights"]
+    gap = 4 * w["logic"] * (9 - 4) + 3 * w["plots"] * (10 - 0)
+    assert by_judge["mockllm/kind"] - by_judge["mockllm/strict"] == pytest.approx(gap / 8)
+    assert (by_judge["mockllm/kind"] + by_judge["mockllm/strict"]) / 2 == pytest.approx(score.value["overall"])
     assert strict.count("negotiator") == 0 and strict.count("logic") == 1
 
 

@@ -141,6 +141,7 @@ def _tree_score(
     leaves: dict[str, float] = {}
     notes: dict[str, str] = {}
     record: dict[str, Any] = {}
+    by_judge: dict[str, dict[str, float]] = {}  # each panel judge's own leaf scores
     empty = not judge_input.writing.strip()
     for leaf in tree.leaves:
         if empty:
@@ -173,6 +174,8 @@ def _tree_score(
                 continue
             mapped = [leaf.map(ex.value.score) for ex in exchanges if ex.value is not None]
             leaves[leaf.id] = fmean(mapped)
+            for ex, score in zip(exchanges, mapped, strict=True):
+                by_judge.setdefault(ex.model, {})[leaf.id] = score
             record[leaf.id]["score"] = leaves[leaf.id]
             judged = ", ".join(f"{ex.value.score:g}" for ex in exchanges if ex.value is not None)
             notes[leaf.id] = (
@@ -200,6 +203,11 @@ def _tree_score(
         return Score.unscored(reason="; ".join(failures), metadata=metadata)
     assert weights is not None
     value = score_value(tree, weights.values, leaves)
+    if len(by_judge) > 1:  # what each panel judge alone would have given
+        metadata["by_judge"] = {
+            model: score_value(tree, weights.values, {**leaves, **own})["overall"]
+            for model, own in by_judge.items()
+        }
     return Score(
         value=value, explanation=render(tree, weights.values, value, notes), metadata=metadata
     )
