@@ -15,7 +15,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
-from howtobench.simulator import Question, asked_ids, classify
+from howtobench.simulator import Question, asked_dimensions, asked_ids, classify
 
 Reply = str | dict[str, Any]
 
@@ -75,3 +75,13 @@ def fixed_scores(
         return {"score": scores[question.kind], "reason": f"scripted {question.kind}"}
 
     return answer
+
+
+def rubric_reply(question: Question, overall: int, scores: dict[str, int] | None = None) -> dict:
+    """A rubric reply for exactly the dimension ids asked (5 where `scores` has none)."""
+    given = scores or {}
+    return {
+        "scores": {i: given.get(i, 5) for i in asked_dimensions(question)},
+        "overall": overall,
+        "reason": "scripted rubric",
+    }

@@ -1,6 +1,8 @@
 """Entry point of group `inspect_ai`: makes `howtobench/<task>` and our scorers known."""
 
 # ruff: noqa: F401
+from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
+from howtobench.baselines.rubric import rubric
 from howtobench.tasks import completion, guide, open_writing
 from howtobench.tree.scorer import tree_of_writing

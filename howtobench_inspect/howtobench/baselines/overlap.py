@@ -25,10 +25,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 jieba.setLogLevel(60)
 _TOKENIZER_13A = Tokenizer13a()
-_BLEU = {
-    order: BLEU(tokenize="none", max_ngram_order=order, smooth_method="exp", effective_order=True)
-    for order in (1, 4)
-}
+_BLEU_4 = BLEU(tokenize="none", max_ngram_order=4, smooth_method="exp", effective_order=True)
 
 
 @lru_cache(maxsize=8192)
@@ -47,12 +44,16 @@ def rouge_l_f1(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> float
     return 2 * lcs / (len(hypothesis) + len(reference))
 
 
-def bleu(hypothesis: tuple[str, ...], reference: tuple[str, ...], order: int) -> float:
-    """Sentence BLEU-`order` in [0, 1] with brevity penalty and exponential smoothing."""
+def bleu(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> tuple[float, float]:
+    """Sentence BLEU-1 and BLEU-4 in [0, 1], with brevity penalty and exponential smoothing.
+
+    One n-gram count serves both: BLEU-1 is the brevity penalty times the unigram
+    precision, which sacrebleu's BLEU-4 smooths exactly as a BLEU-1 run would.
+    """
     if not hypothesis or not reference:
-        return 0.0
-    result = _BLEU[order].sentence_score(" ".join(hypothesis), [" ".join(reference)])
-    return result.score / 100
+        return 0.0, 0.0
+    result = _BLEU_4.sentence_score(" ".join(hypothesis), [" ".join(reference)])
+    return result.bp * result.precisions[0] / 100, result.score / 100
 
 
 def _tokens(state: TaskState, target: Target) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
@@ -98,11 +99,9 @@ def bleu_scorer() -> Scorer:
         if tokens is None:
             return Score.unscored(reason=_NO_REFERENCE)
         hypothesis, reference = tokens
+        bleu_1, bleu_4 = bleu(hypothesis, reference)
         return Score(
-            value={
-                "bleu_1": bleu(hypothesis, reference, 1),
-                "bleu_4": bleu(hypothesis, reference, 4),
-            },
+            value={"bleu_1": bleu_1, "bleu_4": bleu_4},
             explanation=f"{len(hypothesis)} writing tokens, {len(reference)} reference tokens",
         )
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
@@ -57,6 +57,30 @@ def number(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ReplyError(f"{name} must be a number, got {json.dumps(value, ensure_ascii=False)}")
     return float(value)
+
+
+def bounded(value: Any, name: str, low: float, high: float, *, whole: bool) -> float:
+    """A number on a judge's scale; `whole` also refuses fractions (a score, not a mean)."""
+    found = number(value, name)
+    if (whole and not found.is_integer()) or not low <= found <= high:
+        kind = "a whole number" if whole else "a number"
+        raise ReplyError(f"{name} must be {kind} from {low:g} to {high:g}, got {found:g}")
+    return found
+
+
+def exact_keys(found: Iterable[object], expected: Sequence[str], name: str) -> None:
+    """Refuse keys that are missing or unknown, naming both so the judge can fix them."""
+    keys = list(found)
+    missing = [k for k in expected if k not in keys]
+    extra = [str(k) for k in keys if k not in expected]
+    if missing or extra:
+        parts = [
+            f"missing {', '.join(missing)}" if missing else "",
+            f"unknown {', '.join(extra)}" if extra else "",
+        ]
+        raise ReplyError(
+            f"{name} must hold exactly {', '.join(expected)} ({'; '.join(p for p in parts if p)})"
+        )
 
 
 @dataclass

@@ -1,0 +1,100 @@
+"""The Elaborated Rubric baseline: one judge call per writing with the genre's own rubric.
+
+The paper's carefully written single-prompt judge (section 5.1): the judge reads the
+materials and a rubric for the writing's genre (3-5 named dimensions, each with what
+earns low, middle and high marks), scores every dimension and gives an overall score.
+The overall is the judge's own, not a formula of the dimensions: that is the baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from statistics import fmean
+from typing import Any
+
+from inspect_ai.model import Model
+from inspect_ai.scorer import Scorer, scorer
+
+from howtobench.baselines.prompts import baseline_prompt, genre_rubric
+from howtobench.baselines.single_call import (
+    METRICS,
+    Question,
+    Verdict,
+    reason_of,
+    single_call_judge,
+)
+from howtobench.judge.inputs import JudgeInput
+from howtobench.judge.replies import ReplyError, bounded, exact_keys
+
+
+def rubric_question(judge_input: JudgeInput) -> Question:
+    language = judge_input.language
+    chosen = genre_rubric(judge_input.genre, language)
+    slots = ", ".join(f'"{i}": <1-10>' for i in chosen.ids)
+    return Question(
+        system=baseline_prompt("rubric_system", language),
+        instructions=baseline_prompt("rubric", language, rubric=chosen.text, slots=slots),
+        check=rubric_checker(chosen.ids),
+        about={"rubric": chosen.name},
+    )
+
+
+def rubric_checker(ids: Sequence[str]) -> Callable[[dict[str, Any]], Verdict]:
+    """Exactly the rubric's ids, each a whole number 1-10, and a whole overall 1-10."""
+
+    def check(reply: dict[str, Any]) -> Verdict:
+        scores = reply.get("scores")
+        if not isinstance(scores, dict):
+            raise ReplyError('"scores" must be an object of dimension id -> score')
+        exact_keys(scores, ids, '"scores"')
+        checked = {
+            i: int(bounded(scores[i], f'the score of "{i}"', 1, 10, whole=True)) for i in ids
+        }
+        overall = bounded(reply.get("overall"), '"overall"', 1, 10, whole=True)
+        summary = " · ".join(f"{i} {s}" for i, s in checked.items())
+        return Verdict(overall, reason_of(reply), {"scores": checked}, summary)
+
+    return check
+
+
+def pool_scores(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
+    """Each dimension's mean over the panel (every judge scored the same rubric)."""
+    ids = verdicts[0][1].details["scores"]
+    return {"scores": {i: fmean(v.details["scores"][i] for _, v in verdicts) for i in ids}}
+
+
+@scorer(name="rubric", metrics=METRICS)
+def rubric(
+    judges: str | Sequence[str | Model] | None = None,
+    reference: bool = True,
+    task_type: str | None = None,
+    samples: int = 1,
+    cache: bool = True,
+    temperature: float | None = None,
+    tries: int = 3,
+) -> Scorer:
+    """Score a writing with its genre's rubric in one judge call (the Elaborated Rubric).
+
+    Args:
+        judges: judge panel (model names or models); default the `grader` role. Each judge
+            answers separately; `overall` is the panel's mean.
+        reference: show the judges the anchor text (the human reference, or another model's
+            writing); False judges reference-free.
+        task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
+        samples: self-consistency: judge each writing this many times, report the mean
+            and record the spread.
+        cache: reuse judge replies through inspect's generate cache.
+        temperature: judge sampling temperature; default 0, or 0.7 with several `samples`.
+        tries: how often the question is asked before the sample is left unscored.
+    """
+    return single_call_judge(
+        rubric_question,
+        pool_scores,
+        judges=judges,
+        reference=reference,
+        task_type=task_type,
+        samples=samples,
+        cache=cache,
+        temperature=temperature,
+        tries=tries,
+    )

@@ -1,0 +1,37 @@
+"""Which models judge: the `grader` role, or a panel named by the user.
+
+Every judge scorer (Tree-of-Writing and the single-call baselines) reads its models here,
+so a panel is parsed the same way and a missing grader fails with the same advice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from inspect_ai.model import Model, get_model
+
+
+def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model]:
+    """A comma list of model names (from the CLI), or a list of names and models."""
+    if not judges:
+        return []
+    items = judges.split(",") if isinstance(judges, str) else list(judges)
+    return [
+        j.strip() if isinstance(j, str) else j for j in items if not isinstance(j, str) or j.strip()
+    ]
+
+
+def grader() -> Model:
+    """inspect's `grader` role; with none bound, inspect gives the evaluated model."""
+    model = get_model(role="grader")
+    if str(model) == "none/none":
+        raise ValueError(
+            "LLM judging needs a judge model: bind one with --model-role grader=<model> "
+            "(the evaluated model is 'none', as in replay runs)"
+        )
+    return model
+
+
+def panel(judges: Sequence[str | Model]) -> list[Model]:
+    """The panel's models, resolved inside the running eval; no panel means the grader."""
+    return [get_model(judge) for judge in judges] or [grader()]
