@@ -233,7 +233,9 @@ def test_panel_averages_leaf_scores_and_keeps_every_reply(tmp_path: Path) -> Non
     w = score.metadata["weights"]
     gap = 4 * w["logic"] * (9 - 4) + 3 * w["plots"] * (10 - 0)
     assert by_judge["mockllm/kind"] - by_judge["mockllm/strict"] == pytest.approx(gap / 8)
-    assert (by_judge["mockllm/kind"] + by_judge["mockllm/strict"]) / 2 == pytest.approx(score.value["overall"])
+    assert (by_judge["mockllm/kind"] + by_judge["mockllm/strict"]) / 2 == pytest.approx(
+        score.value["overall"]
+    )
     assert strict.count("negotiator") == 0 and strict.count("logic") == 1
 
 

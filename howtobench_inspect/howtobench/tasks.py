@@ -1,11 +1,39 @@
 """The three HoWToBench tasks: completion, guided writing and open writing."""
 
-from inspect_ai import Task, task
-from inspect_ai.dataset import MemoryDataset
+from collections.abc import Callable
 
-from howtobench.dataset import filter_genre, load_generations, load_records, record_to_sample
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.solver import Solver
+
+from howtobench.dataset import (
+    WritingRecord,
+    filter_genre,
+    load_generations,
+    load_records,
+    record_to_sample,
+)
+from howtobench.perturb import perturb as perturb_solver
 from howtobench.scorers import build_scorers
 from howtobench.writer import writer, writer_prompt
+
+PARAMETERS = """
+    Args:
+        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
+        replay: score this model's stored writings instead of generating.
+        genre: keep one canonical genre (e.g. `argumentative`).
+        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`).
+        judges: expert panel of the judge scorers (comma list of models); default the
+            grader role.
+        reference: the judges' anchor: true (the human reference), false (none), or the
+            name of a model whose stored writing serves as the anchor.
+        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
+        judge_samples: self-consistency: judge each writing this many times (mean).
+        reuse_weights: negotiate weights once per instruction (false: every time).
+        perturb: disturb the writing before scoring: drop, repeat, inject,
+            transfer:<comment|letter|official|poem>.
+        perturb_seed: seed of the disturbances.
+"""
 
 
 def howtobench_task(
@@ -15,89 +43,95 @@ def howtobench_task(
     genre: str | None = None,
     scorers: str | list[str] | None = None,
     judges: str | list[str] | None = None,
-    reference: bool = True,
+    reference: bool | str = True,
+    nodes: str | list[str] | None = None,
+    judge_samples: int = 1,
+    reuse_weights: bool = True,
+    perturb: str | None = None,
+    perturb_seed: int = 0,
 ) -> Task:
     """One HoWToBench task on a data source, writing live or replaying stored writings."""
     records = filter_genre(load_records(dataset, task_type), genre)
     generations = load_generations(dataset, task_type, replay, records) if replay else None
+    anchors = None
+    if isinstance(reference, str):  # another model's stored writing as the anchor
+        anchors = load_generations(dataset, task_type, reference, records)
+    solvers: list[Solver] = [writer(generations, replay)]
+    if perturb:
+        solvers.append(perturb_solver(perturb, perturb_seed))
     return Task(
         dataset=MemoryDataset(
-            [record_to_sample(r, writer_prompt(r)) for r in records],
-            name=f"howtobench-{task_type}",
+            [_sample(r, anchors, reference) for r in records], name=f"howtobench-{task_type}"
         ),
-        solver=writer(generations, replay),
-        scorer=build_scorers(scorers, judges=judges, reference=reference),
+        solver=solvers,
+        scorer=build_scorers(
+            scorers,
+            judges=judges,
+            reference=reference is not False,
+            nodes=nodes,
+            samples=judge_samples,
+            reuse_weights=reuse_weights,
+        ),
         metadata={
             "howtobench_task": task_type,
             "dataset": dataset or "hub",
             "replay": replay,
             "genre": genre,
+            "reference": reference
+            if isinstance(reference, str)
+            else ("human" if reference else "none"),
+            "perturb": perturb,
         },
         version=1,
     )
 
 
-@task(name="completion")
-def completion(
-    dataset: str = "hub",
-    replay: str | None = None,
-    genre: str | None = None,
-    scorers: str | list[str] | None = None,
-    judges: str | list[str] | None = None,
-    reference: bool = True,
-) -> Task:
-    """Level I: write the passage missing from a text (379 instructions).
-
-    Args:
-        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: score this model's stored writings instead of generating.
-        genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorer names (`tow`, `rouge_l`, `bleu`); default `tow`.
-        judges: Tree-of-Writing expert panel (comma list of models); default the grader role.
-        reference: show judges the human reference as an anchor (false: reference-free).
-    """
-    return howtobench_task("completion", dataset, replay, genre, scorers, judges, reference)
+def _sample(record: WritingRecord, anchors: dict[str, str] | None, source: bool | str) -> Sample:
+    """The record's sample; with anchors, the anchor text replaces the human reference."""
+    sample = record_to_sample(record, writer_prompt(record))
+    if anchors is not None and sample.metadata is not None:
+        sample.metadata.update(anchor=anchors[record.id], anchor_source=str(source))
+    return sample
 
 
-@task(name="guide")
-def guide(
-    dataset: str = "hub",
-    replay: str | None = None,
-    genre: str | None = None,
-    scorers: str | list[str] | None = None,
-    judges: str | list[str] | None = None,
-    reference: bool = True,
-) -> Task:
-    """Level II: write from an instruction and an outline (456 instructions).
+def _register(task_type: str, summary: str) -> Callable[..., Task]:
+    def build(
+        dataset: str = "hub",
+        replay: str | None = None,
+        genre: str | None = None,
+        scorers: str | list[str] | None = None,
+        judges: str | list[str] | None = None,
+        reference: bool | str = True,
+        nodes: str | list[str] | None = None,
+        judge_samples: int = 1,
+        reuse_weights: bool = True,
+        perturb: str | None = None,
+        perturb_seed: int = 0,
+    ) -> Task:
+        return howtobench_task(
+            task_type,
+            dataset,
+            replay,
+            genre,
+            scorers,
+            judges,
+            reference,
+            nodes,
+            judge_samples,
+            reuse_weights,
+            perturb,
+            perturb_seed,
+        )
 
-    Args:
-        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: score this model's stored writings instead of generating.
-        genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorer names (`tow`, `rouge_l`, `bleu`); default `tow`.
-        judges: Tree-of-Writing expert panel (comma list of models); default the grader role.
-        reference: show judges the human reference as an anchor (false: reference-free).
-    """
-    return howtobench_task("guide", dataset, replay, genre, scorers, judges, reference)
+    build.__name__ = build.__qualname__ = "open_writing" if task_type == "open" else task_type
+    build.__doc__ = summary + "\n" + PARAMETERS
+    return task(name=task_type)(build)
 
 
-@task(name="open")
-def open_writing(
-    dataset: str = "hub",
-    replay: str | None = None,
-    genre: str | None = None,
-    scorers: str | list[str] | None = None,
-    judges: str | list[str] | None = None,
-    reference: bool = True,
-) -> Task:
-    """Level III: write from a one-sentence instruction only (467 instructions).
-
-    Args:
-        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: score this model's stored writings instead of generating.
-        genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorer names (`tow`, `rouge_l`, `bleu`); default `tow`.
-        judges: Tree-of-Writing expert panel (comma list of models); default the grader role.
-        reference: show judges the human reference as an anchor (false: reference-free).
-    """
-    return howtobench_task("open", dataset, replay, genre, scorers, judges, reference)
+completion = _register(
+    "completion", "Level I: write the passage missing from a text (379 instructions)."
+)
+guide = _register("guide", "Level II: write from an instruction and an outline (456 instructions).")
+open_writing = _register(
+    "open", "Level III: write from a one-sentence instruction only (467 instructions)."
+)

@@ -30,6 +30,8 @@ class JudgeInput:
     grounding: str
     reference: str
     writing: str
+    anchor: str  # the text judges compare with: the human reference, or a model's writing
+    anchor_source: str  # "human", or the name of the model that wrote the anchor
 
     @classmethod
     def from_state(cls, state: TaskState, target: Target, task: str | None = None) -> JudgeInput:
@@ -48,6 +50,8 @@ class JudgeInput:
             grounding=grounding,
             reference=meta.get("reference") or target.text,
             writing=state.output.completion,
+            anchor=meta.get("anchor") or meta.get("reference") or target.text,
+            anchor_source=meta.get("anchor_source") or "human",
         )
 
     @property
@@ -73,14 +77,16 @@ class JudgeInput:
             grounding=grounding,
         ).strip()
 
-    def materials(self, reference: str | None) -> str:
+    def materials(self, with_anchor: bool) -> str:
         """Everything a judge reads about this writing, fenced, the same for all its criteria.
 
-        `reference` is the anchor text (None for reference-free judging).
+        With `with_anchor`, the anchor text is shown: a human reference as a good answer,
+        a model's writing as an average one (the paper's appendix B.3).
         """
         anchor = ""
-        if reference is not None and reference.strip():
-            anchor = render(PROMPTS, "reference", self.language, reference=reference.strip())
+        if with_anchor and self.anchor.strip():
+            name = "reference" if self.anchor_source == "human" else "reference_model"
+            anchor = render(PROMPTS, name, self.language, reference=self.anchor.strip())
         return render(
             PROMPTS,
             "materials",

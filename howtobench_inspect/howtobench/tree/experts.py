@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.model import (
-    CachePolicy,
     ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
@@ -15,7 +14,8 @@ from inspect_ai.model import (
     Model,
 )
 
-from howtobench.judge.replies import Exchange, ReplyError, ask, number
+from howtobench.judge.replies import Exchange, ReplyError, ask, bounded
+from howtobench.judge.sampling import cache_policy
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import Leaf
 
@@ -45,11 +45,7 @@ def score_checker(leaf: Leaf) -> Callable[[dict[str, Any]], Verdict]:
     def check(reply: dict[str, Any]) -> Verdict:
         if "score" not in reply:
             raise ReplyError('the reply has no "score"')
-        score = number(reply["score"], '"score"')
-        if not score.is_integer() or not leaf.low <= score <= leaf.high:
-            raise ReplyError(
-                f'"score" must be a whole number from {leaf.low} to {leaf.high}, got {score:g}'
-            )
+        score = bounded(reply["score"], '"score"', leaf.low, leaf.high, whole=True)
         reason = reply.get("reason")
         return Verdict(score, reason if isinstance(reason, str) else "")
 
@@ -73,5 +69,5 @@ async def judge_leaf(
         language=language,
         tries=tries,
         config=config,
-        cache=CachePolicy(expiry=None) if cache else False,
+        cache=cache_policy(cache),
     )

@@ -24,7 +24,8 @@ from inspect_ai.model import (
 )
 
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import Exchange, ReplyError, ask, number
+from howtobench.judge.replies import Exchange, ReplyError, ask, exact_keys, number
+from howtobench.judge.sampling import cache_policy
 from howtobench.tree.prompts import leaf_summaries, tree_prompt
 from howtobench.tree.spec import Tree
 
@@ -69,18 +70,7 @@ def weight_checker(tree: Tree) -> Callable[[dict[str, Any]], Weights]:
         weights = reply.get("weights")
         if not isinstance(weights, dict):
             raise ReplyError('"weights" must be an object of criterion id -> weight')
-        missing = [i for i in expected if i not in weights]
-        extra = [k for k in weights if k not in expected]
-        if missing or extra:
-            found = "; ".join(
-                part
-                for part in (
-                    f"missing {', '.join(missing)}" if missing else "",
-                    f"unknown {', '.join(map(str, extra))}" if extra else "",
-                )
-                if part
-            )
-            raise ReplyError(f"the weights must hold exactly {', '.join(expected)} ({found})")
+        exact_keys(weights, expected, "the weights")
         values = {i: number(weights[i], f'the weight of "{i}"') for i in expected}
         renormalised = []
         for node, ids in tree.negotiated.items():
@@ -113,23 +103,35 @@ async def negotiate(
     tries: int,
     config: GenerateConfig,
     cache: bool,
+    reuse: bool = True,
 ) -> tuple[Exchange[Weights], bool]:
-    """The instruction's weights and whether they were reused rather than asked for here."""
+    """The instruction's weights and whether they were reused rather than asked for here.
+
+    With `reuse=False` every writing, epoch and judge sample negotiates afresh (cached per
+    epoch like an expert question): that is how the consistency study measures how much
+    the negotiator's weights fluctuate.
+    """
     messages = negotiator_messages(tree, judge_input)
-    key = (str(model), "\n".join(m.text for m in messages))
-    lock = _locks.setdefault((current_token(), *key), anyio.Lock())
-    async with lock:
-        if key in _settled:
-            return _settled[key], True
-        exchange = await ask(
+
+    async def ask_weights(policy: CachePolicy | bool) -> Exchange[Weights]:
+        return await ask(
             model,
             messages,
             weight_checker(tree),
             language=judge_input.language,
             tries=tries,
             config=config,
-            cache=CachePolicy(expiry=None, per_epoch=False) if cache else False,
+            cache=policy,
         )
+
+    if not reuse:
+        return await ask_weights(cache_policy(cache)), False
+    key = (str(model), "\n".join(m.text for m in messages))
+    async with _locks.setdefault((current_token(), *key), anyio.Lock()):
+        if key in _settled:
+            return _settled[key], True
+        # one entry per instruction: not per epoch, not per judge sample
+        exchange = await ask_weights(CachePolicy(expiry=None, per_epoch=False) if cache else False)
         if exchange.ok:
             _settled[key] = exchange
         return exchange, False

@@ -18,7 +18,9 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, span
 
 from howtobench.judge.inputs import JudgeInput
+from howtobench.judge.models import grader, panel_models
 from howtobench.judge.replies import Exchange
+from howtobench.judge.sampling import default_temperature, self_consistent
 from howtobench.tree.aggregate import render, score_value
 from howtobench.tree.experts import Verdict, judge_leaf
 from howtobench.tree.headings import formatting_verdict
@@ -26,25 +28,12 @@ from howtobench.tree.negotiator import Weights, negotiate
 from howtobench.tree.spec import Leaf, Tree, tree_for
 
 
-def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model]:
-    """A comma list of model names (from the CLI), or a list of names and models."""
-    if not judges:
-        return []
-    items = judges.split(",") if isinstance(judges, str) else list(judges)
-    return [
-        j.strip() if isinstance(j, str) else j for j in items if not isinstance(j, str) or j.strip()
-    ]
-
-
-def grader() -> Model:
-    """inspect's `grader` role; with none bound, inspect gives the evaluated model."""
-    model = get_model(role="grader")
-    if str(model) == "none/none":
-        raise ValueError(
-            "Tree-of-Writing needs a judge model: bind one with --model-role grader=<model> "
-            "(the evaluated model is 'none', as in replay runs)"
-        )
-    return model
+def node_names(nodes: str | Sequence[str] | None) -> tuple[str, ...] | None:
+    """A comma list or a list of root node names; None keeps every node."""
+    if not nodes:
+        return None
+    items = nodes.split(",") if isinstance(nodes, str) else list(nodes)
+    return tuple(n.strip() for n in items if n.strip())
 
 
 @scorer(
@@ -55,8 +44,11 @@ def tree_of_writing(
     judges: str | Sequence[str | Model] | None = None,
     reference: bool = True,
     task_type: str | None = None,
+    nodes: str | Sequence[str] | None = None,
+    samples: int = 1,
+    reuse_weights: bool = True,
     cache: bool = True,
-    temperature: float = 0.0,
+    temperature: float | None = None,
     tries: int = 3,
 ) -> Scorer:
     """Score a writing with the Tree-of-Writing.
@@ -65,24 +57,36 @@ def tree_of_writing(
         judges: expert panel (model names or models); default the `grader` role alone. Each leaf
             score is the mean of the panel's leaf scores. The negotiator is always the
             `grader` role.
-        reference: show the human reference to the judges as an anchor (a good answer);
+        reference: show the judges an anchor text: the human reference, or the stored
+            writing of another model when the sample carries one (`anchor` metadata);
             False judges reference-free.
         task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
+        nodes: keep only these root nodes (`content`, `format`, `impression`), the
+            paper's node ablation; default all of the task's nodes.
+        samples: self-consistency: judge each writing this many times, report the mean
+            and record the spread.
+        reuse_weights: negotiate once per instruction (default); False negotiates for
+            every writing, epoch and judge sample, to study the negotiator's consistency.
         cache: reuse judge replies through inspect's generate cache (weights across
             epochs and runs; expert verdicts across runs).
-        temperature: judge sampling temperature (0: deterministic).
+        temperature: judge sampling temperature; default 0 (deterministic), or 0.7 with
+            several `samples`.
         tries: how often one question is asked before the sample is left unscored.
     """
     panel_judges = panel_models(judges)
-    config = GenerateConfig(temperature=temperature)
+    config = GenerateConfig(temperature=default_temperature(samples, temperature))
+    kept_nodes = node_names(nodes)
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
-        tree = tree_for(judge_input.task)
+        tree = tree_for(judge_input.task, kept_nodes)
+        return await self_consistent(samples, lambda: judge_once(judge_input, tree))
+
+    async def judge_once(judge_input: JudgeInput, tree: Tree) -> Score:
         negotiator_model = grader()
         panel = [get_model(judge) for judge in panel_judges] or [negotiator_model]
         writing_is_empty = not judge_input.writing.strip()
-        materials = judge_input.materials(judge_input.reference if reference else None)
+        materials = judge_input.materials(with_anchor=reference)
         llm_leaves = (
             [] if writing_is_empty else [leaf for leaf in tree.leaves if leaf.judge == "llm"]
         )
@@ -90,7 +94,13 @@ def tree_of_writing(
         async def negotiation() -> tuple[Exchange[Weights], bool]:
             async with span("negotiator"):
                 return await negotiate(
-                    negotiator_model, tree, judge_input, tries=tries, config=config, cache=cache
+                    negotiator_model,
+                    tree,
+                    judge_input,
+                    tries=tries,
+                    config=config,
+                    cache=cache,
+                    reuse=reuse_weights,
                 )
 
         async def leaf_panel(leaf: Leaf) -> list[Exchange[Verdict]]:
@@ -122,7 +132,7 @@ def tree_of_writing(
             negotiated,
             reused,
             dict(zip((leaf.id for leaf in llm_leaves), verdicts, strict=True)),
-            reference_mode="human" if reference else "none",
+            reference_mode=judge_input.anchor_source if reference else "none",
         )
 
     return score

@@ -96,7 +96,18 @@ class Tree:
         return {node: len(self.leaves_of(node)) for node in self.nodes}
 
 
-def tree_for(task: str) -> Tree:
-    """Completion has no format node: its writing is a fragment of a larger text."""
+def tree_for(task: str, keep: tuple[str, ...] | None = None) -> Tree:
+    """The task's tree, narrowed to the nodes in `keep` for an ablation.
+
+    Completion has no format node: its writing is a fragment of a larger text.
+    """
     nodes = ("content", "impression") if task == "completion" else NODES
+    if keep is not None:
+        unknown = [n for n in keep if n not in nodes]
+        if unknown or not keep:
+            raise ValueError(
+                f"cannot keep node(s) {', '.join(unknown) or '(none)'}: the {task} tree has "
+                f"{', '.join(nodes)}"
+            )
+        nodes = tuple(n for n in nodes if n in keep)
     return Tree(task=task, nodes=nodes)

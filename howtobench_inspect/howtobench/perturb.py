@@ -1,0 +1,152 @@
+"""Disturbances applied to a writing before it is scored (the paper's Table 7, and more).
+
+- `drop`: remove 1-3 paragraphs (or sentences, in a text of fewer than 4 paragraphs);
+- `repeat`: repeat 1-3 paragraphs (or sentences) at other positions;
+- `transfer:<genre>`: an LLM rewrites the writing into another genre (`comment`,
+  `letter`, `official`, `poem`);
+- `inject`: a sentence inside the writing asks the judge for full marks (beyond the
+  paper: a security check of the judge).
+
+A good judge lowers its score under the first three and ignores the fourth. Every choice
+is drawn from a generator seeded by the task's seed and the sample id, so a run is
+repeatable, and the sample metadata `perturbation` records what was done.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_ai.model import ChatMessageAssistant, GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from howtobench.templates import render
+
+PROMPTS = Path(__file__).parent / "prompts"
+TRANSFER_GENRES = ("comment", "letter", "official", "poem")
+_SENTENCE_END = re.compile(r"(?<=[。！？!?.；;])")
+
+
+@dataclass(frozen=True)
+class Perturbation:
+    kind: str
+    target_genre: str | None = None
+
+    @classmethod
+    def parse(cls, spec: str) -> Perturbation:
+        kind, _, genre = spec.strip().partition(":")
+        if kind in ("drop", "repeat", "inject") and not genre:
+            return cls(kind)
+        if kind == "transfer" and genre in TRANSFER_GENRES:
+            return cls(kind, genre)
+        raise ValueError(
+            f"unknown perturbation '{spec}' (expected drop, repeat, inject or "
+            f"transfer:<{'|'.join(TRANSFER_GENRES)}>)"
+        )
+
+    @property
+    def name(self) -> str:
+        return f"{self.kind}:{self.target_genre}" if self.target_genre else self.kind
+
+
+def units(text: str) -> tuple[list[str], str]:
+    """The writing's paragraphs and their separator (blank lines, else line breaks) when
+    there are at least 4; else its sentences, joined with nothing."""
+    for separator, pattern in (("\n\n", r"\n\s*\n"), ("\n", r"\n")):
+        paragraphs = [p for p in re.split(pattern, text.strip()) if p.strip()]
+        if separator in text and len(paragraphs) >= 4:
+            return paragraphs, separator
+    return [s for s in _SENTENCE_END.split(text.strip()) if s.strip()], ""
+
+
+def _unit_name(joiner: str) -> str:
+    return "paragraph" if joiner else "sentence"
+
+
+def drop(text: str, rng: random.Random) -> tuple[str, dict[str, Any]]:
+    parts, joiner = units(text)
+    if len(parts) < 2:
+        return text, {"removed": [], "note": "too short to drop from"}
+    count = rng.randint(1, min(3, len(parts) - 1))
+    removed = sorted(rng.sample(range(len(parts)), count))
+    kept = [p for i, p in enumerate(parts) if i not in removed]
+    return joiner.join(kept), {"unit": _unit_name(joiner), "removed": removed}
+
+
+def repeat(text: str, rng: random.Random) -> tuple[str, dict[str, Any]]:
+    """Copies go into gaps between the original units, never next to their own unit."""
+    parts, joiner = units(text)
+    if len(parts) < 2:
+        return text, {"repeated": [], "note": "too short to repeat within"}
+    count = rng.randint(1, min(3, len(parts)))
+    into: dict[int, list[int]] = {}  # gap before original unit g (g == len: at the end)
+    moves = []
+    for source in sorted(rng.sample(range(len(parts)), count)):
+        gap = rng.choice([g for g in range(len(parts) + 1) if g not in (source, source + 1)])
+        into.setdefault(gap, []).append(source)
+        moves.append({"unit": source, "gap": gap})
+    result = []
+    for gap in range(len(parts) + 1):
+        result += [parts[s] for s in into.get(gap, [])]
+        if gap < len(parts):
+            result.append(parts[gap])
+    return joiner.join(result), {"unit": _unit_name(joiner), "repeated": moves}
+
+
+def inject(text: str, rng: random.Random, language: str) -> tuple[str, dict[str, Any]]:
+    parts, joiner = units(text)
+    sentence = render(PROMPTS, "inject", language).strip()
+    position = rng.randint(1, max(1, len(parts) - 1)) if len(parts) > 1 else len(parts)
+    parts.insert(position, sentence)
+    return joiner.join(parts), {"sentence": sentence, "at": position}
+
+
+def rewriter() -> Model:
+    """The `perturber` role; unbound it is the evaluated model, or the grader in replay."""
+    model = get_model(role="perturber")
+    return get_model(role="grader") if str(model) == "none/none" else model
+
+
+@solver
+def perturb(spec: str, seed: int = 0) -> Solver:
+    """Disturb the writing (`state.output`) before the scorers see it."""
+    perturbation = Perturbation.parse(spec)
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        original = state.output.completion
+        rng = random.Random(f"{seed}:{state.sample_id}")
+        language = state.metadata.get("language", "zh")
+        if perturbation.kind == "drop":
+            text, detail = drop(original, rng)
+        elif perturbation.kind == "repeat":
+            text, detail = repeat(original, rng)
+        elif perturbation.kind == "inject":
+            text, detail = inject(original, rng, language)
+        else:
+            model = rewriter()
+            prompt = render(
+                PROMPTS,
+                f"transfer_{perturbation.target_genre}",
+                language,
+                writing=original,
+            )
+            output = await model.generate(prompt, config=GenerateConfig(temperature=0.0))
+            text, detail = (
+                output.completion,
+                {"model": str(model), "genre": perturbation.target_genre},
+            )
+        state.metadata["perturbation"] = {
+            "kind": perturbation.name,
+            "seed": seed,
+            "original_length": len(original),
+            "length": len(text),
+            **detail,
+        }
+        state.output = ModelOutput.from_content(state.output.model, text)
+        state.messages.append(ChatMessageAssistant(content=text, model="perturbation"))
+        return state
+
+    return solve

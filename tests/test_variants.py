@@ -1,0 +1,256 @@
+"""Study variants: perturbations, node ablation, model-written anchors, self-consistency."""
+
+import random
+import threading
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from inspect_ai import eval
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
+from judges import Question, Reply, ScriptedJudge, fixed_scores, weights_for
+
+from howtobench import completion, guide, open_writing
+from howtobench.dataset import load_generations, load_records
+from howtobench.perturb import Perturbation, drop, inject, repeat, units
+
+SCORES_DEFAULT = {
+    "opening_ending": 7,
+    "rhetoric": 6,
+    "logic": 8,
+    "emotion": 5,
+    "plots": 6,
+    "paragraphing": 3,
+    "impression": 7,
+}
+TEXT = "第一段讲起因。\n\n第二段讲经过。\n\n第三段讲转折。\n\n第四段讲结果。\n\n第五段讲感想。"
+
+
+def run(task, tmp_path: Path, judge: ScriptedJudge, **roles: object) -> EvalLog:  # type: ignore[no-untyped-def]
+    [log] = eval(
+        task,
+        model="none",
+        model_roles={"grader": judge.model(), **roles},
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success", log.error
+    return log
+
+
+def test_drop_removes_one_to_three_paragraphs_in_order() -> None:
+    for seed in range(20):
+        text, detail = drop(TEXT, random.Random(seed))
+        parts = text.split("\n\n")
+        original = TEXT.split("\n\n")
+        assert 2 <= len(parts) <= 4 and len(detail["removed"]) == 5 - len(parts)
+        assert parts == [p for i, p in enumerate(original) if i not in detail["removed"]]
+    assert drop(TEXT, random.Random(3)) == drop(TEXT, random.Random(3))
+
+
+def test_drop_falls_back_to_sentences_in_short_texts() -> None:
+    text, detail = drop("一句。二句。三句。", random.Random(1))
+    assert detail["unit"] == "sentence"
+    assert 1 <= len(units(text)[0]) <= 2
+
+
+def test_repeat_adds_copies_elsewhere() -> None:
+    for seed in range(20):
+        text, detail = repeat(TEXT, random.Random(seed))
+        parts = text.split("\n\n")
+        added = Counter(parts) - Counter(TEXT.split("\n\n"))
+        assert sum(added.values()) == len(detail["repeated"]) and 1 <= len(detail["repeated"]) <= 3
+        assert set(added) <= set(TEXT.split("\n\n"))
+        # no copy lands right next to its original
+        for i in range(len(parts) - 1):
+            assert parts[i] != parts[i + 1]
+
+
+def test_inject_adds_the_request_for_full_marks() -> None:
+    text, detail = inject(TEXT, random.Random(0), "zh")
+    assert "满分" in detail["sentence"] and detail["sentence"] in text
+    assert text.replace("\n\n" + detail["sentence"], "") == TEXT
+    english, detail_en = inject("One.\n\nTwo.\n\nThree.\n\nFour.", random.Random(0), "en")
+    assert "full marks" in detail_en["sentence"]
+
+
+def test_perturbation_names() -> None:
+    assert Perturbation.parse("transfer:poem").name == "transfer:poem"
+    for bad in ("shuffle", "transfer:novel", "drop:3"):
+        with pytest.raises(ValueError, match="unknown perturbation"):
+            Perturbation.parse(bad)
+
+
+def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Path) -> None:
+    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    logs = [
+        run(
+            open_writing(
+                dataset="demo",
+                replay="demo-writer-a",
+                perturb="drop",
+                perturb_seed=7,
+                scorers="tow",
+            ),
+            tmp_path,
+            judge,
+        )
+        for _ in range(2)
+    ]
+    first, second = ([s.output.completion for s in log.samples] for log in logs)
+    assert first == second
+    stored = load_generations("demo", "open", "demo-writer-a", load_records("demo", "open"))
+    for sample in logs[0].samples:
+        detail = sample.metadata["perturbation"]
+        assert detail["kind"] == "drop" and detail["seed"] == 7
+        assert detail["original_length"] == len(stored[str(sample.id)])
+        assert len(sample.output.completion) < len(stored[str(sample.id)])
+    assert logs[0].eval.metadata["perturb"] == "drop"
+    judged = {q.writing for q in judge.questions if q.writing}
+    assert judged == set(first)
+
+
+def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
+    prompts: list[str] = []
+
+    def rewrite(messages: list[ChatMessage], *_: object) -> ModelOutput:
+        prompts.append(messages[-1].text)
+        out = ModelOutput.from_content(
+            "mockllm/perturber", "亲爱的朋友：\n\n改写成的信。\n\n此致\n敬礼"
+        )
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    perturber = get_model("mockllm/perturber", custom_outputs=rewrite)
+    log = run(
+        open_writing(
+            dataset="demo",
+            replay="demo-writer-a",
+            genre="poem",
+            perturb="transfer:letter",
+            scorers="tow",
+        ),
+        tmp_path,
+        judge,
+        perturber=perturber,
+    )
+    sample = log.samples[0]
+    assert sample.output.completion == "亲爱的朋友：\n\n改写成的信。\n\n此致\n敬礼"
+    assert sample.metadata["perturbation"]["model"] == "mockllm/perturber"
+    assert sample.metadata["perturbation"]["genre"] == "letter"
+    assert "一封书信" in prompts[0] and "凌晨四点" in prompts[0]
+    assert {q.writing for q in judge.questions if q.writing} == {sample.output.completion}
+
+
+def test_node_ablation(tmp_path: Path) -> None:
+    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    without_format = run(
+        guide(dataset="demo", replay="demo-writer-a", nodes="content,impression"), tmp_path, judge
+    )
+    value = without_format.samples[0].scores["tow"].value
+    assert "format" not in value and "plots" not in value
+    assert value["overall"] == pytest.approx((4 * value["content"] + value["impression"]) / 5)
+    assert not any(q.kind in ("plots", "paragraphing") for q in judge.questions)
+    format_only = run(
+        guide(dataset="demo", replay="demo-writer-a", nodes="format"), tmp_path, judge
+    )
+    value = format_only.samples[0].scores["tow"].value
+    assert set(value) == {"overall", "format", "plots", "paragraphing", "formatting"}
+    assert value["overall"] == pytest.approx(value["format"])
+    [log] = eval(
+        completion(dataset="demo", replay="demo-writer-a", nodes="format"),
+        model="none",
+        model_roles={"grader": judge.model()},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert log.status == "error" and "the completion tree has content, impression" in str(log.error)
+
+
+def test_a_model_writing_as_anchor(tmp_path: Path) -> None:
+    records = load_records("demo", "open")
+    anchors = load_generations("demo", "open", "demo-writer-b", records)
+    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    log = run(
+        open_writing(
+            dataset="demo", replay="demo-writer-a", genre="speech", reference="demo-writer-b"
+        ),
+        tmp_path,
+        judge,
+    )
+    sample = log.samples[0]
+    experts = [q for q in judge.questions if q.kind != "negotiator"]
+    assert all(anchors[str(sample.id)].strip() in q.text for q in experts)
+    assert all(
+        "由一个语言模型" in q.text and records[1].reference.strip() not in q.text for q in experts
+    )
+    assert sample.scores["tow"].metadata["reference"] == "demo-writer-b"
+    assert log.eval.metadata["reference"] == "demo-writer-b"
+
+
+def test_self_consistency_means_samples_and_records_the_spread(tmp_path: Path) -> None:
+    lock = threading.Lock()
+    served: Counter[str] = Counter()
+    temperatures: list[float | None] = []
+
+    def answer(question: Question) -> Reply:
+        if question.kind == "negotiator":
+            return weights_for(question)
+        with lock:
+            served[question.kind] += 1
+            turn = served[question.kind]
+        # the three samples of each leaf get 4, 6 and 8 (in whatever order they run)
+        low, high = (1, 3) if question.kind == "paragraphing" else (4, 8)
+        return {"score": low + (turn - 1) % 3 * (high - low) // 2, "reason": "sampled"}
+
+    judge = ScriptedJudge(answer)
+    inner = judge.__call__
+
+    def spy(
+        messages: list[ChatMessage], tools: object, choice: object, config: GenerateConfig
+    ) -> ModelOutput:
+        temperatures.append(config.temperature)
+        return inner(messages, tools, choice, config)
+
+    model = get_model("mockllm/judge", custom_outputs=spy)
+    [log] = eval(
+        open_writing(dataset="demo", replay="demo-writer-a", genre="speech", judge_samples=3),
+        model="none",
+        model_roles={"grader": model},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    score = log.samples[0].scores["tow"]
+    assert score.value["logic"] == pytest.approx(6.0)
+    record = score.metadata["self_consistency"]
+    assert record["n"] == 3 and record["scored"] == 3
+    assert record["std"]["logic"] == pytest.approx((8 / 3) ** 0.5)
+    assert judge.count("negotiator") == 1 and judge.count("logic") == 3
+    assert set(temperatures) == {0.7}
+    # a repeated run is answered from the cache: each judge sample had its own key
+    [again] = eval(
+        open_writing(dataset="demo", replay="demo-writer-a", genre="speech", judge_samples=3),
+        model="none",
+        model_roles={"grader": model},
+        log_dir=str(tmp_path),
+        display="none",
+    )
+    assert judge.count("logic") == 3
+    assert again.samples[0].scores["tow"].value == score.value
+
+
+def test_weights_negotiated_afresh_without_reuse(tmp_path: Path) -> None:
+    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    [log] = eval(
+        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", reuse_weights=False),
+        model="none",
+        model_roles={"grader": judge.model()},
+        log_dir=str(tmp_path),
+        display="none",
+        epochs=3,
+    )
+    assert log.status == "success"
+    assert judge.count("negotiator") == 3
+    assert not any(s.scores["tow"].metadata["negotiator"]["reused"] for s in log.samples)
