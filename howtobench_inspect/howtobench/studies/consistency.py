@@ -1,0 +1,103 @@
+"""Fluctuation of the aggregation across repeated judge runs (paper section 5.3).
+
+For each sample (one log, one sample id) judged in N epochs t = 1..N (in epoch order),
+and each share k (a ToW leaf weight w_k, or an autoplan sub-score share l_k = s_k / S):
+
+    delta_k = sum_{t=2..N} |l_k(t) - l_k(1)|
+    sigma_k = sqrt( sum_{t=1..N} (l_k(t) - mu_k)^2 ),   mu_k = mean of l_k over the N runs
+
+exactly as in the paper (sigma is not divided by N). A sample's delta and sigma are the
+means over its keys k; a table cell is the mean over samples (each sample counts once).
+Keys are the union over the runs; a key missing from a run (an autoplan dimension that
+run did not plan) counts as share 0 there. Epochs without shares (unscored) are left
+out and counted; a sample left with fewer than two is left out and counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from howtobench.studies.logs import Samples, StudyError, as_samples, first_few, scopes
+from howtobench.studies.tables import StudyResult
+
+SOURCES: dict[str, str] = {"tow": "weights", "autoplan": "shares"}
+
+
+def fluctuation(runs: Sequence[dict[str, float]]) -> pd.DataFrame:
+    """delta and sigma per key (rows) of one sample's runs, in run order."""
+    keys = list(dict.fromkeys(k for run in runs for k in run))
+    shares = np.array([[float(run.get(k, 0.0)) for k in keys] for run in runs])
+    delta = np.abs(shares[1:] - shares[0]).sum(axis=0)
+    sigma = np.sqrt(((shares - shares.mean(axis=0)) ** 2).sum(axis=0))
+    return pd.DataFrame({"delta": delta, "sigma": sigma}, index=pd.Index(keys, name="key"))
+
+
+def _check_epochs(frame: pd.DataFrame) -> None:
+    epochs = frame.groupby(["log", "id"], sort=False)["epoch"].nunique()
+    single = epochs[epochs < 2]
+    if len(single):
+        raise StudyError(
+            f"consistency needs repeated judge runs (--epochs 2 or more); {len(single)} "
+            f"sample(s) have one epoch: {first_few(f'{Path(log).name}: {i}' for log, i in single.index)}"
+        )
+
+
+def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
+    """Tables `summary` (per source and task: samples, epochs, mean delta and sigma) and
+    `keys` (per source and key)."""
+    samples = as_samples(logs)
+    frame = samples.frame
+    _check_epochs(frame)
+    summary, per_key, notes = [], [], samples.unscored_note()
+    for source, column in SOURCES.items():
+        present = frame[frame[column].notna()]
+        if present.empty:
+            continue
+        missing = len(frame) - len(present)
+        per_sample = []
+        for (log, sample_id), rows in present.sort_values("epoch").groupby(["log", "id"]):
+            if len(rows) < 2:
+                continue
+            table = fluctuation(list(rows[column])).assign(
+                task=rows["task"].iloc[0], sample=f"{log}:{sample_id}", runs=len(rows)
+            )
+            per_sample.append(table.reset_index())
+        left_out = present.groupby(["log", "id"]).ngroups - len(per_sample)
+        if missing or left_out:
+            notes.append(
+                f"{source}: left out {missing} epoch(s) without {column} and "
+                f"{left_out} sample(s) with fewer than two epochs left"
+            )
+        if not per_sample:
+            continue
+        keyed = pd.concat(per_sample, ignore_index=True)
+        by_sample = keyed.groupby(["sample", "task", "runs"], as_index=False)[
+            ["delta", "sigma"]
+        ].mean()
+        for scope in scopes(by_sample["task"]):
+            part = by_sample if scope == "all" else by_sample[by_sample["task"] == scope]
+            runs = sorted(set(part["runs"]))
+            summary.append(
+                {
+                    "source": source,
+                    "task": scope,
+                    "samples": len(part),
+                    "epochs": str(runs[0]) if len(runs) == 1 else f"{runs[0]}-{runs[-1]}",
+                    "delta": part["delta"].mean(),
+                    "sigma": part["sigma"].mean(),
+                }
+            )
+        means = keyed.groupby("key", sort=False)[["delta", "sigma"]].mean()
+        counts = keyed.groupby("key", sort=False)["sample"].nunique()
+        per_key.append(means.assign(samples=counts).reset_index().assign(source=source))
+    if not summary:
+        raise StudyError(
+            "consistency needs ToW weights (tow score metadata 'weights') or autoplan shares "
+            "(autoplan score metadata 'shares'); the logs have neither"
+        )
+    keys = pd.concat(per_key, ignore_index=True)[["source", "key", "samples", "delta", "sigma"]]
+    return StudyResult("consistency", {"summary": pd.DataFrame(summary), "keys": keys}, notes=notes)

@@ -1,0 +1,84 @@
+"""Length against score (paper section 6.1, Table 6 and figure 5).
+
+Per task, over the writings of every model: Pearson between input length (characters of
+instruction and grounding, sample metadata `input_length`) and output length (characters
+of the writing), and of each length with each score (default ToW overall and content),
+with two-sided p-values (** p < 0.05, * p < 0.1, as in the paper) and the least-squares
+line. A point is one distinct writing; its score is the mean over the epochs that judged
+it (replayed epochs judge the same text; generated epochs are different writings).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from howtobench.studies.correlation import MIN_PAIRS
+from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing, scopes
+from howtobench.studies.plots import scatter_grid
+from howtobench.studies.tables import StudyResult
+
+LENGTHS: tuple[str, ...] = ("input_length", "output_length")
+DEFAULT_SCORES: tuple[str, ...] = ("tow.overall", "tow.content")
+
+
+def stars(p: float) -> str:
+    return "**" if p < 0.05 else "*" if p < 0.1 else ""
+
+
+def _line(points: pd.DataFrame, x: str, y: str) -> dict[str, float]:
+    data = points[[x, y]].dropna()
+    if len(data) < MIN_PAIRS or data[x].nunique() < 2 or data[y].nunique() < 2:
+        return {
+            "n": len(data),
+            "pearson": np.nan,
+            "pearson_p": np.nan,
+            "slope": np.nan,
+            "intercept": np.nan,
+        }
+    fit = stats.linregress(data[x], data[y])
+    return {
+        "n": len(data),
+        "pearson": float(fit.rvalue),
+        "pearson_p": float(fit.pvalue),
+        "slope": float(fit.slope),
+        "intercept": float(fit.intercept),
+    }
+
+
+def lengths(
+    logs: Samples | Sequence[str | Path], scores: Sequence[str] = DEFAULT_SCORES
+) -> StudyResult:
+    """Tables `correlations` (long: task, x, y, n, pearson, p, slope, intercept) and `table`
+    (Table 6 layout: rows tasks, cells r with stars); one figure per task."""
+    samples = as_samples(logs)
+    scores = list(scores)
+    samples.require(*scores)
+    points = per_writing(samples, scores, keys=[*WRITING, "writing"])
+    pairs = [LENGTHS] + [(x, y) for x in LENGTHS for y in scores]
+    rows, figures = [], {}
+    for task in scopes(points["task"])[:-1]:  # per task only: lengths differ by task
+        part = points[points["task"] == task]
+        rows += [{"task": task, "x": x, "y": y, **_line(part, x, y)} for x, y in pairs]
+        figures[task] = scatter_grid(part, pairs, hue="model", title=f"{task}: length and score")
+    long = pd.DataFrame(rows)
+    long["n"] = long["n"].astype(int)
+    labels = long["x"].str.removesuffix("_length") + " ~ " + long["y"].str.removesuffix("_length")
+    cells = [
+        "" if np.isnan(r) else f"{r:.2f}{stars(p)}"
+        for r, p in zip(long["pearson"], long["pearson_p"], strict=True)
+    ]
+    layout = pd.DataFrame({"task": long["task"], "pair": labels, "cell": cells}).pivot(
+        index="task", columns="pair", values="cell"
+    )
+    layout = layout.reindex(
+        index=list(dict.fromkeys(long["task"])), columns=list(dict.fromkeys(labels))
+    )
+    layout.columns.name = None
+    return StudyResult(
+        "lengths", {"correlations": long, "table": layout}, figures, samples.unscored_note()
+    )

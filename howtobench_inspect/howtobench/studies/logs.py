@@ -1,0 +1,269 @@
+"""Inspect logs of our tasks as one tidy table: one row per sample and epoch.
+
+Logs are read with inspect's own reader only (`read_eval_log`, `list_eval_logs`),
+skipping the transcript (messages, events), which no study needs and which dominates
+the size of a log. Score values become float columns named `<scorer>` (a float value)
+or `<scorer>.<key>` (a dict value); an unscored sample (NaN value) stays as NaN and is
+counted, so that every study can leave it out and say how many it left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+
+TASK_PREFIX = "howtobench/"
+TASKS: tuple[str, ...] = ("completion", "guide", "open")
+# One writing of one model; `epoch` adds the run, `writing` tells texts apart.
+WRITING: tuple[str, ...] = ("model", "task", "id")
+_SKIP_FIELDS = {"messages", "events", "store", "attachments"}
+# Score metadata the studies read, by scorer: tow weights and panel, autoplan shares.
+_SCORE_EXTRAS = {"tow": ("weights", "by_judge"), "autoplan": ("shares",)}
+NO_SCORES = "(no scores)"
+NODES: tuple[str, ...] = ("overall", "content", "format", "impression")
+COLUMNS: tuple[str, ...] = (
+    "log",
+    "task",
+    "model",
+    "grader",
+    "perturb",
+    "id",
+    "epoch",
+    "genre",
+    "input_length",
+    "output_length",
+    "writing",
+    "weights",
+    "by_judge",
+    "shares",
+    "perturbation",
+    "unscored",
+)
+
+
+class StudyError(Exception):
+    """Input a study cannot use; the message names the input and what is wrong with it."""
+
+
+def first_few(items: Iterable[object], shown: int = 5) -> str:
+    """`a, b, c, ... (12 in all)`: enough to find the culprits in a long list."""
+    items = list(items)
+    head = ", ".join(str(i) for i in items[:shown])
+    return head if len(items) <= shown else f"{head}, ... ({len(items)} in all)"
+
+
+@dataclass(frozen=True)
+class Samples:
+    """Every sample of a set of logs, with the names of its metric columns.
+
+    `frame` columns: log, task, model (the writer), grader, perturb, id, epoch, genre,
+    input_length, output_length, writing (a hash of the text), one float column per
+    metric, the objects weights (tow), by_judge (tow panel), shares (autoplan) and
+    perturbation (sample metadata), None where absent, and unscored (the scorers that
+    left the sample unscored).
+    """
+
+    frame: pd.DataFrame
+    metrics: tuple[str, ...]
+
+    def require(self, *metrics: str) -> None:
+        """Fail clearly when a study needs a metric that no sample has."""
+        for metric in metrics:
+            if metric not in self.metrics or self.frame[metric].isna().all():
+                unscored = self.unscored.get(metric.split(".")[0])
+                why = f"; it left {unscored} sample(s) unscored" if unscored else ""
+                raise StudyError(
+                    f"this study needs the metric '{metric}', which the logs do not have{why} "
+                    f"(metrics here: {', '.join(self.metrics) or 'none'})"
+                )
+
+    @property
+    def unscored(self) -> dict[str, int]:
+        """Scorer -> how many samples it left unscored."""
+        return dict(Counter(name for names in self.frame["unscored"] for name in names))
+
+    def unscored_note(self) -> list[str]:
+        if not self.unscored:
+            return []
+        counts = ", ".join(f"{name}: {n}" for name, n in sorted(self.unscored.items()))
+        return [f"left out unscored samples ({counts})"]
+
+
+def log_files(paths: Iterable[str | Path]) -> list[str]:
+    """The log files named or found (recursively) in the folders named, in order."""
+    found: list[str] = []
+    for given in paths:
+        path = Path(given)
+        if path.is_dir():
+            infos = list_eval_logs(str(path), recursive=True, descending=False)
+            if not infos:
+                raise StudyError(f"{path}: no inspect logs in this folder")
+            found += sorted(info.name.removeprefix("file://") for info in infos)
+        elif path.is_file():
+            found.append(str(path))
+        else:
+            raise StudyError(f"{path}: no such file or folder")
+    if not found:
+        raise StudyError("no logs given")
+    return list(dict.fromkeys(found))
+
+
+def read_log(path: str) -> EvalLog:
+    """A log of one of our tasks, with its samples but without their transcripts."""
+    try:
+        log = read_eval_log(path, exclude_fields=_SKIP_FIELDS)
+    except Exception as err:  # the reader raises many kinds; all mean "not a usable log"
+        raise StudyError(f"{path}: cannot read it as an inspect log ({err})") from err
+    if not log.eval.task.startswith(TASK_PREFIX):
+        raise StudyError(f"{path}: a log of task '{log.eval.task}', not of a howtobench task")
+    if not log.samples:
+        raise StudyError(f"{path}: the log holds no samples")
+    return log
+
+
+def writer_model(log: EvalLog) -> str:
+    """Who wrote the writings: the replayed model, else the evaluated one."""
+    return (log.eval.metadata or {}).get("replay") or log.eval.model
+
+
+def grader_model(log: EvalLog) -> str:
+    """The judge: a one-model panel named in the task arguments (`-T judges=<model>`), else
+    the `grader` role, else the evaluated model (inspect's fallback)."""
+    panel = (log.eval.task_args or {}).get("judges")
+    if isinstance(panel, str) and panel.strip() and "," not in panel:
+        return panel.strip()
+    role = (log.eval.model_roles or {}).get("grader")
+    if isinstance(role, list):
+        return ",".join(config.model for config in role)
+    return role.model if role is not None else log.eval.model
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool | int | float):
+        return float(value)
+    return None
+
+
+def _is_unscored(value: Any) -> bool:
+    return isinstance(value, float) and math.isnan(value)
+
+
+def _sample_row(
+    sample: EvalSample, base: dict[str, Any], float_scorers: set[str]
+) -> dict[str, Any]:
+    meta = sample.metadata or {}
+    completion = sample.output.completion if sample.output else ""
+    row: dict[str, Any] = {
+        **base,
+        "task": meta.get("task") or base["task"],
+        "id": str(sample.id),
+        "epoch": sample.epoch,
+        "genre": meta.get("genre") or "others",
+        "input_length": meta.get("input_length"),
+        "output_length": len(completion),
+        "writing": hashlib.sha1(completion.encode("utf-8")).hexdigest()[:12],
+        "weights": None,
+        "by_judge": None,
+        "shares": None,
+        "perturbation": meta.get("perturbation"),
+        "unscored": () if sample.scores else (NO_SCORES,),
+    }
+    for name, score in (sample.scores or {}).items():
+        value = score.value
+        if isinstance(value, dict):
+            row.update({f"{name}.{key}": _number(v) for key, v in value.items()})
+        elif _is_unscored(value):
+            row["unscored"] += (name,)
+        elif _number(value) is not None:
+            row[name] = _number(value)
+            float_scorers.add(name)
+        for extra in _SCORE_EXTRAS.get(name, ()):
+            row[extra] = (score.metadata or {}).get(extra)
+    return row
+
+
+def _ordered(metrics: list[str]) -> list[str]:
+    """Each scorer's metrics together (scorers as first seen), the tree's nodes first: a
+    completion log, which has no format node, may come first."""
+    scorers = list(dict.fromkeys(m.split(".")[0] for m in metrics))
+
+    def rank(metric: str) -> tuple[int, int, int]:
+        key = metric.partition(".")[2]
+        node = NODES.index(key) if key in NODES else len(NODES)
+        return scorers.index(metric.split(".")[0]), node, metrics.index(metric)
+
+    return sorted(metrics, key=rank)
+
+
+def load_samples(paths: Sequence[str | Path]) -> Samples:
+    """All samples of the logs named (files or folders) as one table."""
+    rows: list[dict[str, Any]] = []
+    float_scorers: set[str] = set()
+    for path in log_files(paths):
+        log = read_log(path)
+        base = {
+            "log": path,
+            "task": log.eval.task.removeprefix(TASK_PREFIX),
+            "model": writer_model(log),
+            "grader": grader_model(log),
+            "perturb": (log.eval.metadata or {}).get("perturb"),
+        }
+        rows += [_sample_row(s, base, float_scorers) for s in log.samples or []]
+    frame = pd.DataFrame(rows)
+    metrics = _ordered([c for c in frame.columns if c not in COLUMNS])
+    # a float scorer that left every sample unscored still has its (empty) column
+    unscored = {name for names in frame["unscored"] for name in names}
+    for name in sorted(unscored - float_scorers - {NO_SCORES}):
+        if not any(m.startswith(f"{name}.") for m in metrics):
+            frame[name] = math.nan
+            metrics.append(name)
+    for metric in metrics:
+        frame[metric] = pd.to_numeric(frame[metric], errors="coerce").astype(float)
+    frame["input_length"] = pd.to_numeric(frame["input_length"], errors="coerce")
+    return Samples(frame, tuple(metrics))
+
+
+def scopes(tasks: Iterable[str]) -> list[str]:
+    """The tasks present in the paper's order (then any other), and `all`."""
+    present = list(dict.fromkeys(tasks))
+    return [t for t in TASKS if t in present] + [t for t in present if t not in TASKS] + ["all"]
+
+
+def as_samples(logs: Samples | Sequence[str | Path]) -> Samples:
+    """Studies take loaded samples or the paths of logs."""
+    return logs if isinstance(logs, Samples) else load_samples(logs)
+
+
+def check_unique(frame: pd.DataFrame, metrics: Iterable[str]) -> None:
+    """One score per writing, epoch and metric: the same writings scored in two logs
+    would be counted twice (comparing judges is the `judges` study's job)."""
+    for metric in metrics:
+        scored = frame[frame[metric].notna()]
+        twice = scored.duplicated([*WRITING, "epoch"], keep=False)
+        if twice.any():
+            clash = scored[twice].iloc[0]
+            logs = first_few(sorted(set(scored[twice]["log"])))
+            raise StudyError(
+                f"'{metric}' of model {clash['model']}, sample {clash['id']}, epoch "
+                f"{clash['epoch']} is in several logs ({logs}): pass one log per model and "
+                "scorer, or compare judges with `howtobench judges`"
+            )
+
+
+def per_writing(
+    samples: Samples, metrics: Sequence[str], keys: Sequence[str] = WRITING
+) -> pd.DataFrame:
+    """Metric means over epochs (and over logs that split the scorers) per writing."""
+    check_unique(samples.frame, metrics)
+    columns = {m: "mean" for m in metrics}
+    columns |= {c: "first" for c in ("genre", "input_length") if c not in keys}
+    columns["output_length"] = "mean"
+    return samples.frame.groupby(list(keys), sort=False).agg(columns).reset_index()

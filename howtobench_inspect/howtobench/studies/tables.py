@@ -1,0 +1,80 @@
+"""What a study returns, and how its tables and figures reach the terminal and the disk.
+
+CSV files keep full precision (for further analysis); Markdown and the terminal show
+three decimals (p-values three significant digits) and leave missing cells blank.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from tabulate import tabulate
+
+
+@dataclass
+class StudyResult:
+    """Named tables and figures of one study, and notes on what was left out."""
+
+    study: str
+    tables: dict[str, pd.DataFrame]
+    figures: dict[str, Figure] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+
+def _cell(value: object, column: str) -> str:
+    if isinstance(value, bool | np.bool_):
+        return "yes" if value else ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        return f"{value:.3g}" if column.endswith("_p") else f"{value:.3f}"
+    return "" if value is None else str(value)
+
+
+def _display(table: pd.DataFrame) -> list[list[str]]:
+    shown = table.reset_index() if _has_index(table) else table
+    columns = [str(c) for c in shown.columns]
+    return [columns] + [
+        [_cell(value, column) for value, column in zip(row, columns, strict=True)]
+        for row in shown.itertuples(index=False)
+    ]
+
+
+def _has_index(table: pd.DataFrame) -> bool:
+    return not isinstance(table.index, pd.RangeIndex) or table.index.name is not None
+
+
+def render(table: pd.DataFrame, fmt: str = "github") -> str:
+    """A table as text: `github` is Markdown, `simple` suits the terminal."""
+    header, *rows = _display(table)
+    return tabulate(rows, headers=header, tablefmt=fmt, disable_numparse=True)
+
+
+def show(result: StudyResult, stream: TextIO) -> None:
+    """Every table of a study, then its notes."""
+    for name, table in result.tables.items():
+        stream.write(f"\n{result.study}: {name}\n\n{render(table, 'simple')}\n")
+    for note in result.notes:
+        stream.write(f"\nnote: {note}\n")
+
+
+def write(result: StudyResult, out: Path) -> list[Path]:
+    """`<study>_<name>.csv` and `.md` per table and `<study>_<name>.png` per figure."""
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, table in result.tables.items():
+        stem = out / f"{result.study}_{name}"
+        table.to_csv(stem.with_suffix(".csv"), index=_has_index(table))
+        stem.with_suffix(".md").write_text(render(table) + "\n", encoding="utf-8")
+        written += [stem.with_suffix(".csv"), stem.with_suffix(".md")]
+    for name, figure in result.figures.items():
+        path = out / f"{result.study}_{name}.png"
+        figure.savefig(path, dpi=120, bbox_inches="tight")
+        written.append(path)
+    return written

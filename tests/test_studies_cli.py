@@ -1,0 +1,125 @@
+"""The `howtobench` command end to end: tables on the terminal, CSV, Markdown and PNG files."""
+
+import subprocess
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from inspect_ai import eval
+from study_logs import (  # noqa: F401 (fixtures)
+    epochs_logs_fixture,
+    log_of,
+    panel_logs_fixture,
+    perturbed_logs_fixture,
+    writers_logs_fixture,
+)
+
+from howtobench import completion, guide, open_writing
+from howtobench.cli import main
+from howtobench.studies import metaeval, read_ratings
+
+PNG = b"\x89PNG\r\n\x1a\n"
+DEMO_RATINGS = Path(__file__).parents[1] / "howtobench_inspect/howtobench/data/demo/ratings.csv"
+
+
+def check_outputs(out: Path, study: str, tables: list[str], figures: list[str]) -> None:
+    for name in tables:
+        csv = out / f"{study}_{name}.csv"
+        assert not pd.read_csv(csv).empty, csv
+        assert (out / f"{study}_{name}.md").read_text(encoding="utf-8").startswith("|")
+    for name in figures:
+        png = (out / f"{study}_{name}.png").read_bytes()
+        assert png.startswith(PNG) and len(png) > 2000
+
+
+def test_report(writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", str(writers_logs), "--out", str(tmp_path)]) == 0
+    shown = capsys.readouterr().out
+    assert "report: leaderboard" in shown and "note: left out unscored samples (tow: 1)" in shown
+    check_outputs(tmp_path, "report", ["leaderboard", "counts", "nodes"], ["weights_poem"])
+    board = pd.read_csv(tmp_path / "report_leaderboard.csv", index_col="row")
+    assert board.columns[0] == "average" and board.index[-1] == "All"
+
+
+def test_lengths_and_judges(
+    writers_logs: Path, panel_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["lengths", str(writers_logs), "--out", str(tmp_path)]) == 0
+    check_outputs(tmp_path, "lengths", ["correlations", "table"], ["completion", "guide", "open"])
+    assert main(["judges", str(panel_logs), "--out", str(tmp_path)]) == 0
+    check_outputs(tmp_path, "judges", ["pearson", "overlap"], ["heatmap"])
+    assert "mockllm/strict" in capsys.readouterr().out
+
+
+def test_metaeval_consistency_and_robustness(
+    writers_logs: Path, epochs_logs: Path, perturbed_logs: Path, tmp_path: Path
+) -> None:
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text(
+        "infer_id,model,score,rater\n"
+        + "".join(
+            f"demo_guide_{i},{m},{s},{r}\n"
+            for i in (1, 2, 3)
+            for m, s in (("w-a", 8), ("w-b", 5), ("w-c", 7), ("w-d", 4))
+            for r in ("x", "y")
+        ),
+        encoding="utf-8",
+    )
+    args = ["metaeval", str(writers_logs), "--ratings", str(ratings), "--bootstrap", "50"]
+    assert main([*args, "--metrics", "tow.overall,rouge_l", "--out", str(tmp_path)]) == 0
+    check_outputs(tmp_path, "metaeval", ["correlations", "system", "sample", "raters"], [])
+    assert main(["consistency", str(epochs_logs), "--out", str(tmp_path)]) == 0
+    check_outputs(tmp_path, "consistency", ["summary", "keys"], [])
+    clean = log_of(perturbed_logs, "clean")
+    assert main(["robustness", str(clean), str(perturbed_logs), "--out", str(tmp_path)]) == 0
+    check_outputs(tmp_path, "robustness", ["changes", "detail", "raised"], [])
+
+
+def test_bad_input_exits_2_with_the_reason(
+    writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ratings = tmp_path / "ratings.csv"
+    ratings.write_text("infer_id,model,score\nnowhere_1,w-a,3\n", encoding="utf-8")
+    assert main(["metaeval", str(writers_logs), "--ratings", str(ratings)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("howtobench metaeval: error: 1 rated (infer_id, model) pair(s)")
+    assert main(["consistency", str(writers_logs)]) == 2
+    assert "needs repeated judge runs" in capsys.readouterr().err
+
+
+def test_the_installed_command(tmp_path: Path) -> None:
+    [script] = entry_points(group="console_scripts", name="howtobench")
+    assert script.value == "howtobench.cli:main"
+    done = subprocess.run(
+        [sys.executable, "-m", "howtobench.cli", "report", str(tmp_path / "nothing")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert "nothing: no such file or folder" in done.stderr
+
+
+def test_loading_the_tasks_does_not_load_the_studies_dependencies() -> None:
+    code = "import sys, howtobench; print(sorted({'pandas', 'scipy', 'matplotlib'} & set(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
+def test_the_demo_ratings_fit_the_demo_logs(tmp_path: Path) -> None:
+    tasks = [
+        make(dataset="demo", replay=writer, scorers="rouge_l")
+        for make in (completion, guide, open_writing)
+        for writer in ("demo-writer-a", "demo-writer-b")
+    ]
+    eval(tasks, model="none", log_dir=str(tmp_path), display="none")
+    ratings = read_ratings(DEMO_RATINGS)
+    assert len(ratings) == 40 and set(ratings["rater"]) == {"rater-1", "rater-2"}
+    means = ratings.groupby("model")["score"].mean()
+    assert means["demo-writer-a"] > means["demo-writer-b"]
+    result = metaeval([tmp_path], DEMO_RATINGS, resamples=20)
+    assert (result.tables["correlations"]["n"] > 0).all()
+    assert result.tables["raters"].loc[0, "writings_rated_twice_or_more"] == 20

@@ -1,0 +1,192 @@
+"""Meta-evaluation against human ratings: numbers recomputed here from the raw logs."""
+
+import json
+import math
+import zlib
+from pathlib import Path
+from statistics import fmean
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from study_logs import (
+    WRITERS,
+    raw_rows,
+    writers_logs_fixture,  # noqa: F401 (fixtures)
+)
+
+from howtobench.studies import (
+    Samples,
+    StudyError,
+    StudyResult,
+    load_samples,
+    metaeval,
+    read_ratings,
+)
+
+IDS = [f"demo_completion_{i}" for i in (1, 2, 3)]
+IDS += [f"demo_guide_{i}" for i in (1, 2, 3)]
+IDS += [f"demo_open_{i}" for i in (1, 2, 3, 4)]
+QUALITY = {"w-a": 7, "w-b": 4, "w-c": 6, "w-d": 5}
+UNRATED = ("w-c", "demo_open_4")
+
+
+def ratings() -> pd.DataFrame:
+    """Two raters per writing, every writing but one; made-up scores."""
+    rows = []
+    for sample_id in IDS:
+        for model in WRITERS:
+            if (model, sample_id) == UNRATED:
+                continue
+            base = QUALITY[model] + zlib.crc32(sample_id.encode()) % 3
+            second = base + zlib.crc32((sample_id + model).encode()) % 3 - 1
+            rows.append({"infer_id": sample_id, "model": model, "score": base, "rater": "r1"})
+            rows.append({"infer_id": sample_id, "model": model, "score": second, "rater": "r2"})
+    return pd.DataFrame(rows)
+
+
+def expected_points(folder: Path, metric: str) -> list[dict]:
+    """(task, model, metric, human) of every rated, scored writing, from the raw logs."""
+    table = ratings()
+    human = {(i, m): fmean(g["score"]) for (i, m), g in table.groupby(["infer_id", "model"])}
+    return [
+        {"task": r["task"], "model": r["model"], "x": r[metric], "y": human[(r["id"], r["model"])]}
+        for r in raw_rows(folder)
+        if (r["id"], r["model"]) in human and not math.isnan(r.get(metric, math.nan))
+    ]
+
+
+def row(result, metric: str, scope: str, level: str) -> pd.Series:
+    long = result.tables["correlations"]
+    found = long[(long.metric == metric) & (long.scope == scope) & (long.level == level)]
+    assert len(found) == 1
+    return found.iloc[0]
+
+
+@pytest.fixture(scope="module")
+def samples(writers_logs: Path) -> Samples:
+    return load_samples([writers_logs])
+
+
+@pytest.fixture(scope="module")
+def result(samples: Samples) -> StudyResult:
+    return metaeval(samples, ratings(), ["tow.overall", "rouge_l"], resamples=100, seed=1)
+
+
+@pytest.mark.parametrize("metric", ["tow.overall", "rouge_l"])
+def test_system_level_correlates_model_means_over_all_tasks(writers_logs, result, metric) -> None:
+    points = expected_points(writers_logs, metric)
+    x = [fmean(p["x"] for p in points if p["model"] == m) for m in WRITERS]
+    y = [fmean(p["y"] for p in points if p["model"] == m) for m in WRITERS]
+    got = row(result, metric, "all", "system")
+    assert got["n"] == 4
+    assert got["pearson"] == pytest.approx(np.corrcoef(x, y)[0, 1])
+    assert got["kendall"] == pytest.approx(stats.kendalltau(x, y).statistic)
+    assert got["spearman"] == pytest.approx(stats.spearmanr(x, y).statistic)
+    assert got["pearson_p"] == pytest.approx(stats.pearsonr(x, y).pvalue)
+    assert result.tables["system"].loc[metric, "all pearson"] == pytest.approx(got["pearson"])
+
+
+def test_sample_level_per_task_leaves_out_unscored_and_unrated(writers_logs, result) -> None:
+    points = [p for p in expected_points(writers_logs, "tow.overall") if p["task"] == "guide"]
+    assert len(points) == 12 - 1  # the writing the judge could not score
+    x, y = [p["x"] for p in points], [p["y"] for p in points]
+    got = row(result, "tow.overall", "guide", "sample")
+    assert got["n"] == 11
+    assert got["pearson"] == pytest.approx(np.corrcoef(x, y)[0, 1])
+    assert got["spearman"] == pytest.approx(stats.spearmanr(x, y).statistic)
+    assert result.tables["sample"].loc["tow.overall", "guide kendall"] == pytest.approx(
+        stats.kendalltau(x, y).statistic
+    )
+    everything = row(result, "rouge_l", "all", "sample")
+    assert everything["n"] == 40 - 1  # one writing has no rating
+    assert "left out unscored samples (tow: 1)" in result.notes
+    assert "left out 1 writing(s) of the logs that have no human rating" in result.notes
+
+
+def test_bootstrap_intervals_are_seeded_and_bracket_the_estimate(samples, result) -> None:
+    again = metaeval(samples, ratings(), metrics=["rouge_l"], resamples=100, seed=1)
+    other = metaeval(samples, ratings(), metrics=["rouge_l"], resamples=100, seed=2)
+    columns = ["pearson_low", "pearson_high", "kendall_low", "spearman_high"]
+    mine = result.tables["correlations"]
+    mine = mine[mine.metric == "rouge_l"][columns].reset_index(drop=True)
+    pd.testing.assert_frame_equal(mine, again.tables["correlations"][columns])
+    assert not mine.equals(other.tables["correlations"][columns])
+    got = row(result, "rouge_l", "all", "sample")
+    for method in ("pearson", "kendall", "spearman"):
+        assert -1 <= got[f"{method}_low"] <= got[method] <= got[f"{method}_high"] <= 1
+
+
+def test_rater_agreement(result) -> None:
+    table = ratings()
+    wide = table.pivot_table(index=["infer_id", "model"], columns="rater", values="score")
+    diffs = (wide["r1"] - wide["r2"]).abs()
+    raters = result.tables["raters"].iloc[0]
+    assert raters["raters"] == 2 and raters["writings"] == 39
+    assert raters["writings_rated_twice_or_more"] == 39 and raters["rater_pairs"] == 1
+    assert raters["mean_pairwise_pearson"] == pytest.approx(
+        np.corrcoef(wide["r1"], wide["r2"])[0, 1]
+    )
+    assert raters["mean_abs_difference"] == pytest.approx(diffs.mean())
+    assert raters["exact_agreement"] == pytest.approx((diffs == 0).mean())
+
+
+def test_csv_and_jsonl_ratings_files_read_alike(tmp_path: Path) -> None:
+    table = ratings()
+    table.to_csv(tmp_path / "r.csv", index=False)
+    (tmp_path / "r.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in table.to_dict("records")), encoding="utf-8"
+    )
+    from_csv = read_ratings(tmp_path / "r.csv")
+    pd.testing.assert_frame_equal(from_csv, read_ratings(tmp_path / "r.jsonl"))
+    pd.testing.assert_frame_equal(from_csv, read_ratings(table))
+    no_rater = table.drop(columns="rater")
+    no_rater.to_csv(tmp_path / "plain.csv", index=False)
+    assert set(read_ratings(tmp_path / "plain.csv")["rater"]) == {""}
+
+
+def test_unknown_rated_writings_are_named(samples: Samples) -> None:
+    extra = pd.DataFrame(
+        [
+            {"infer_id": f"demo_open_{i}", "model": "w-z", "score": 5, "rater": "r1"}
+            for i in range(1, 8)
+        ]
+    )
+    with pytest.raises(StudyError) as err:
+        metaeval(samples, pd.concat([ratings(), extra]), resamples=0)
+    message = str(err.value)
+    assert message.startswith("7 rated (infer_id, model) pair(s) are in no log: (demo_open_1, w-z)")
+    assert "... (7 in all)" in message and "models in the logs: w-a, w-b, w-c, w-d" in message
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("infer_id,model,rating\ndemo_open_1,w-a,5\n", "missing column(s) score"),
+        ("infer_id,model,score\ndemo_open_1,w-a,good\n", "not a number on line(s) 2"),
+        ("infer_id,model,score\n", "no ratings in it"),
+    ],
+)
+def test_bad_ratings_files(samples: Samples, tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "ratings.csv"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(StudyError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        metaeval(samples, path, resamples=0)
+    with pytest.raises(StudyError, match="ratings file not found"):
+        metaeval(samples, tmp_path / "none.csv")
+
+
+def test_a_metric_the_logs_lack(samples: Samples) -> None:
+    with pytest.raises(StudyError, match="needs the metric 'rubric.overall'"):
+        metaeval(samples, ratings(), metrics=["rubric.overall"], resamples=0)
+
+
+def test_every_metric_by_default(samples: Samples) -> None:
+    result = metaeval(samples, ratings(), resamples=0)
+    long = result.tables["correlations"]
+    assert list(dict.fromkeys(long["metric"])) == list(result.tables["system"].index)
+    assert {"tow.overall", "tow.format", "tow.logic", "rouge_l"} <= set(long["metric"])
+    assert long["pearson_low"].isna().all()  # no resamples, no intervals
+    completion_format = long[(long.metric == "tow.format") & (long.scope == "completion")]
+    assert (completion_format["n"] == 0).all()  # completion has no format node
