@@ -1,12 +1,14 @@
 """ROUGE-L and BLEU on hand-checked examples, and against the libraries the paper used."""
 
 import math
+import random
 from pathlib import Path
 
 import jieba
 import pytest
 from rouge_chinese import Rouge
 from rouge_score import rouge_scorer
+from sacrebleu.metrics import BLEU
 
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
 from howtobench.dataset import load_generations, load_records
@@ -29,21 +31,34 @@ def test_rouge_l_hand_checked() -> None:
 
 def test_bleu_1_with_brevity_penalty() -> None:
     # 2 of 4 unigrams match, writing longer than reference: no penalty.
-    assert bleu(tuple("abcd"), tuple("abe"), 1) == pytest.approx(0.5)
+    assert bleu(tuple("abcd"), tuple("abe"))[0] == pytest.approx(0.5)
     # all unigrams match, writing half as long: BP = exp(1 - 4/2).
-    assert bleu(tuple("ab"), tuple("abcd"), 1) == pytest.approx(math.exp(-1))
+    assert bleu(tuple("ab"), tuple("abcd"))[0] == pytest.approx(math.exp(-1))
+    # no unigram matches at all: 0, as sacrebleu gives it
+    assert bleu(tuple("xyz"), tuple("abc"))[0] == 0.0
+
+
+def test_bleu_1_equals_a_separate_bleu_1_run() -> None:
+    """BLEU-1 read off the BLEU-4 statistics must equal sacrebleu's own BLEU-1."""
+    rng = random.Random(5)
+    bleu_1 = BLEU(tokenize="none", max_ngram_order=1, effective_order=True)
+    for _ in range(200):
+        hypothesis = tuple(rng.choice("abcdefg") for _ in range(rng.randint(1, 12)))
+        reference = tuple(rng.choice("abcdefg") for _ in range(rng.randint(1, 12)))
+        expected = bleu_1.sentence_score(" ".join(hypothesis), [" ".join(reference)]).score / 100
+        assert bleu(hypothesis, reference)[0] == pytest.approx(expected)
 
 
 def test_bleu_4_plain_and_smoothed() -> None:
     # p1..p4 = 4/5, 3/4, 2/3, 1/2, same length.
-    assert bleu(tuple("abcde"), tuple("abcdf"), 4) == pytest.approx(
+    assert bleu(tuple("abcde"), tuple("abcdf"))[1] == pytest.approx(
         (0.8 * 0.75 * (2 / 3) * 0.5) ** 0.25
     )
     # p1 = 3/4, p2 = 1/3, no 3- or 4-gram match: smoothed to 1/(2*2) and 1/(4*1).
-    assert bleu(tuple("abxc"), tuple("abyc"), 4) == pytest.approx(
+    assert bleu(tuple("abxc"), tuple("abyc"))[1] == pytest.approx(
         (0.75 * (1 / 3) * 0.25 * 0.25) ** 0.25
     )
-    assert bleu((), tuple("abc"), 4) == 0.0
+    assert bleu((), tuple("abc")) == (0.0, 0.0)
 
 
 class _Given:

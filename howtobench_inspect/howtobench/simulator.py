@@ -1,9 +1,10 @@
 """A judge simulator: a small OpenAI-compatible chat server on 127.0.0.1 for tests and benchmarks.
 
-It plays writer, negotiator and leaf experts with valid replies, chosen from what the
-prompt asks (never from call order), and can add latency and inject faults: 429 and 500
-answers, hung requests (for client timeouts), dropped connections, malformed replies and
-out-of-range scores. Point inspect at it with the `openai-api/<service>/<model>` provider:
+It plays writer, negotiator, leaf experts and the rubric and auto-plan baseline judges
+with valid replies, chosen from what the prompt asks (never from call order), and can
+add latency and inject faults: 429 and 500 answers, hung requests (for client timeouts),
+dropped connections, malformed replies and out-of-range scores. Point inspect at it with
+the `openai-api/<service>/<model>` provider:
 
     python -m howtobench.simulator --port 8765 --latency 0.5
     SIM_BASE_URL=http://127.0.0.1:8765/v1 SIM_API_KEY=none \\
@@ -24,16 +25,21 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from howtobench.baselines.prompts import baseline_prompt, rubric_ids
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, Leaf
 
 _WRITING = re.compile(r"<writing>\n(.*)\n</writing>", re.S)
 _LEAVES = {leaf.id: leaf for leaf in LEAVES}
+_FENCE_END = "</writing>"
+_BASELINES = ("rubric", "autoplan")  # single-call judges, told apart by their system prompts
+_PLAN_NAMES = ("content", "structure", "language", "creativity", "task_fit", "feeling")
 
 
 @dataclass(frozen=True)
 class Question:
-    """What a chat request asks: `writer`, `negotiator` or a leaf id, and what it judges."""
+    """What a chat request asks (`writer`, `negotiator`, a leaf id, `rubric` or `autoplan`),
+    and what it judges."""
 
     kind: str
     writing: str | None
@@ -53,6 +59,13 @@ def classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
     system = pairs[0][1] if pairs and pairs[0][0] == "system" else ""
     if system in (tree_prompt("negotiator_system", "zh"), tree_prompt("negotiator_system", "en")):
         return Question("negotiator", None, attempt, users[0], users[-1])
+    for kind in _BASELINES:
+        if system in (
+            baseline_prompt(f"{kind}_system", "zh"),
+            baseline_prompt(f"{kind}_system", "en"),
+        ):
+            match = _WRITING.search(users[0])
+            return Question(kind, match.group(1) if match else None, attempt, users[0], users[-1])
     for leaf in LEAVES:
         for language in ("zh", "en"):
             if (
@@ -96,12 +109,45 @@ def valid_weights(question: Question) -> dict[str, Any]:
     return {"weights": weights, "explanation": "simulated weights"}
 
 
-def valid_score(leaf: Leaf, writing: str) -> dict[str, Any]:
-    """A score that grows with the writing's length and varies with its text."""
+def simulated_score(writing: str, key: str, low: int = 1, high: int = 10) -> int:
+    """A score that grows with the writing's length and varies with its text (lowest if empty)."""
     if not writing.strip():
-        return {"score": leaf.low, "reason": "empty"}
-    share = min(len(writing) / 1500, 1.0) * 0.6 + _unit(writing, leaf.id) * 0.4
-    return {"score": leaf.low + round(share * (leaf.high - leaf.low)), "reason": "simulated"}
+        return low
+    share = min(len(writing) / 1500, 1.0) * 0.6 + _unit(writing, key) * 0.4
+    return low + round(share * (high - low))
+
+
+def valid_score(leaf: Leaf, writing: str) -> dict[str, Any]:
+    reason = "simulated" if writing.strip() else "empty"
+    return {"score": simulated_score(writing, leaf.id, leaf.low, leaf.high), "reason": reason}
+
+
+def asked_dimensions(question: Question) -> list[str]:
+    """The rubric's dimension ids: read after the writing, where the rubric comes last."""
+    return list(rubric_ids(question.text.rpartition(_FENCE_END)[2]))
+
+
+def valid_rubric(question: Question) -> dict[str, Any]:
+    writing = question.writing or ""
+    scores = {i: simulated_score(writing, i) for i in asked_dimensions(question)}
+    return {"scores": scores, "overall": simulated_score(writing, "overall"), "reason": "simulated"}
+
+
+def valid_plan(question: Question) -> dict[str, Any]:
+    """3-6 dimensions, their weights and scores from the writing; overall their weighted mean."""
+    writing = question.writing or ""
+    names = _PLAN_NAMES[: 3 + int(_unit(writing, "count") * 4)]
+    dimensions = [
+        {
+            "name": name,
+            "weight": round(0.5 + _unit(writing, "weight", name), 2),
+            "score": simulated_score(writing, name),
+        }
+        for name in names
+    ]
+    total = sum(d["weight"] for d in dimensions)
+    overall = round(sum(d["weight"] * d["score"] for d in dimensions) / total, 1)
+    return {"dimensions": dimensions, "overall": overall, "reason": "simulated"}
 
 
 def valid_reply(question: Question) -> str:
@@ -109,12 +155,21 @@ def valid_reply(question: Question) -> str:
         return "模拟的作品正文。\n\n第二段：这是一段用于测试的文字。"
     if question.kind == "negotiator":
         return json.dumps(valid_weights(question))
+    if question.kind == "rubric":
+        return json.dumps(valid_rubric(question))
+    if question.kind == "autoplan":
+        return json.dumps(valid_plan(question))
     return json.dumps(valid_score(_LEAVES[question.kind], question.writing or ""))
 
 
 def out_of_range_reply(question: Question) -> str:
     if question.kind == "negotiator":
         return json.dumps({"weights": dict.fromkeys(asked_ids(question), 0.9)})
+    if question.kind == "rubric":
+        scores = dict.fromkeys(asked_dimensions(question), 42)
+        return json.dumps({"scores": scores, "overall": 42, "reason": "out of range"})
+    if question.kind == "autoplan":
+        return json.dumps({**valid_plan(question), "overall": 0, "reason": "out of range"})
     return json.dumps({"score": 42, "reason": "out of range"})
 
 
@@ -141,6 +196,11 @@ class Faults:
         return None
 
 
+class _Server(ThreadingHTTPServer):
+    # the default backlog of 5 refuses connections under a judge's burst of requests
+    request_queue_size = 1024
+
+
 @dataclass
 class JudgeSimulator:
     """The server; use as a context manager or call start() and stop()."""
@@ -149,10 +209,14 @@ class JudgeSimulator:
     faults: Faults = field(default_factory=Faults)
     port: int = 0
     calls: Counter[str] = field(default_factory=Counter)
+    # (kind, writing judged, or the question itself for the negotiator and the writer)
+    questions: Counter[tuple[str, str]] = field(default_factory=Counter)
     faults_sent: Counter[str] = field(default_factory=Counter)
     tokens: Counter[str] = field(default_factory=Counter)
+    peak: int = 0  # the most requests in flight at once
 
     def __post_init__(self) -> None:
+        self._in_flight = 0
         self._lock = threading.Lock()
         self._rng = random.Random(self.faults.seed)
         self._server: ThreadingHTTPServer | None = None
@@ -174,7 +238,7 @@ class JudgeSimulator:
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 simulator._answer(self)
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self._server = _Server(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
@@ -192,11 +256,23 @@ class JudgeSimulator:
         self.stop()
 
     def _answer(self, handler: BaseHTTPRequestHandler) -> None:
+        with self._lock:
+            self._in_flight += 1
+            self.peak = max(self.peak, self._in_flight)
+        try:
+            self._reply(handler)
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+
+    def _reply(self, handler: BaseHTTPRequestHandler) -> None:
         body = json.loads(handler.rfile.read(int(handler.headers.get("Content-Length", 0))))
         question = classify(body.get("messages", []))
         with self._lock:
             fault = self.faults.draw(self._rng)
             self.calls[question.kind] += 1
+            subject = question.text if question.writing is None else question.writing
+            self.questions[(question.kind, subject)] += 1
             if fault:
                 self.faults_sent[fault] += 1
         if self.latency:

@@ -1,0 +1,305 @@
+"""Throughput and cost of the judges, measured against the judge simulator.
+
+    python bench/bench.py --data ../shared/howtobench-data            # everything
+    python bench/bench.py --data ../shared/howtobench-data --only judges --writings 100
+
+Parts (each prints a Markdown table; `--json FILE` keeps the numbers):
+- judges: for `tow` and each judge baseline, N guide writings of one replayed model at a
+  fixed simulated latency and connection limit: judge calls and prompt characters per
+  writing, wall time, its ratio to the ideal bound (calls x latency / connections), and
+  the calls a repeated run makes (inspect's generate cache).
+- reuse: judge calls per writing when the same instructions are judged for all 10 stored
+  models (the negotiator runs once per instruction).
+- overhead: our scorer's own work per writing (prompts, reply checks, formatting rule,
+  aggregation), with no model call at all.
+- overlap: `rouge_l` and `bleu` over every stored generation (3 tasks x 10 models), in
+  one inspect run per task and model, spread over the machine's cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import eval
+from inspect_ai.model import GenerateConfig, get_model
+
+from howtobench import guide
+from howtobench.dataset import TASKS, load_generations, load_records
+from howtobench.judge.inputs import JudgeInput
+from howtobench.judge.replies import parse_json_object
+from howtobench.simulator import JudgeSimulator, classify, valid_reply
+from howtobench.tree.aggregate import render, score_value
+from howtobench.tree.experts import expert_messages, score_checker
+from howtobench.tree.headings import formatting_verdict
+from howtobench.tree.negotiator import negotiator_messages, weight_checker
+from howtobench.tree.spec import tree_for
+
+MODEL = "gpt-4o-2024-11-20"
+JUDGE_SCORERS = ("tow", "rubric", "autoplan")
+
+
+def table(rows: list[dict[str, Any]]) -> str:
+    header = list(rows[0])
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(row[h]) for h in header) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def judged_run(
+    data: Path,
+    scorer: str,
+    writings: int,
+    connections: int,
+    replay: str = MODEL,
+    realtime: bool = True,
+) -> float:
+    """Wall seconds of one replayed guide run judged by the simulator (already started)."""
+    grader = get_model(
+        "openai-api/sim/judge",
+        base_url=os.environ["SIM_BASE_URL"],  # this run's simulator, not a cached model's
+        config=GenerateConfig(max_connections=connections),
+    )
+    start = time.perf_counter()
+    [log] = eval(
+        guide(dataset=str(data), replay=replay, scorers=scorer),
+        model="none",
+        model_roles={"grader": grader},
+        limit=writings,
+        max_samples=writings,
+        log_dir=tempfile.mkdtemp(prefix="bench-logs-"),
+        log_realtime=realtime,
+        display="none",
+    )
+    elapsed = time.perf_counter() - start
+    unscored = sum(1 for s in log.samples or [] if not isinstance(s.scores[scorer].value, dict))
+    if log.status != "success" or unscored:
+        raise RuntimeError(f"{scorer}: run {log.status}, {unscored} writings unscored")
+    return elapsed
+
+
+def with_simulator(latency: float, body: Callable[[JudgeSimulator], Any]) -> Any:
+    with JudgeSimulator(latency=latency) as simulator:
+        os.environ["SIM_BASE_URL"] = simulator.base_url
+        os.environ["SIM_API_KEY"] = "none"
+        os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
+        return body(simulator)
+
+
+def measure_judge(
+    simulator: JudgeSimulator,
+    data: Path,
+    scorer: str,
+    writings: int,
+    latency: float,
+    connections: int,
+) -> dict[str, Any]:
+    wall = judged_run(data, scorer, writings, connections)
+    calls = sum(simulator.calls.values())
+    prompt_chars, reply_chars = simulator.tokens["prompt"], simulator.tokens["completion"]
+    repeat_wall = judged_run(data, scorer, writings, connections)
+    ideal = calls * latency / connections
+    return {
+        "scorer": scorer,
+        "writings": writings,
+        "calls/writing": round(calls / writings, 2),
+        "prompt chars/writing": round(prompt_chars / writings),
+        "reply chars/writing": round(reply_chars / writings),
+        "peak connections": simulator.peak,
+        "wall s": round(wall, 1),
+        "ideal s": round(ideal, 1),
+        "wall/ideal": round(wall / ideal, 2) if ideal else "-",
+        "repeat-run calls": sum(simulator.calls.values()) - calls,
+        "repeat-run wall s": round(repeat_wall, 1),
+    }
+
+
+def bench_judges(
+    data: Path, writings: int, latency: float, connections: int, scorers: list[str]
+) -> list[dict[str, Any]]:
+    return [
+        with_simulator(
+            latency,
+            partial(
+                measure_judge,
+                data=data,
+                scorer=scorer,
+                writings=writings,
+                latency=latency,
+                connections=connections,
+            ),
+        )
+        for scorer in scorers
+    ]
+
+
+def bench_reuse(data: Path, instructions: int) -> list[dict[str, Any]]:
+    models = sorted(p.stem for p in (data / "guide" / "inferences").glob("*.jsonl"))
+
+    def measure(simulator: JudgeSimulator) -> dict[str, Any]:
+        for model in models:
+            judged_run(data, "tow", instructions, 50, replay=model)
+        writings = instructions * len(models)
+        return {
+            "writings": writings,
+            "models": len(models),
+            "negotiator calls": simulator.calls["negotiator"],
+            "calls/writing": round(sum(simulator.calls.values()) / writings, 2),
+        }
+
+    return [with_simulator(0.0, measure)]
+
+
+def bench_overhead(data: Path, writings: int) -> list[dict[str, Any]]:
+    """Everything the ToW scorer computes for one writing, with replies already at hand."""
+    records = load_records(str(data), "guide")[:writings]
+    outputs = load_generations(str(data), "guide", MODEL, records)
+    tree = tree_for("guide")
+    llm_leaves = [leaf for leaf in tree.leaves if leaf.judge == "llm"]
+    replies: list[tuple[JudgeInput, str, dict[str, str]]] = []
+    for record in records:  # the simulator's replies, computed outside the timing
+        judge_input = JudgeInput(
+            task="guide",
+            genre=record.genre,
+            genre_raw=record.genre_raw,
+            language="zh",
+            instruction=record.instruction,
+            grounding=record.grounding,
+            reference=record.reference,
+            writing=outputs[record.id],
+            anchor=record.reference,
+            anchor_source="human",
+        )
+        materials = judge_input.materials(with_anchor=True)
+        negotiation = valid_reply(classify(negotiator_messages(tree, judge_input)))
+        verdicts = {
+            leaf.id: valid_reply(classify(expert_messages(leaf, materials, "zh")))
+            for leaf in llm_leaves
+        }
+        replies.append((judge_input, negotiation, verdicts))
+    start = time.perf_counter()
+    for judge_input, negotiation, verdicts in replies:
+        negotiator_messages(tree, judge_input)
+        weights = weight_checker(tree)(parse_json_object(negotiation))
+        materials = judge_input.materials(with_anchor=True)
+        leaves = {}
+        for leaf in llm_leaves:
+            expert_messages(leaf, materials, "zh")
+            leaves[leaf.id] = leaf.map(
+                score_checker(leaf)(parse_json_object(verdicts[leaf.id])).score
+            )
+        leaves["formatting"] = float(formatting_verdict(judge_input.writing).score)
+        value = score_value(tree, weights.values, leaves)
+        render(tree, weights.values, value, {})
+    per_writing = (time.perf_counter() - start) / len(replies) * 1000
+    return [{"writings": len(replies), "ms/writing": round(per_writing, 2)}]
+
+
+def _overlap_run(args: tuple[str, str, str]) -> int:
+    data, task, model = args
+    logs = tempfile.mkdtemp(prefix="bench-overlap-")
+    command = [
+        sys.executable,
+        "-m",
+        "inspect_ai",
+        "eval",
+        f"howtobench/{task}",
+        "-T",
+        f"dataset={data}",
+        "-T",
+        f"replay={model}",
+        "-T",
+        "scorers=rouge_l,bleu",
+        "--model",
+        "none",
+        "--log-dir",
+        logs,
+        "--display",
+        "none",
+        "--max-samples",
+        "64",
+    ]
+    subprocess.run(command, check=True, capture_output=True)
+    return len(load_records(data, task))
+
+
+def bench_overlap(data: Path, workers: int) -> list[dict[str, Any]]:
+    jobs = [
+        (str(data), task, p.stem)
+        for task in TASKS
+        for p in sorted((data / task / "inferences").glob("*.jsonl"))
+    ]
+    start = time.perf_counter()
+    with ProcessPoolExecutor(workers) as pool:
+        writings = sum(pool.map(_overlap_run, jobs))
+    wall = time.perf_counter() - start
+    return [
+        {
+            "runs": len(jobs),
+            "writings": writings,
+            "workers": workers,
+            "wall s": round(wall, 1),
+            "ms/writing": round(wall / writings * 1000, 1),
+        }
+    ]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data", type=Path, required=True, help="a data folder like the paper's data/"
+    )
+    parser.add_argument(
+        "--only", choices=["judges", "reuse", "overhead", "overlap"], action="append"
+    )
+    parser.add_argument("--writings", type=int, default=100)
+    parser.add_argument("--latency", type=float, default=0.5)
+    parser.add_argument("--connections", type=int, default=20)
+    parser.add_argument("--scorers", default=",".join(JUDGE_SCORERS))
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    parts = args.only or ["judges", "reuse", "overhead", "overlap"]
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n"
+    )
+    results: dict[str, Any] = {}
+    for part in parts:
+        if part == "judges":
+            rows = bench_judges(
+                args.data, args.writings, args.latency, args.connections, args.scorers.split(",")
+            )
+            title = f"judges ({args.latency} s latency, {args.connections} connections)"
+        elif part == "reuse":
+            rows, title = bench_reuse(args.data, 20), "calls per writing over 10 models"
+        elif part == "overhead":
+            rows, title = (
+                bench_overhead(args.data, args.writings),
+                "ToW scorer overhead, no model calls",
+            )
+        else:
+            rows, title = (
+                bench_overlap(args.data, args.workers),
+                "overlap scorers over all stored generations",
+            )
+        results[part] = rows
+        print(f"### {title}\n\n{table(rows)}\n", flush=True)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()
