@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, Model
+from inspect_ai.model import ChatMessageSystem, GenerateConfig, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
-from howtobench.judge.inputs import JudgeInput
+from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import panel, panel_models
 from howtobench.judge.replies import Exchange, ask
 from howtobench.judge.sampling import cache_policy, default_temperature, self_consistent
@@ -80,7 +80,7 @@ def single_call_judge(
         materials = judge_input.materials(with_anchor=reference)
         messages = [
             ChatMessageSystem(content=asked.system),
-            ChatMessageUser(content=f"{materials}\n\n{asked.instructions}"),
+            judge_question(materials, asked.instructions),
         ]
         noted = {**asked.about, "reference": judge_input.anchor_source if reference else "none"}
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from inspect_ai.model import ChatMessageUser, ContentText
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
@@ -95,6 +96,17 @@ class JudgeInput:
             reference=anchor,
             writing=fence(self.writing),
         )
+
+
+def judge_question(materials: str, question: str) -> ChatMessageUser:
+    """The shared materials, marked as a prompt-cache boundary, then what this call asks.
+
+    A writing's calls differ only after the mark, so providers with prompt caching
+    (Anthropic, newer OpenAI models) bill the long shared prefix at the cached rate.
+    """
+    return ChatMessageUser(
+        content=[ContentText(text=materials, cache_breakpoint=True), ContentText(text=question)]
+    )
 
 
 def fence(writing: str) -> str:

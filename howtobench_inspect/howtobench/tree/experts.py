@@ -9,11 +9,11 @@ from typing import Any
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
-    ChatMessageUser,
     GenerateConfig,
     Model,
 )
 
+from howtobench.judge.inputs import judge_question
 from howtobench.judge.replies import Exchange, ReplyError, ask, bounded
 from howtobench.judge.sampling import cache_policy
 from howtobench.tree.prompts import tree_prompt
@@ -35,7 +35,7 @@ def expert_messages(leaf: Leaf, materials: str, language: str) -> list[ChatMessa
     answer = tree_prompt("answer", language, low=leaf.low, high=leaf.high)
     return [
         ChatMessageSystem(content=tree_prompt("judge_system", language)),
-        ChatMessageUser(content=f"{materials}\n\n{criterion}\n\n{answer}"),
+        judge_question(materials, f"{criterion}\n\n{answer}"),
     ]
 
 
