@@ -25,7 +25,19 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
 jieba.setLogLevel(60)
 _TOKENIZER_13A = Tokenizer13a()
-_BLEU_4 = BLEU(tokenize="none", max_ngram_order=4, smooth_method="exp", effective_order=True)
+
+
+@lru_cache(maxsize=4096)
+def _bleu_against(reference: tuple[str, ...]) -> BLEU:
+    """A BLEU-4 metric holding one reference's n-gram counts, which sacrebleu then reuses
+    for every writing on that instruction instead of counting them again."""
+    return BLEU(
+        tokenize="none",
+        max_ngram_order=4,
+        smooth_method="exp",
+        effective_order=True,
+        references=[[" ".join(reference)]],
+    )
 
 
 @lru_cache(maxsize=8192)
@@ -52,7 +64,8 @@ def bleu(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> tuple[float
     """
     if not hypothesis or not reference:
         return 0.0, 0.0
-    result = _BLEU_4.sentence_score(" ".join(hypothesis), [" ".join(reference)])
+    # one segment: the corpus score over cached references equals the sentence score
+    result = _bleu_against(reference).corpus_score([" ".join(hypothesis)], None)
     return result.bp * result.precisions[0] / 100, result.score / 100
 
 
