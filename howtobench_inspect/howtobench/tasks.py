@@ -1,6 +1,8 @@
 """The three HoWToBench tasks: completion, guided writing and open writing."""
 
+import inspect
 from collections.abc import Callable
+from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -95,34 +97,16 @@ def _sample(record: WritingRecord, anchors: dict[str, str] | None, source: bool 
 
 
 def _register(task_type: str, summary: str) -> Callable[..., Task]:
-    def build(
-        dataset: str = "hub",
-        replay: str | None = None,
-        genre: str | None = None,
-        scorers: str | list[str] | None = None,
-        judges: str | list[str] | None = None,
-        reference: bool | str = True,
-        nodes: str | list[str] | None = None,
-        judge_samples: int = 1,
-        reuse_weights: bool = True,
-        perturb: str | None = None,
-        perturb_seed: int = 0,
-    ) -> Task:
-        return howtobench_task(
-            task_type,
-            dataset,
-            replay,
-            genre,
-            scorers,
-            judges,
-            reference,
-            nodes,
-            judge_samples,
-            reuse_weights,
-            perturb,
-            perturb_seed,
-        )
+    """The inspect task `task_type`, taking every parameter of `howtobench_task` but the
+    first (the signature is copied, so inspect lists and checks the parameters)."""
 
+    def build(**options: Any) -> Task:
+        return howtobench_task(task_type, **options)
+
+    signature = inspect.signature(howtobench_task)
+    build.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=list(signature.parameters.values())[1:]
+    )
     build.__name__ = build.__qualname__ = "open_writing" if task_type == "open" else task_type
     build.__doc__ = summary + "\n" + PARAMETERS
     return task(name=task_type)(build)
