@@ -5,9 +5,10 @@
 
 Parts (each prints a Markdown table; `--json FILE` keeps the numbers):
 - judges: for `tow` and each judge baseline, N guide writings of one replayed model at a
-  fixed simulated latency and connection limit: judge calls and prompt characters per
-  writing, wall time, its ratio to the ideal bound (calls x latency / connections), and
-  the calls a repeated run makes (inspect's generate cache).
+  fixed simulated latency and connection limit, in a warmed-up process: judge calls and
+  prompt characters per writing, wall time of the eval, its ratio to the ideal bound
+  (calls x latency / connections), the span from the first request to the last answer,
+  and the calls and time of a repeated run (inspect's generate cache).
 - reuse: judge calls per writing when the same instructions are judged for all 10 stored
   models (the negotiator runs once per instruction).
 - overhead: our scorer's own work per writing (prompts, reply checks, formatting rule,
@@ -22,10 +23,12 @@ import argparse
 import json
 import os
 import platform
+import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -35,11 +38,12 @@ from typing import Any
 from inspect_ai import eval
 from inspect_ai.model import GenerateConfig, get_model
 
-from howtobench import guide
+from howtobench import completion, guide, open_writing
 from howtobench.dataset import TASKS, load_generations, load_records
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import parse_json_object
-from howtobench.simulator import JudgeSimulator, classify, valid_reply
+from howtobench.simulator import classify, valid_reply
+from howtobench.tree import negotiator
 from howtobench.tree.aggregate import render, score_value
 from howtobench.tree.experts import expert_messages, score_checker
 from howtobench.tree.headings import formatting_verdict
@@ -48,6 +52,7 @@ from howtobench.tree.spec import tree_for
 
 MODEL = "gpt-4o-2024-11-20"
 JUDGE_SCORERS = ("tow", "rubric", "autoplan")
+TASK_FUNCTIONS = {"completion": completion, "guide": guide, "open": open_writing}
 
 
 def table(rows: list[dict[str, Any]]) -> str:
@@ -64,6 +69,7 @@ def judged_run(
     connections: int,
     replay: str = MODEL,
     realtime: bool = True,
+    started: list[float] | None = None,
 ) -> float:
     """Wall seconds of one replayed guide run judged by the simulator (already started)."""
     grader = get_model(
@@ -72,6 +78,8 @@ def judged_run(
         config=GenerateConfig(max_connections=connections),
     )
     start = time.perf_counter()
+    if started is not None:
+        started.append(time.time())
     [log] = eval(
         guide(dataset=str(data), replay=replay, scorers=scorer),
         model="none",
@@ -80,6 +88,7 @@ def judged_run(
         max_samples=writings,
         log_dir=tempfile.mkdtemp(prefix="bench-logs-"),
         log_realtime=realtime,
+        score_display=False,  # no live metrics: recomputing them per sample costs CPU
         display="none",
     )
     elapsed = time.perf_counter() - start
@@ -89,16 +98,60 @@ def judged_run(
     return elapsed
 
 
-def with_simulator(latency: float, body: Callable[[JudgeSimulator], Any]) -> Any:
-    with JudgeSimulator(latency=latency) as simulator:
-        os.environ["SIM_BASE_URL"] = simulator.base_url
-        os.environ["SIM_API_KEY"] = "none"
-        os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
+class Simulator:
+    """The judge simulator in its own process, as a real judge server would be: it must not
+    share the interpreter (and its lock) with the inspect run being measured."""
+
+    def __init__(self, latency: float) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.base_url = f"http://127.0.0.1:{self.port}/v1"
+        command = [
+            sys.executable,
+            "-m",
+            "howtobench.simulator",
+            "--port",
+            str(self.port),
+            "--latency",
+            str(latency),
+        ]
+        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
+        for _ in range(200):
+            try:
+                self.stats()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("the simulator did not start")
+
+    def stats(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats", timeout=5) as reply:
+            return json.load(reply)
+
+    def calls(self) -> int:
+        return sum(self.stats()["calls"].values())
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+def with_simulator(latency: float, body: Callable[[Simulator], Any]) -> Any:
+    """`body` against a fresh simulator, cache and process memory: a first run."""
+    simulator = Simulator(latency)
+    os.environ["SIM_BASE_URL"] = simulator.base_url
+    os.environ["SIM_API_KEY"] = "none"
+    os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
+    negotiator._settled.clear()
+    try:
         return body(simulator)
+    finally:
+        simulator.stop()
 
 
 def measure_judge(
-    simulator: JudgeSimulator,
+    simulator: Simulator,
     data: Path,
     scorer: str,
     writings: int,
@@ -106,8 +159,9 @@ def measure_judge(
     connections: int,
 ) -> dict[str, Any]:
     wall = judged_run(data, scorer, writings, connections)
-    calls = sum(simulator.calls.values())
-    prompt_chars, reply_chars = simulator.tokens["prompt"], simulator.tokens["completion"]
+    first = simulator.stats()
+    calls = sum(first["calls"].values())
+    prompt_chars, reply_chars = first["tokens"]["prompt"], first["tokens"]["completion"]
     repeat_wall = judged_run(data, scorer, writings, connections)
     ideal = calls * latency / connections
     return {
@@ -116,11 +170,12 @@ def measure_judge(
         "calls/writing": round(calls / writings, 2),
         "prompt chars/writing": round(prompt_chars / writings),
         "reply chars/writing": round(reply_chars / writings),
-        "peak connections": simulator.peak,
+        "peak connections": first["peak"],
         "wall s": round(wall, 1),
         "ideal s": round(ideal, 1),
         "wall/ideal": round(wall / ideal, 2) if ideal else "-",
-        "repeat-run calls": sum(simulator.calls.values()) - calls,
+        "judging s": round(first["span"][1] - first["span"][0], 1),
+        "repeat-run calls": simulator.calls() - calls,
         "repeat-run wall s": round(repeat_wall, 1),
     }
 
@@ -128,6 +183,9 @@ def measure_judge(
 def bench_judges(
     data: Path, writings: int, latency: float, connections: int, scorers: list[str]
 ) -> list[dict[str, Any]]:
+    # Warm the process up first (imports, providers: about 2.5 s once per process), so
+    # that the numbers are those of the run itself.
+    with_simulator(0.0, lambda _: judged_run(data, "tow", 2, connections))
     return [
         with_simulator(
             latency,
@@ -147,15 +205,16 @@ def bench_judges(
 def bench_reuse(data: Path, instructions: int) -> list[dict[str, Any]]:
     models = sorted(p.stem for p in (data / "guide" / "inferences").glob("*.jsonl"))
 
-    def measure(simulator: JudgeSimulator) -> dict[str, Any]:
+    def measure(simulator: Simulator) -> dict[str, Any]:
         for model in models:
             judged_run(data, "tow", instructions, 50, replay=model)
         writings = instructions * len(models)
+        calls = simulator.stats()["calls"]
         return {
             "writings": writings,
             "models": len(models),
-            "negotiator calls": simulator.calls["negotiator"],
-            "calls/writing": round(sum(simulator.calls.values()) / writings, 2),
+            "negotiator calls": calls["negotiator"],
+            "calls/writing": round(sum(calls.values()) / writings, 2),
         }
 
     return [with_simulator(0.0, measure)]
@@ -206,32 +265,23 @@ def bench_overhead(data: Path, writings: int) -> list[dict[str, Any]]:
     return [{"writings": len(replies), "ms/writing": round(per_writing, 2)}]
 
 
-def _overlap_run(args: tuple[str, str, str]) -> int:
-    data, task, model = args
-    logs = tempfile.mkdtemp(prefix="bench-overlap-")
-    command = [
-        sys.executable,
-        "-m",
-        "inspect_ai",
-        "eval",
-        f"howtobench/{task}",
-        "-T",
-        f"dataset={data}",
-        "-T",
-        f"replay={model}",
-        "-T",
-        "scorers=rouge_l,bleu",
-        "--model",
-        "none",
-        "--log-dir",
-        logs,
-        "--display",
-        "none",
-        "--max-samples",
-        "64",
+def _overlap_share(jobs: list[tuple[str, str, str]]) -> int:
+    """One worker: its share of the (task, model) runs, as one inspect eval in one process."""
+    tasks = [
+        TASK_FUNCTIONS[task](dataset=data, replay=model, scorers="rouge_l,bleu")
+        for data, task, model in jobs
     ]
-    subprocess.run(command, check=True, capture_output=True)
-    return len(load_records(data, task))
+    logs = eval(
+        tasks,
+        model="none",
+        log_dir=tempfile.mkdtemp(prefix="bench-overlap-"),
+        log_realtime=False,
+        max_samples=64,
+        display="none",
+    )
+    if any(log.status != "success" for log in logs):
+        raise RuntimeError("an overlap run failed")
+    return sum(len(log.samples or []) for log in logs)
 
 
 def bench_overlap(data: Path, workers: int) -> list[dict[str, Any]]:
@@ -240,9 +290,10 @@ def bench_overlap(data: Path, workers: int) -> list[dict[str, Any]]:
         for task in TASKS
         for p in sorted((data / task / "inferences").glob("*.jsonl"))
     ]
+    shares = [jobs[k::workers] for k in range(workers)]  # models interleaved: even loads
     start = time.perf_counter()
     with ProcessPoolExecutor(workers) as pool:
-        writings = sum(pool.map(_overlap_run, jobs))
+        writings = sum(pool.map(_overlap_share, shares))
     wall = time.perf_counter() - start
     return [
         {

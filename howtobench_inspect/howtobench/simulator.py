@@ -7,6 +7,7 @@ dropped connections, malformed replies and out-of-range scores. Point inspect at
 the `openai-api/<service>/<model>` provider:
 
     python -m howtobench.simulator --port 8765 --latency 0.5
+    curl http://127.0.0.1:8765/stats      # calls by kind, faults sent, characters, peak load
     SIM_BASE_URL=http://127.0.0.1:8765/v1 SIM_API_KEY=none \\
       inspect eval howtobench/guide ... --model-role grader=openai-api/sim/judge
 """
@@ -83,7 +84,7 @@ def classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
 def _text(content: str | list[dict[str, Any]]) -> str:
     if isinstance(content, str):
         return content
-    return "".join(part.get("text", "") for part in content)
+    return "\n".join(part.get("text", "") for part in content)  # as ChatMessage.text joins
 
 
 def _unit(*parts: str) -> float:
@@ -214,6 +215,7 @@ class JudgeSimulator:
     faults_sent: Counter[str] = field(default_factory=Counter)
     tokens: Counter[str] = field(default_factory=Counter)
     peak: int = 0  # the most requests in flight at once
+    span: list[float] = field(default_factory=list)  # wall clock of first request, last answer
 
     def __post_init__(self) -> None:
         self._in_flight = 0
@@ -238,10 +240,27 @@ class JudgeSimulator:
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 simulator._answer(self)
 
+            def do_GET(self) -> None:  # noqa: N802
+                if self.path.rstrip("/") != "/stats":
+                    simulator._send(self, 404, {"error": {"message": "only /stats"}})
+                else:
+                    simulator._send(self, 200, simulator.stats())
+
         self._server = _Server(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
         threading.Thread(target=self._server.serve_forever, daemon=True).start()
         return self
+
+    def stats(self) -> dict[str, Any]:
+        """What was asked and answered so far (also served as GET /stats)."""
+        with self._lock:
+            return {
+                "calls": dict(self.calls),
+                "faults": dict(self.faults_sent),
+                "tokens": dict(self.tokens),
+                "peak": self.peak,
+                "span": list(self.span),
+            }
 
     def stop(self) -> None:
         if self._server is not None:
@@ -259,11 +278,13 @@ class JudgeSimulator:
         with self._lock:
             self._in_flight += 1
             self.peak = max(self.peak, self._in_flight)
+            self.span[:1] = self.span[:1] or [time.time()]
         try:
             self._reply(handler)
         finally:
             with self._lock:
                 self._in_flight -= 1
+                self.span[1:] = [time.time()]
 
     def _reply(self, handler: BaseHTTPRequestHandler) -> None:
         body = json.loads(handler.rfile.read(int(handler.headers.get("Content-Length", 0))))
