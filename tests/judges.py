@@ -50,6 +50,26 @@ class ScriptedJudge:
         return sum(1 for q in self.questions if q.kind == kind)
 
 
+# Scripted verdicts per LLM leaf, and non-uniform weights, that tests compute with by hand.
+SCORES = {
+    "opening_ending": 7,
+    "rhetoric": 6,
+    "logic": 8,
+    "emotion": 5,
+    "plots": 6,
+    "paragraphing": 3,
+    "impression": 7,
+}
+WEIGHTS = {
+    "opening_ending": 0.1,
+    "rhetoric": 0.2,
+    "logic": 0.5,
+    "emotion": 0.2,
+    "plots": 0.6,
+    "paragraphing": 0.3,
+    "formatting": 0.1,
+}
+
 UNIFORM = {
     "opening_ending": 0.25,
     "rhetoric": 0.25,

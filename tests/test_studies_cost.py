@@ -4,22 +4,12 @@ from pathlib import Path
 
 import pytest
 from inspect_ai import eval
-from judges import ScriptedJudge, fixed_scores
+from judges import SCORES, ScriptedJudge, fixed_scores
 
 from howtobench import open_writing
 from howtobench.cli import main
 from howtobench.studies import StudyError
 from howtobench.studies.cost import cost
-
-SCORES = {
-    "opening_ending": 7,
-    "rhetoric": 6,
-    "logic": 8,
-    "emotion": 5,
-    "plots": 6,
-    "paragraphing": 3,
-    "impression": 7,
-}
 
 
 def test_cost_per_role_and_writing(tmp_path: Path) -> None:

@@ -9,30 +9,20 @@ from inspect_ai.dataset import Sample
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
-from judges import UNIFORM, Question, Reply, ScriptedJudge, fixed_scores, weights_for
+from judges import (
+    SCORES,
+    UNIFORM,
+    WEIGHTS,
+    Question,
+    Reply,
+    ScriptedJudge,
+    fixed_scores,
+    weights_for,
+)
 
 from howtobench import completion, guide, open_writing, tree_of_writing
 from howtobench.dataset import load_generations, load_records
 from howtobench.tree import negotiator
-
-SCORES = {
-    "opening_ending": 7,
-    "rhetoric": 6,
-    "logic": 8,
-    "emotion": 5,
-    "plots": 6,
-    "paragraphing": 3,
-    "impression": 7,
-}
-WEIGHTS = {
-    "opening_ending": 0.1,
-    "rhetoric": 0.2,
-    "logic": 0.5,
-    "emotion": 0.2,
-    "plots": 0.6,
-    "paragraphing": 0.3,
-    "formatting": 0.1,
-}
 
 
 def run(task: Task, tmp_path: Path, judge: ScriptedJudge, **kwargs: object) -> EvalLog:

@@ -1,6 +1,7 @@
 """The pure tree: spec, step mappings, aggregation on hand-computed examples, rendering."""
 
 import pytest
+from judges import WEIGHTS
 
 from howtobench.tree.aggregate import render, score_value
 from howtobench.tree.spec import LEAVES, paragraphing_scale, step_plots, tree_for
@@ -34,15 +35,6 @@ def test_trees_per_task() -> None:
     assert completion.root_weights == {"content": 4, "impression": 1}
 
 
-WEIGHTS = {
-    "opening_ending": 0.1,
-    "rhetoric": 0.2,
-    "logic": 0.5,
-    "emotion": 0.2,
-    "plots": 0.6,
-    "paragraphing": 0.3,
-    "formatting": 0.1,
-}
 LEAF_SCORES = {
     "opening_ending": 6,
     "rhetoric": 8,

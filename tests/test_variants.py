@@ -9,21 +9,12 @@ import pytest
 from inspect_ai import eval
 from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
-from judges import Question, Reply, ScriptedJudge, fixed_scores, weights_for
+from judges import SCORES, Question, Reply, ScriptedJudge, fixed_scores, weights_for
 
 from howtobench import completion, guide, open_writing
 from howtobench.dataset import load_generations, load_records
 from howtobench.perturb import Perturbation, drop, inject, repeat, units
 
-SCORES_DEFAULT = {
-    "opening_ending": 7,
-    "rhetoric": 6,
-    "logic": 8,
-    "emotion": 5,
-    "plots": 6,
-    "paragraphing": 3,
-    "impression": 7,
-}
 TEXT = "第一段讲起因。\n\n第二段讲经过。\n\n第三段讲转折。\n\n第四段讲结果。\n\n第五段讲感想。"
 
 
@@ -83,7 +74,7 @@ def test_perturbation_names() -> None:
 
 
 def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Path) -> None:
-    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    judge = ScriptedJudge(fixed_scores(SCORES))
     logs = [
         run(
             open_writing(
@@ -122,7 +113,7 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
         out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
         return out
 
-    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    judge = ScriptedJudge(fixed_scores(SCORES))
     perturber = get_model("mockllm/perturber", custom_outputs=rewrite)
     log = run(
         open_writing(
@@ -145,7 +136,7 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
 
 
 def test_node_ablation(tmp_path: Path) -> None:
-    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    judge = ScriptedJudge(fixed_scores(SCORES))
     without_format = run(
         guide(dataset="demo", replay="demo-writer-a", nodes="content,impression"), tmp_path, judge
     )
@@ -172,7 +163,7 @@ def test_node_ablation(tmp_path: Path) -> None:
 def test_a_model_writing_as_anchor(tmp_path: Path) -> None:
     records = load_records("demo", "open")
     anchors = load_generations("demo", "open", "demo-writer-b", records)
-    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    judge = ScriptedJudge(fixed_scores(SCORES))
     log = run(
         open_writing(
             dataset="demo", replay="demo-writer-a", genre="speech", reference="demo-writer-b"
@@ -242,7 +233,7 @@ def test_self_consistency_means_samples_and_records_the_spread(tmp_path: Path) -
 
 
 def test_weights_negotiated_afresh_without_reuse(tmp_path: Path) -> None:
-    judge = ScriptedJudge(fixed_scores(SCORES_DEFAULT))
+    judge = ScriptedJudge(fixed_scores(SCORES))
     [log] = eval(
         open_writing(dataset="demo", replay="demo-writer-a", genre="poem", reuse_weights=False),
         model="none",
