@@ -68,8 +68,6 @@ def judged_run(
     writings: int,
     connections: int,
     replay: str = MODEL,
-    realtime: bool = True,
-    started: list[float] | None = None,
 ) -> float:
     """Wall seconds of one replayed guide run judged by the simulator (already started)."""
     grader = get_model(
@@ -78,8 +76,6 @@ def judged_run(
         config=GenerateConfig(max_connections=connections),
     )
     start = time.perf_counter()
-    if started is not None:
-        started.append(time.time())
     [log] = eval(
         guide(dataset=str(data), replay=replay, scorers=scorer),
         model="none",
@@ -87,7 +83,6 @@ def judged_run(
         limit=writings,
         max_samples=writings,
         log_dir=tempfile.mkdtemp(prefix="bench-logs-"),
-        log_realtime=realtime,
         score_display=False,  # no live metrics: recomputing them per sample costs CPU
         display="none",
     )

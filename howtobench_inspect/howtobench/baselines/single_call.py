@@ -17,10 +17,9 @@ from typing import Any
 from inspect_ai.model import ChatMessageSystem, GenerateConfig, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, stderr
 from inspect_ai.solver import TaskState
-from inspect_ai.util import collect
 
 from howtobench.judge.inputs import JudgeInput, judge_question
-from howtobench.judge.models import panel, panel_models
+from howtobench.judge.models import ask_panel, panel, panel_models
 from howtobench.judge.replies import Exchange, ask
 from howtobench.judge.sampling import cache_policy, default_temperature, self_consistent
 
@@ -97,7 +96,7 @@ def single_call_judge(
                 )
                 for model in panel(panel_judges)
             ]
-            exchanges = [await questions[0]] if len(questions) == 1 else await collect(*questions)
+            exchanges = await ask_panel(questions)
             return panel_score(exchanges, pool, noted)
 
         return await self_consistent(samples, judge_once)

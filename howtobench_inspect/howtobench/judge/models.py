@@ -6,9 +6,13 @@ so a panel is parsed the same way and a missing grader fails with the same advic
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
 
 from inspect_ai.model import Model, get_model
+from inspect_ai.util import collect
+
+T = TypeVar("T")
 
 
 def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model]:
@@ -35,3 +39,11 @@ def grader() -> Model:
 def panel(judges: Sequence[str | Model]) -> list[Model]:
     """The panel's models, resolved inside the running eval; no panel means the grader."""
     return [get_model(judge) for judge in judges] or [grader()]
+
+
+async def ask_panel(questions: Sequence[Awaitable[T]]) -> list[T]:
+    """Every panel judge's answer, concurrently; a lone judge is awaited directly, which
+    spares the transcript collect()'s extra level of spans."""
+    if len(questions) == 1:
+        return [await questions[0]]
+    return await collect(*questions)

@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from inspect_ai.model import GenerateConfig, Model, get_model
+from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, span
 
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.models import grader, panel_models
+from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Exchange
 from howtobench.judge.sampling import default_temperature, self_consistent
 from howtobench.tree.aggregate import render, score_value
@@ -84,7 +84,7 @@ def tree_of_writing(
 
     async def judge_once(judge_input: JudgeInput, tree: Tree) -> Score:
         negotiator_model = grader()
-        panel = [get_model(judge) for judge in panel_judges] or [negotiator_model]
+        judges = panel(panel_judges)
         writing_is_empty = not judge_input.writing.strip()
         materials = judge_input.materials(with_anchor=reference)
         llm_leaves = (
@@ -114,12 +114,10 @@ def tree_of_writing(
                     config=config,
                     cache=cache,
                 )
-                for model in panel
+                for model in judges
             ]
             async with span(leaf.id):
-                if len(questions) == 1:
-                    return [await questions[0]]
-                return await collect(*questions)
+                return await ask_panel(questions)
 
         async def experts() -> list[list[Exchange[Verdict]]]:
             async with span("experts"):
