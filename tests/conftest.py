@@ -1,9 +1,12 @@
 """Shared fixtures: small data folders and files written per test, and the shared benchmark copy."""
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from howtobench.simulator import JudgeSimulator
 
 SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "howtobench-data"
 MARKER = "[fill in the blank]"
@@ -71,3 +74,20 @@ def fresh_judging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
     negotiator._settled.clear()
+
+
+@pytest.fixture
+def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator:  # type: ignore[type-arg]
+    """Start simulators on demand; point the `sim` service at the latest one."""
+    started: list[JudgeSimulator] = []
+
+    def start(**options: object) -> JudgeSimulator:
+        simulator = JudgeSimulator(**options).start()  # type: ignore[arg-type]
+        started.append(simulator)
+        monkeypatch.setenv("SIM_BASE_URL", simulator.base_url)
+        monkeypatch.setenv("SIM_API_KEY", "none")
+        return simulator
+
+    yield start
+    for simulator in started:
+        simulator.stop()

@@ -6,33 +6,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from inspect_ai import eval, eval_set
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 
 from howtobench import guide, open_writing
-from howtobench.simulator import Faults, JudgeSimulator
-
-
-@pytest.fixture
-def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator:  # type: ignore[type-arg]
-    """Start simulators on demand; point the `sim` service at the latest one."""
-    started: list[JudgeSimulator] = []
-
-    def start(**options: object) -> JudgeSimulator:
-        simulator = JudgeSimulator(**options).start()  # type: ignore[arg-type]
-        started.append(simulator)
-        monkeypatch.setenv("SIM_BASE_URL", simulator.base_url)
-        monkeypatch.setenv("SIM_API_KEY", "none")
-        return simulator
-
-    yield start
-    for simulator in started:
-        simulator.stop()
+from howtobench.simulator import Faults
 
 
 def test_thirty_percent_transient_failures_still_score_everything(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

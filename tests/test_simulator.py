@@ -2,22 +2,14 @@
 
 from pathlib import Path
 
-import pytest
 from inspect_ai import eval
 
 from howtobench import guide
-from howtobench.simulator import Faults, JudgeSimulator
+from howtobench.simulator import Faults
 
 
-@pytest.fixture
-def simulator(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    with JudgeSimulator() as sim:
-        monkeypatch.setenv("SIM_BASE_URL", sim.base_url)
-        monkeypatch.setenv("SIM_API_KEY", "none")
-        yield sim
-
-
-def test_tow_over_http_scores_every_sample(simulator: JudgeSimulator, tmp_path: Path) -> None:
+def test_tow_over_http_scores_every_sample(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    simulator = serve()
     [log] = eval(
         guide(dataset="demo", replay="demo-writer-a"),
         model="none",
@@ -45,19 +37,15 @@ def test_tow_over_http_scores_every_sample(simulator: JudgeSimulator, tmp_path: 
     assert log.stats.model_usage["openai-api/sim/judge"].input_tokens == simulator.tokens["prompt"]
 
 
-def test_persistently_malformed_replies_end_cleanly_unscored(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    with JudgeSimulator(faults=Faults(rate_malformed=1.0)) as sim:
-        monkeypatch.setenv("SIM_BASE_URL", sim.base_url)
-        monkeypatch.setenv("SIM_API_KEY", "none")
-        [log] = eval(
-            guide(dataset="demo", replay="demo-writer-b"),
-            model="none",
-            model_roles={"grader": "openai-api/sim/judge"},
-            log_dir=str(tmp_path),
-            display="none",
-        )
+def test_persistently_malformed_replies_end_cleanly_unscored(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    sim = serve(faults=Faults(rate_malformed=1.0))
+    [log] = eval(
+        guide(dataset="demo", replay="demo-writer-b"),
+        model="none",
+        model_roles={"grader": "openai-api/sim/judge"},
+        log_dir=str(tmp_path),
+        display="none",
+    )
     assert log.status == "success"
     assert len(log.samples) == 3
     for sample in log.samples:
