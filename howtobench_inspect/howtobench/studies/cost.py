@@ -54,14 +54,24 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
     for path in log_files(logs):
         log = read_eval_log(str(path), header_only=True)
         writings = log.results.completed_samples if log.results else 0
-        roles = {role: _role_model(log, role) for role in log.stats.role_usage or {}}
-        usages = [(role, roles[role], u) for role, u in (log.stats.role_usage or {}).items()]
+        used = log.stats.role_usage or {}
+        bound = {role: config.model for role, config in (log.eval.model_roles or {}).items()}
+        # every bound role, with no usage when its calls all came from the cache
+        usages = [
+            (role, bound.get(role, log.eval.model), used.get(role, ModelUsage()))
+            for role in {**bound, **used}
+        ]
         # the evaluated model (writer, or judge with no grader bound) is what no role used
         usages += [
-            ("model", m, u) for m, u in log.stats.model_usage.items() if m not in roles.values()
+            ("model", m, u)
+            for m, u in log.stats.model_usage.items()
+            if m not in {model for _, model, _ in usages}
         ]
+        usages = usages or [("model", log.eval.model, ModelUsage())]
         for role, model, usage in usages:
-            dollars = _price(model, usage, table_of_prices)
+            if usage.total_tokens == 0:
+                notes.append("calls answered from inspect's cache (or none made) record no tokens")
+            dollars = 0.0 if usage.total_tokens == 0 else _price(model, usage, table_of_prices)
             if dollars is None:
                 notes.append(f"no price for {model}: give --prices FILE (tokens are shown)")
             rows.append(
@@ -79,15 +89,8 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                     else None,
                 }
             )
-    if not rows:
-        raise StudyError("the logs record no token usage (every call came from the cache?)")
     table = pd.DataFrame(rows)
     total = table.groupby("role", sort=False)[["input_tokens", "output_tokens", "dollars"]].sum(
         min_count=1
     )
     return StudyResult("cost", {"usage": table, "by_role": total}, notes=sorted(set(notes)))
-
-
-def _role_model(log, role: str) -> str:  # type: ignore[no-untyped-def]
-    roles = log.eval.model_roles or {}
-    return roles[role].model if role in roles else log.eval.model
