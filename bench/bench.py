@@ -41,13 +41,12 @@ from inspect_ai.model import GenerateConfig, get_model
 from howtobench import completion, guide, open_writing
 from howtobench.dataset import TASKS, load_generations, load_records
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import parse_json_object
 from howtobench.simulator import classify, valid_reply
 from howtobench.tree import negotiator
-from howtobench.tree.aggregate import render, score_value
-from howtobench.tree.experts import expert_messages, score_checker
+from howtobench.tree.aggregate import aggregate, render
+from howtobench.tree.experts import expert_messages, score_form
 from howtobench.tree.headings import formatting_verdict
-from howtobench.tree.negotiator import negotiator_messages, weight_checker
+from howtobench.tree.negotiator import negotiator_messages, weights_form
 from howtobench.tree.spec import tree_for
 
 MODEL = "gpt-4o-2024-11-20"
@@ -138,7 +137,7 @@ def with_simulator(latency: float, body: Callable[[Simulator], Any]) -> Any:
     os.environ["SIM_BASE_URL"] = simulator.base_url
     os.environ["SIM_API_KEY"] = "none"
     os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
-    negotiator._settled.clear()
+    negotiator.SETTLED.clear()
     try:
         return body(simulator)
     finally:
@@ -245,17 +244,14 @@ def bench_overhead(data: Path, writings: int) -> list[dict[str, Any]]:
     start = time.perf_counter()
     for judge_input, negotiation, verdicts in replies:
         negotiator_messages(tree, judge_input)
-        weights = weight_checker(tree)(parse_json_object(negotiation))
+        weights = weights_form(tree).read(negotiation)
         materials = judge_input.materials(with_anchor=True)
         leaves = {}
         for leaf in llm_leaves:
             expert_messages(leaf, materials, "zh")
-            leaves[leaf.id] = leaf.map(
-                score_checker(leaf)(parse_json_object(verdicts[leaf.id])).score
-            )
+            leaves[leaf.id] = leaf.map(score_form(leaf).read(verdicts[leaf.id]).score)
         leaves["formatting"] = float(formatting_verdict(judge_input.writing).score)
-        value = score_value(tree, weights.values, leaves)
-        render(tree, weights.values, value, {})
+        render(tree, weights.values, aggregate(tree, weights.values, leaves), {})
     per_writing = (time.perf_counter() - start) / len(replies) * 1000
     return [{"writings": len(replies), "ms/writing": round(per_writing, 2)}]
 

@@ -73,7 +73,7 @@ def fresh_judging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from howtobench.tree import negotiator
 
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
-    negotiator._settled.clear()
+    negotiator.SETTLED.clear()
 
 
 @pytest.fixture

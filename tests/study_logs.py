@@ -84,7 +84,7 @@ def run(
     roles = {"grader": quiet(judge)} if judge else None
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECT_CACHE_DIR", str(folder / "cache"))
-        negotiator._settled.clear()
+        negotiator.SETTLED.clear()
         logs = eval(
             tasks,
             model="none",
@@ -93,7 +93,7 @@ def run(
             display="log",  # plain log lines: rich's summary of many tasks is slow to lay out
             **kwargs,
         )
-        negotiator._settled.clear()
+        negotiator.SETTLED.clear()
     assert all(log.status == "success" for log in logs), [log.error for log in logs]
     return logs
 

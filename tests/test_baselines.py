@@ -445,9 +445,9 @@ def test_simulator_recognises_and_answers_both_questions(language: str) -> None:
             ]
         )
         assert seen.kind == kind and seen.writing == judge_input.writing
-        verdict = question.check(json.loads(valid_reply(seen)))
+        verdict = question.form.read(valid_reply(seen))
         assert 1 <= verdict.overall <= 10
         if kind == "rubric":
             assert list(verdict.details["scores"]) == list(genre_rubric("contract", language).ids)
         with pytest.raises(ReplyError):
-            question.check(json.loads(out_of_range_reply(seen)))
+            question.form.read(out_of_range_reply(seen))

@@ -1,10 +1,16 @@
-"""Judge replies: JSON extraction, the weight rules and the score rules."""
+"""Judge replies: the final word, the weight rules and the score rules."""
+
+import json
 
 import pytest
 
-from howtobench.judge.replies import ReplyError, parse_json_object
-from howtobench.tree.experts import score_checker
-from howtobench.tree.negotiator import weight_checker
+from howtobench.baselines.autoplan import check_plan
+from howtobench.baselines.prompts import genre_rubric
+from howtobench.baselines.rubric import rubric_question
+from howtobench.judge.inputs import JudgeInput
+from howtobench.judge.replies import Form, ReplyError, json_objects
+from howtobench.tree.experts import score_form
+from howtobench.tree.negotiator import weights_form
 from howtobench.tree.spec import LEAVES, tree_for
 
 GUIDE = {
@@ -18,14 +24,93 @@ GUIDE = {
 }
 
 
-def test_parse_json_object_in_fences_and_prose() -> None:
-    assert parse_json_object('好的：\n```json\n{"score": 7, "reason": "好"}\n```') == {
-        "score": 7,
-        "reason": "好",
+def weight_checker(tree):  # type: ignore[no-untyped-def]
+    return weights_form(tree).check
+
+
+def score_checker(leaf):  # type: ignore[no-untyped-def]
+    return score_form(leaf).check
+
+
+def test_json_objects_in_fences_and_prose() -> None:
+    assert json_objects('好的：\n```json\n{"score": 7, "reason": "好"}\n```') == [
+        {"score": 7, "reason": "好"}
+    ]
+    assert json_objects('{bad} then {"a": 1} and {"b": {"c": 2}}') == [{"a": 1}, {"b": {"c": 2}}]
+    assert json_objects("我给 7 分") == []
+
+
+SCORE = score_form(LEAVES[2])  # logic, 1-10
+
+
+@pytest.mark.parametrize(
+    ("reply", "score"),
+    [
+        ('draft {"score": 4, "reason": "初稿"} ... final {"score": 8, "reason": "定稿"}', 8),
+        ('{"score": 3}\n{"score": 9}', 9),  # two objects: the last is the answer
+        ('```json\n{"score": 6, "reason": "好"}\n```', 6),
+        ('我的评价如下。\n{"score": 7, "reason": "清楚"}\n以上。', 7),
+        # a think block holds drafts only, even when the answer is shorter
+        ('<think>也许 {"score": 2} 不对，应是 {"score": 5}</think>\n{"score": 6}', 6),
+        # an unclosed think block: the last object with the keys is the final word
+        (
+            '<think>先打 {"score": 4, "reason": "草稿"} 再想想……最终：{"score": 8, "reason": "好"}',
+            8,
+        ),
+        # objects without the expected key (an echo, a nested part) are passed over
+        ('{"score": 7, "reason": "好"} 附注 {"note": "无"}', 7),
+        ('{"answer": 1} {"score": 5, "reason": {"detail": "x"}}', 5),
+    ],
+)
+def test_the_answer_is_the_judges_final_word(reply: str, score: float) -> None:
+    assert SCORE.read(reply).score == score
+
+
+def test_no_final_answer_is_an_error_to_say_back() -> None:
+    with pytest.raises(ReplyError, match="no JSON object$"):
+        SCORE.read("我给 7 分")
+    with pytest.raises(ReplyError, match='no JSON object with "score"'):
+        SCORE.read('{"rating": 7}')
+    with pytest.raises(ReplyError, match="only inside the reasoning"):
+        SCORE.read('<think>{"score": 7}</think>我觉得是七分。')
+    # the final word is checked: a bad last answer is not replaced by a good draft
+    with pytest.raises(ReplyError, match="from 1 to 10, got 12"):
+        SCORE.read('draft {"score": 8} final {"score": 12}')
+
+
+def test_every_judge_reads_the_last_object_with_its_keys() -> None:
+    weights = {"weights": dict.fromkeys(("opening_ending", "rhetoric", "logic", "emotion"), 0.25)}
+    draft = {"weights": {**weights["weights"], "logic": 0.5}}
+    completion = weights_form(tree_for("completion"))
+
+    reply = f'draft {json.dumps(draft)} final {json.dumps(weights)} {{"note": 1}}'
+    assert completion.read(reply).values == weights["weights"]
+
+    plan = {
+        "dimensions": [{"name": n, "weight": 1, "score": 6} for n in ("a", "b", "c")],
+        "overall": 6,
     }
-    assert parse_json_object('{bad} then {"a": 1}') == {"a": 1}
-    with pytest.raises(ReplyError, match="no JSON object"):
-        parse_json_object("我给 7 分")
+    first = {**plan, "overall": 3}
+    autoplan = Form(("dimensions", "overall"), check_plan)
+    assert autoplan.read(f"{json.dumps(first)}\n最终：{json.dumps(plan)}").overall == 6
+
+    judge_input = JudgeInput(
+        task="open",
+        genre="poem",
+        genre_raw="诗歌",
+        language="zh",
+        instruction="写诗",
+        grounding="",
+        reference="",
+        writing="诗",
+        anchor="",
+        anchor_source="human",
+    )
+    asked = rubric_question(judge_input)
+    ids = genre_rubric("poem", "zh").ids
+    final = {"scores": dict.fromkeys(ids, 7), "overall": 7, "reason": "定稿"}
+    draft = {"scores": dict.fromkeys(ids, 2), "overall": 2}
+    assert asked.form.read(f"{json.dumps(draft)} 再看一遍 {json.dumps(final)}").overall == 7
 
 
 def test_weights_accepted_as_given() -> None:

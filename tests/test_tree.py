@@ -3,7 +3,7 @@
 import pytest
 from judges import WEIGHTS
 
-from howtobench.tree.aggregate import render, score_value
+from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.spec import LEAVES, paragraphing_scale, step_plots, tree_for
 
 
@@ -48,7 +48,9 @@ LEAF_SCORES = {
 
 
 def test_aggregation_guide_by_hand() -> None:
-    value = score_value(tree_for("guide"), WEIGHTS, LEAF_SCORES)
+    result = aggregate(tree_for("guide"), WEIGHTS, LEAF_SCORES)
+    value = result.value
+    assert result.clipped == {}
     # content = .1*6 + .2*8 + .5*7 + .2*4 = 0.6 + 1.6 + 3.5 + 0.8 = 6.5
     # format  = .6*5 + .3*10 + .1*0 = 6.0 ; overall = (4*6.5 + 3*6 + 9) / 8 = 53 / 8
     assert value["content"] == pytest.approx(6.5)
@@ -62,7 +64,7 @@ def test_aggregation_guide_by_hand() -> None:
 def test_aggregation_completion_and_negative_weight_by_hand() -> None:
     weights = {"opening_ending": -0.2, "rhetoric": 0.4, "logic": 0.4, "emotion": 0.4}
     leaves = {"opening_ending": 10, "rhetoric": 5, "logic": 6, "emotion": 7, "impression": 3}
-    value = score_value(tree_for("completion"), weights, leaves)
+    value = aggregate(tree_for("completion"), weights, leaves).value
     # content = -2 + 2 + 2.4 + 2.8 = 5.2 ; overall = (4*5.2 + 3) / 5 = 4.76
     assert value["content"] == pytest.approx(5.2)
     assert value["overall"] == pytest.approx(4.76)
@@ -71,9 +73,51 @@ def test_aggregation_completion_and_negative_weight_by_hand() -> None:
 
 def test_render_shows_weights_and_scores() -> None:
     tree = tree_for("guide")
-    value = score_value(tree, WEIGHTS, LEAF_SCORES)
-    text = render(tree, WEIGHTS, value, {"plots": "judged 6 on 1-10"})
+    text = render(
+        tree, WEIGHTS, aggregate(tree, WEIGHTS, LEAF_SCORES), {"plots": "judged 6 on 1-10"}
+    )
     assert text.splitlines()[0] == "overall 6.62 = (4·content + 3·format + 1·impression) / 8"
     assert "│  ├─ logic  w=0.50  7.00" in text
     assert "plots  w=0.60  5.00  (judged 6 on 1-10)" in text
     assert text.splitlines()[-1].startswith("└─ impression 9.00")
+
+
+def test_nodes_off_their_scale_are_clipped_and_recorded() -> None:
+    """Weights in (-1, 1) summing to 1 can push a node off its scale: clip it, keep the raw."""
+    tree = tree_for("guide")
+    weights = {
+        "opening_ending": 0.9,
+        "rhetoric": 0.9,
+        "logic": -0.4,
+        "emotion": -0.4,
+        "plots": 0.9,
+        "paragraphing": 0.9,
+        "formatting": -0.8,
+    }
+    leaves = {
+        "opening_ending": 10,
+        "rhetoric": 10,
+        "logic": 1,
+        "emotion": 1,
+        "plots": 0,
+        "paragraphing": 0,
+        "formatting": 10,
+        "impression": 5,
+    }
+    result = aggregate(tree, weights, leaves)
+    # content = 9 + 9 - 0.4 - 0.4 = 17.2 -> 10 ; format = 0 + 0 - 8 = -8 -> 0
+    assert result.clipped == {"content": pytest.approx(17.2), "format": pytest.approx(-8)}
+    assert result.value["content"] == 10 and result.value["format"] == 0
+    # the root is computed from the clipped nodes: (4*10 + 3*0 + 5) / 8
+    assert result.value["overall"] == pytest.approx(45 / 8)
+    text = render(tree, weights, result, {})
+    assert "├─ content 10.00  [clipped from 17.20 to its scale 1-10]" in text
+    assert "├─ format 0.00  [clipped from -8.00 to its scale 0-10]" in text
+    # completion: content is clipped at its floor of 1 (its leaves score 1-10)
+    low = aggregate(
+        tree_for("completion"),
+        {"opening_ending": 0.9, "rhetoric": 0.9, "logic": -0.4, "emotion": -0.4},
+        {"opening_ending": 1, "rhetoric": 1, "logic": 10, "emotion": 10, "impression": 2},
+    )
+    assert low.clipped == {"content": pytest.approx(-6.2)}
+    assert low.value["content"] == 1 and low.value["overall"] == pytest.approx((4 + 2) / 5)

@@ -10,6 +10,10 @@
 A good judge lowers its score under the first three and ignores the fourth. Every choice
 is drawn from a generator seeded by the task's seed and the sample id, so a run is
 repeatable, and the sample metadata `perturbation` records what was done.
+
+A rewrite that did not happen (the perturber refused, was filtered, or returned nothing)
+is not scored as if it were the transferred writing: the sample is marked unscorable
+with the reason (`howtobench.judge.guards`), and every scorer leaves it unscored.
 """
 
 from __future__ import annotations
@@ -23,11 +27,18 @@ from typing import Any
 from inspect_ai.model import ChatMessageAssistant, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from howtobench.judge.guards import UNSCORABLE
 from howtobench.templates import render
 
 PROMPTS = Path(__file__).parent / "prompts"
 TRANSFER_GENRES = ("comment", "letter", "official", "poem")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?.；;])")
+# How refusals open, in the languages of the data; only a short reply is read as one.
+_REFUSAL = re.compile(
+    r"^\W*(I'?m sorry|I am sorry|sorry|I can(?:not|'t)|I won'?t|I'?m unable|as an AI"
+    r"|抱歉|很抱歉|对不起|我无法|我不能|无法完成|不能完成)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -104,6 +115,17 @@ def inject(text: str, rng: random.Random, language: str) -> tuple[str, dict[str,
     return joiner.join(parts), {"sentence": sentence, "at": position}
 
 
+def failed_rewrite(original: str, rewrite: str, stop_reason: str) -> str | None:
+    """Why a genre transfer produced no rewrite to score, or None when it did."""
+    if stop_reason == "content_filter":
+        return "the perturber's provider filtered the rewrite"
+    if not rewrite.strip():
+        return "the perturber returned an empty rewrite"
+    if _REFUSAL.match(rewrite) and len(rewrite) < max(200, len(original) // 2):
+        return f"the perturber refused: {' '.join(rewrite.split())[:120]}"
+    return None
+
+
 def rewriter() -> Model:
     """The `perturber` role; unbound it is the evaluated model, or the grader in replay."""
     model = get_model(role="perturber")
@@ -138,6 +160,10 @@ def perturb(spec: str, seed: int = 0) -> Solver:
                 output.completion,
                 {"model": str(model), "genre": perturbation.target_genre},
             )
+            failed = failed_rewrite(original, text, output.stop_reason)
+            if failed:
+                state.metadata[UNSCORABLE] = f"perturbation {perturbation.name}: {failed}"
+                detail["failed"] = failed
         state.metadata["perturbation"] = {
             "kind": perturbation.name,
             "seed": seed,

@@ -22,6 +22,7 @@ import re
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -174,6 +175,22 @@ def out_of_range_reply(question: Question) -> str:
     return json.dumps({"score": 42, "reason": "out of range"})
 
 
+# Faults by name: transient ones (429, 500, hang, drop), unusable replies (malformed,
+# out_of_range), a request the provider refuses (400), and a 200 answer whose body is
+# empty or not JSON at all.
+FAULTS: tuple[str, ...] = (
+    "429",
+    "500",
+    "hang",
+    "drop",
+    "malformed",
+    "out_of_range",
+    "400",
+    "empty_body",
+    "bad_body",
+)
+
+
 @dataclass
 class Faults:
     """Chances per request (0-1) of each fault; `seed` makes a run repeatable."""
@@ -184,12 +201,15 @@ class Faults:
     rate_drop: float = 0.0
     rate_malformed: float = 0.0
     rate_out_of_range: float = 0.0
+    rate_400: float = 0.0
+    rate_empty_body: float = 0.0
+    rate_bad_body: float = 0.0
     hang_seconds: float = 30.0
     seed: int = 0
 
     def draw(self, rng: random.Random) -> str | None:
         roll = rng.random()
-        for name in ("429", "500", "hang", "drop", "malformed", "out_of_range"):
+        for name in FAULTS:
             rate = getattr(self, f"rate_{name}")
             if roll < rate:
                 return name
@@ -202,13 +222,31 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024
 
 
+@dataclass(frozen=True)
+class Fault:
+    """A scripted fault (one of `FAULTS`) instead of a reply."""
+
+    name: str
+
+
+# A script answers a question with reply text, a JSON reply, a fault, or None for the
+# simulator's own valid reply. It reads the question, never the call order.
+Script = Callable[[Question], "str | dict[str, Any] | Fault | None"]
+
+
 @dataclass
 class JudgeSimulator:
-    """The server; use as a context manager or call start() and stop()."""
+    """The server; use as a context manager or call start() and stop().
+
+    Random `faults` model a flaky provider; a `script` answers chosen questions as a
+    test wants (a given reply, or a given fault), and may change its answers while the
+    server runs (a judge that recovers).
+    """
 
     latency: float = 0.0
     faults: Faults = field(default_factory=Faults)
     port: int = 0
+    script: Script | None = None
     calls: Counter[str] = field(default_factory=Counter)
     # (kind, writing judged, or the question itself for the negotiator and the writer)
     questions: Counter[tuple[str, str]] = field(default_factory=Counter)
@@ -289,8 +327,9 @@ class JudgeSimulator:
     def _reply(self, handler: BaseHTTPRequestHandler) -> None:
         body = json.loads(handler.rfile.read(int(handler.headers.get("Content-Length", 0))))
         question = classify(body.get("messages", []))
+        scripted = self.script(question) if self.script else None
         with self._lock:
-            fault = self.faults.draw(self._rng)
+            fault = scripted.name if isinstance(scripted, Fault) else self.faults.draw(self._rng)
             self.calls[question.kind] += 1
             subject = question.text if question.writing is None else question.writing
             self.questions[(question.kind, subject)] += 1
@@ -304,17 +343,23 @@ class JudgeSimulator:
             handler.close_connection = True
             handler.connection.close()
             return
-        if fault in ("429", "500"):
+        if fault in ("429", "500", "400"):
             self._send(
                 handler,
                 int(fault),
                 {"error": {"message": f"simulated {fault}", "type": "simulated"}},
             )
             return
-        content = {
-            "malformed": "I would rather not answer in JSON.",
-            "out_of_range": out_of_range_reply(question),
-        }.get(fault or "", None) or valid_reply(question)
+        if fault in ("empty_body", "bad_body"):
+            self._send_raw(handler, 200, b"" if fault == "empty_body" else b"<html>oops")
+            return
+        if isinstance(scripted, str | dict):
+            content = scripted if isinstance(scripted, str) else json.dumps(scripted)
+        else:
+            content = {
+                "malformed": "I would rather not answer in JSON.",
+                "out_of_range": out_of_range_reply(question),
+            }.get(fault or "", None) or valid_reply(question)
         prompt_tokens = sum(len(_text(m.get("content", ""))) for m in body.get("messages", []))
         with self._lock:
             self.tokens["prompt"] += prompt_tokens
@@ -344,7 +389,10 @@ class JudgeSimulator:
 
     @staticmethod
     def _send(handler: BaseHTTPRequestHandler, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
+        JudgeSimulator._send_raw(handler, status, json.dumps(payload).encode())
+
+    @staticmethod
+    def _send_raw(handler: BaseHTTPRequestHandler, status: int, data: bytes) -> None:
         try:
             handler.send_response(status)
             handler.send_header("Content-Type", "application/json")
@@ -361,15 +409,12 @@ def main() -> None:
     )
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every answer")
-    for name in ("429", "500", "hang", "drop", "malformed", "out_of_range"):
+    for name in FAULTS:
         parser.add_argument(f"--rate-{name.replace('_', '-')}", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     faults = Faults(
-        **{
-            f"rate_{n}": getattr(args, f"rate_{n}")
-            for n in ("429", "500", "hang", "drop", "malformed", "out_of_range")
-        },
+        **{f"rate_{n}": getattr(args, f"rate_{n}") for n in FAULTS},
         seed=args.seed,
     )
     simulator = JudgeSimulator(latency=args.latency, faults=faults, port=args.port).start()

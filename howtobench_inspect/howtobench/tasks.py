@@ -17,7 +17,7 @@ from howtobench.dataset import (
 )
 from howtobench.perturb import perturb as perturb_solver
 from howtobench.scorers import build_scorers
-from howtobench.writer import writer, writer_prompt
+from howtobench.writer import StoredWritings, writer, writer_prompt
 
 PARAMETERS = """
     Args:
@@ -58,7 +58,9 @@ def howtobench_task(
     anchors = None
     if isinstance(reference, str):  # another model's stored writing as the anchor
         anchors = load_generations(dataset, task_type, reference, records)
-    solvers: list[Solver] = [writer(generations, replay)]
+    solvers: list[Solver] = [
+        writer(StoredWritings(replay, generations) if replay and generations is not None else None)
+    ]
     if perturb:
         solvers.append(perturb_solver(perturb, perturb_seed))
     return Task(

@@ -1,5 +1,7 @@
 """The writer side of a task: the prompt a model writes from, and replay of stored writings."""
 
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 
 from inspect_ai.model import ChatMessageAssistant, ModelOutput
@@ -22,15 +24,33 @@ def writer_prompt(record: WritingRecord) -> str:
     )
 
 
+@dataclass(frozen=True)
+class StoredWritings:
+    """One model's stored writings by sample id.
+
+    Not a dict on purpose: inspect records a solver's arguments in the log header, and
+    for an object it records only its `name`, so a replay log carries one line here
+    instead of every stored writing of the data source.
+    """
+
+    model: str
+    texts: Mapping[str, str]
+
+    @property
+    def name(self) -> str:
+        return f"{len(self.texts)} stored writings of {self.model}"
+
+
 @solver
-def replay(generations: dict[str, str], model: str) -> Solver:
-    """Answer each sample with `model`'s stored writing instead of calling a model.
+def replay(writings: StoredWritings) -> Solver:
+    """Answer each sample with a model's stored writing instead of calling a model.
 
     An empty stored writing is kept (and scored as empty), never dropped.
     """
+    model = writings.model
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        text = generations[str(state.sample_id)]
+        text = writings.texts[str(state.sample_id)]
         state.output = ModelOutput.from_content(model=model, content=text)
         state.messages.append(ChatMessageAssistant(content=text, model=model))
         state.metadata["writer"] = model
@@ -39,8 +59,6 @@ def replay(generations: dict[str, str], model: str) -> Solver:
     return solve
 
 
-def writer(generations: dict[str, str] | None = None, model: str | None = None) -> Solver:
-    """Replay `model`'s stored writings when given, else generate with the evaluated model."""
-    if generations is not None and model is not None:
-        return replay(generations, model)
-    return generate()
+def writer(stored: StoredWritings | None = None) -> Solver:
+    """Replay stored writings when given, else generate with the evaluated model."""
+    return replay(stored) if stored is not None else generate()

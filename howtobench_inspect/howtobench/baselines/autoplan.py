@@ -25,7 +25,7 @@ from howtobench.baselines.single_call import (
     single_call_judge,
 )
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import ReplyError, bounded, number
+from howtobench.judge.replies import Form, ReplyError, bounded, number
 
 FEWEST, MOST = 3, 6
 
@@ -35,7 +35,7 @@ def plan_question(judge_input: JudgeInput) -> Question:
     return Question(
         system=baseline_prompt("autoplan_system", language),
         instructions=baseline_prompt("autoplan", language),
-        check=check_plan,
+        form=Form(("dimensions", "overall"), check_plan),
     )
 
 

@@ -23,6 +23,8 @@ from rapidfuzz.distance import LCSseq
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
+from howtobench.judge.guards import unscorable
+
 jieba.setLogLevel(60)
 _TOKENIZER_13A = Tokenizer13a()
 
@@ -69,15 +71,16 @@ def bleu(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> tuple[float
     return result.bp * result.precisions[0] / 100, result.score / 100
 
 
-def _tokens(state: TaskState, target: Target) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+def _tokens(state: TaskState, target: Target) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
+    """Writing and reference tokens, or why the sample cannot be scored."""
     reference = target.text
     if not reference.strip():
-        return None
+        return "the sample has no reference to compare with"
+    marked = unscorable(state)
+    if marked:
+        return marked
     language = state.metadata.get("language", "zh")
     return tokenize(state.output.completion, language), tokenize(reference, language)
-
-
-_NO_REFERENCE = "the sample has no reference to compare with"
 
 
 @scorer(metrics=[mean(), stderr(), grouped(mean(), "genre")])
@@ -86,8 +89,8 @@ def rouge_l() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         tokens = _tokens(state, target)
-        if tokens is None:
-            return Score.unscored(reason=_NO_REFERENCE)
+        if isinstance(tokens, str):
+            return Score.unscored(reason=tokens)
         hypothesis, reference = tokens
         return Score(
             value=rouge_l_f1(hypothesis, reference),
@@ -109,8 +112,8 @@ def bleu_scorer() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         tokens = _tokens(state, target)
-        if tokens is None:
-            return Score.unscored(reason=_NO_REFERENCE)
+        if isinstance(tokens, str):
+            return Score.unscored(reason=tokens)
         hypothesis, reference = tokens
         bleu_1, bleu_4 = bleu(hypothesis, reference)
         return Score(

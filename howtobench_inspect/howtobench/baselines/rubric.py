@@ -24,7 +24,7 @@ from howtobench.baselines.single_call import (
     single_call_judge,
 )
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import ReplyError, bounded, exact_keys
+from howtobench.judge.replies import Form, ReplyError, bounded, exact_keys
 
 
 def rubric_question(judge_input: JudgeInput) -> Question:
@@ -34,7 +34,7 @@ def rubric_question(judge_input: JudgeInput) -> Question:
     return Question(
         system=baseline_prompt("rubric_system", language),
         instructions=baseline_prompt("rubric", language, rubric=chosen.text, slots=slots),
-        check=rubric_checker(chosen.ids),
+        form=Form(("scores", "overall"), rubric_checker(chosen.ids)),
         about={"rubric": chosen.name},
     )
 

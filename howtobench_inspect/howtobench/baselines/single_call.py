@@ -18,10 +18,12 @@ from inspect_ai.model import ChatMessageSystem, GenerateConfig, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, stderr
 from inspect_ai.solver import TaskState
 
+from howtobench.judge.guards import unjudgeable
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
-from howtobench.judge.replies import Exchange, ask
-from howtobench.judge.sampling import cache_policy, default_temperature, self_consistent
+from howtobench.judge.replies import Asking, Exchange, Form, ask
+from howtobench.judge.sampling import default_temperature, judge_scope, self_consistent
+from howtobench.judge.store import ReplyStore
 
 # The value is {"overall": x}; sub-scores go to the metadata, as their keys vary by genre.
 METRICS: dict[str, Any] = {"*": [mean(), stderr()], "overall": [grouped(mean(), "genre")]}
@@ -43,7 +45,7 @@ class Question:
 
     system: str
     instructions: str  # follows the shared materials
-    check: Callable[[dict[str, Any]], Verdict]
+    form: Form[Verdict]
     about: dict[str, Any] = field(default_factory=dict)  # noted in the metadata
 
 
@@ -75,24 +77,30 @@ def single_call_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
+        noted: dict[str, Any] = {"reference": judge_input.anchor_seen(reference)}
+        if judge_input.cleaned:
+            noted["writing_cleaned"] = judge_input.cleaned
+        refused = unjudgeable(state, judge_input, noted)
+        if refused is not None:
+            return refused
         asked = question(judge_input)
+        noted.update(asked.about)
         materials = judge_input.materials(with_anchor=reference)
         messages = [
             ChatMessageSystem(content=asked.system),
             judge_question(materials, asked.instructions),
         ]
-        noted = {**asked.about, "reference": judge_input.anchor_source if reference else "none"}
+        asking = Asking(tries, config, ReplyStore.beside_inspect_cache() if cache else None)
 
-        async def judge_once() -> Score:
+        async def judge_once(index: int) -> Score:
             questions = [
                 ask(
                     model,
                     messages,
-                    asked.check,
+                    asked.form,
                     language=judge_input.language,
-                    tries=tries,
-                    config=config,
-                    cache=cache_policy(cache),  # inside the judge sample: its own cache key
+                    asking=asking,
+                    scope=judge_scope(state.epoch, index),
                 )
                 for model in panel(panel_judges)
             ]

@@ -6,7 +6,9 @@ Works on our tasks and on any task whose samples carry `instruction`, `grounding
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import unicodedata
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspect_ai.model import ChatMessageUser, ContentText
@@ -19,6 +21,22 @@ from howtobench.templates import render
 
 PROMPTS = Path(__file__).parent / "prompts"
 FENCE_END = "</writing>"
+# Anything a judge could read as the closing fence: any case, spaces inside the tag.
+_FENCE_LIKE = re.compile(r"<\s*/\s*writing\s*>", re.IGNORECASE)
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+# Seven times the longest of the 13,020 published writings (7,128 characters): a longer
+# one is refused with a record rather than sent to a paid judge.
+LONGEST_WRITING = 50_000
+
+
+def clean_text(text: str) -> tuple[str, dict[str, int]]:
+    """Text every judge request can carry: lone surrogates (which cannot be encoded as
+    UTF-8, so the request would fail) become U+FFFD, and control characters other than
+    tab and line breaks are dropped. Returns the counts of what was changed."""
+    cleaned, surrogates = _LONE_SURROGATE.subn("\ufffd", text)
+    kept = "".join(c for c in cleaned if c in "\t\n\r" or unicodedata.category(c) != "Cc")
+    changes = {"lone_surrogates": surrogates, "control_characters": len(cleaned) - len(kept)}
+    return kept, {k: v for k, v in changes.items() if v}
 
 
 @dataclass(frozen=True)
@@ -33,6 +51,7 @@ class JudgeInput:
     writing: str
     anchor: str  # the text judges compare with: the human reference, or a model's writing
     anchor_source: str  # "human", or the name of the model that wrote the anchor
+    cleaned: dict[str, int] = field(default_factory=dict)  # what `clean_text` changed
 
     @classmethod
     def from_state(cls, state: TaskState, target: Target, task: str | None = None) -> JudgeInput:
@@ -42,17 +61,46 @@ class JudgeInput:
         task = task or meta.get("task") or ("guide" if grounding else "open")
         if task not in TASKS:
             raise ValueError(f"unknown task type '{task}' (expected one of {', '.join(TASKS)})")
+        writing, cleaned = clean_text(state.output.completion)
+        anchor_source = meta.get("anchor_source") or "human"
+        anchor = meta.get("anchor") if anchor_source != "human" else None
         return cls(
             task=task,
             genre=meta.get("genre") or DEFAULT_GENRE,
             genre_raw=meta.get("genre_raw") or "",
             language=meta.get("language") or detect_language(instruction + grounding),
-            instruction=instruction,
-            grounding=grounding,
-            reference=meta.get("reference") or target.text,
-            writing=state.output.completion,
-            anchor=meta.get("anchor") or meta.get("reference") or target.text,
-            anchor_source=meta.get("anchor_source") or "human",
+            instruction=clean_text(instruction)[0],
+            grounding=clean_text(grounding)[0],
+            reference=clean_text(meta.get("reference") or target.text)[0],
+            writing=writing,
+            anchor=clean_text(
+                anchor if anchor is not None else meta.get("reference") or target.text
+            )[0],
+            anchor_source=anchor_source,
+            cleaned=cleaned,
+        )
+
+    def anchor_seen(self, with_anchor: bool) -> str:
+        """What the judges were shown as an anchor, for the metadata: `human`, a model's
+        name, or `none` with why (turned off, no reference in the record, empty anchor)."""
+        if not with_anchor:
+            return "none"
+        if not self.anchor.strip():
+            return (
+                "none (the record has no reference)"
+                if self.anchor_source == "human"
+                else f"none ({self.anchor_source}'s anchor writing is empty)"
+            )
+        return self.anchor_source
+
+    @property
+    def too_long(self) -> str | None:
+        """Why the writing is not sent to a judge, when it is longer than `LONGEST_WRITING`."""
+        if len(self.writing) <= LONGEST_WRITING:
+            return None
+        return (
+            f"the writing has {len(self.writing):,} characters, more than the "
+            f"{LONGEST_WRITING:,} a judge is sent; it was not judged"
         )
 
     @property
@@ -110,5 +158,6 @@ def judge_question(materials: str, question: str) -> ChatMessageUser:
 
 
 def fence(writing: str) -> str:
-    """The writing between data fences; a closing fence inside it is defused."""
-    return f"<writing>\n{writing.replace(FENCE_END, '</ writing>')}\n{FENCE_END}"
+    """The writing between data fences; anything inside it that a judge could take for
+    the closing fence (`</WRITING>`, `< / writing >`) is defused with full-width brackets."""
+    return f"<writing>\n{_FENCE_LIKE.sub('＜/writing＞', writing)}\n{FENCE_END}"

@@ -1,19 +1,22 @@
 """Asking a judge for a JSON reply, checking it, and asking again with the error stated.
 
 A reply that breaks the rules is never turned into a default: after the last try the
-exchange carries the error, and the caller leaves the sample unscored with it.
+exchange carries the error, and the caller leaves the sample unscored with it. Only a
+reply that passed its check is kept in the reply store, so a later run asks again
+exactly the questions that failed (`howtobench.judge.store`).
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
+from inspect_ai.log import transcript
 from inspect_ai.model import (
-    CachePolicy,
     ChatMessage,
     ChatMessageAssistant,
     ChatMessageUser,
@@ -21,29 +24,59 @@ from inspect_ai.model import (
     Model,
 )
 
+from howtobench.judge.calls import CallFailed, generate_reply
 from howtobench.judge.inputs import PROMPTS
+from howtobench.judge.store import ReplyStore
 from howtobench.templates import render
 
 T = TypeVar("T")
+
+# A reasoning model's closed think block: only what follows the last one is its answer.
+_THINK_END = re.compile(r"</think(?:ing)?\s*>", re.IGNORECASE)
 
 
 class ReplyError(ValueError):
     """Why a judge's reply cannot be used; said back to the judge when it is asked again."""
 
 
-def parse_json_object(text: str) -> dict[str, Any]:
-    """The first JSON object in a reply (code fences and surrounding prose are tolerated)."""
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every top-level JSON object in a reply, in order (fences and prose are skipped)."""
     decoder = json.JSONDecoder()
+    found: list[dict[str, Any]] = []
     start = text.find("{")
     while start != -1:
         try:
-            value, _ = decoder.raw_decode(text, start)
+            value, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError:
             start = text.find("{", start + 1)
             continue
         if isinstance(value, dict):
-            return value
-        start = text.find("{", start + 1)
+            found.append(value)
+            start = text.find("{", end)
+        else:
+            start = text.find("{", start + 1)
+    return found
+
+
+def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
+    """The judge's final word: the last JSON object holding every one of `keys`.
+
+    Reasoning models draft before they answer (`draft {"score": 4} ... final
+    {"score": 8}`): the last object wins, and anything inside a closed think block is a
+    draft, never the answer. An object without the keys (an echo of the materials, a
+    nested part) is passed over.
+    """
+    parts = _THINK_END.split(text)
+    answer = parts[-1]
+    objects = json_objects(answer)
+    for candidate in reversed(objects):
+        if all(key in candidate for key in keys):
+            return candidate
+    wanted = ", ".join(f'"{k}"' for k in keys)
+    if objects:
+        raise ReplyError(f"the reply holds no JSON object with {wanted}")
+    if len(parts) > 1 and json_objects(text):
+        raise ReplyError(f"the JSON is only inside the reasoning; answer with {wanted} after it")
     raise ReplyError("the reply holds no JSON object")
 
 
@@ -83,6 +116,27 @@ def exact_keys(found: Iterable[object], expected: Sequence[str], name: str) -> N
         )
 
 
+@dataclass(frozen=True)
+class Form(Generic[T]):
+    """What a question's answer must look like: the keys that mark the answer object
+    (so drafts and echoes are passed over), and the check that turns it into a value."""
+
+    keys: tuple[str, ...]
+    check: Callable[[dict[str, Any]], T]
+
+    def read(self, reply: str) -> T:
+        return self.check(final_answer(reply, self.keys))
+
+
+@dataclass(frozen=True)
+class Asking:
+    """How every question of a scorer is asked: tries, generation settings, the store."""
+
+    tries: int
+    config: GenerateConfig
+    store: ReplyStore | None  # None: nothing is kept between runs (`cache=False`)
+
+
 @dataclass
 class Exchange(Generic[T]):
     """One judge question: every raw reply, and the checked value or the last error."""
@@ -91,42 +145,72 @@ class Exchange(Generic[T]):
     replies: list[str] = field(default_factory=list)
     value: T | None = None
     error: str | None = None
+    stored: bool = False  # answered from the reply store, without a call
 
     @property
     def ok(self) -> bool:
         return self.value is not None
 
     def record(self) -> dict[str, Any]:
-        return {"model": self.model, "replies": self.replies, "error": self.error}
+        return {
+            "model": self.model,
+            "replies": self.replies,
+            "error": self.error,
+            "from_store": self.stored,
+        }
 
 
 async def ask(
     model: Model,
     messages: Sequence[ChatMessage],
-    check: Callable[[dict[str, Any]], T],
+    form: Form[T],
     *,
     language: str,
-    tries: int,
-    config: GenerateConfig,
-    cache: bool | CachePolicy,
+    asking: Asking,
+    scope: Mapping[str, str],
 ) -> Exchange[T]:
-    """Ask until `check` accepts the reply, at most `tries` times.
+    """Ask until the reply passes `form`, at most `asking.tries` times.
 
-    Each new try repeats the conversation with the bad reply and the error, so the
-    prompt differs from the cached one and the judge knows what to fix.
+    A checked reply kept from an earlier run (same model, settings, question and
+    `scope`) answers without a call. Each new try repeats the conversation with the bad
+    reply and the error, so the judge knows what to fix. A call the judge cannot answer
+    (a refused request, a body that is not JSON) counts as a try; an unreachable judge
+    raises `JudgeUnavailable` from `generate_reply`, which ends the run.
     """
     exchange: Exchange[T] = Exchange(model=str(model))
+    key = asking.store.key(model, messages, asking.config, scope) if asking.store else ""
+    if asking.store and (kept := asking.store.get(key)) is not None:
+        try:
+            exchange.value = form.read(kept)
+        except ReplyError:
+            pass  # kept under older rules: ask again
+        else:
+            exchange.replies.append(kept)
+            exchange.stored = True
+            transcript().info(
+                {"answered_from_store": key, "model": str(model), "reply": kept},
+                source="howtobench",
+            )
+            return exchange
     conversation = list(messages)
-    for _ in range(tries):
-        output = await model.generate(conversation, config=config, cache=cache)
-        reply = output.completion
+    for _ in range(asking.tries):
+        try:
+            reply = await generate_reply(model, conversation, asking.config)
+        except CallFailed as failure:
+            exchange.error = str(failure)
+            if failure.final:
+                return exchange
+            continue
         exchange.replies.append(reply)
         try:
-            exchange.value = check(parse_json_object(reply))
-            exchange.error = None
-            return exchange
+            exchange.value = form.read(reply)
         except ReplyError as error:
             exchange.error = str(error)
+        else:
+            exchange.error = None
+            if asking.store:
+                asking.store.put(key, reply)
+            return exchange
         conversation += [
             ChatMessageAssistant(content=reply or "(empty)"),
             ChatMessageUser(

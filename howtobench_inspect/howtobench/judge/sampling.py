@@ -1,33 +1,31 @@
 """Self-consistency for any judge scorer: n samples of the judge per writing, reduced by mean.
 
-Each sample runs the scorer's whole judging once, with its own index in a context
-variable, so its generate-cache key differs (`cache_policy`) and a repeated run still
-reuses every sample. The spread (population standard deviation per score key) and every
-sample's value are recorded in the metadata.
+Each sample runs the scorer's whole judging once with its own index, which is part of
+its questions' scope in the reply store, so a repeated run still reuses every sample.
+The spread (population standard deviation per score key), every sample's value and how
+many samples were usable are recorded in the metadata. A writing is scored only when at
+least half of its judge samples are usable (`enough_samples`): a mean of one sample out
+of five is not the self-consistent score it claims to be.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable
-from contextvars import ContextVar
+from collections.abc import Awaitable, Callable, Mapping
 from statistics import fmean, pstdev
 from typing import Any
 
-from inspect_ai.model import CachePolicy
 from inspect_ai.scorer import Score
 from inspect_ai.util import collect
 
-SAMPLE_INDEX: ContextVar[int] = ContextVar("judge_sample", default=0)
 
-
-def cache_policy(cache: bool, per_epoch: bool = True) -> CachePolicy | bool:
-    """The generate cache of one judge question (no expiry; one entry per judge sample)."""
-    if not cache:
-        return False
-    index = SAMPLE_INDEX.get()
-    scopes = {"judge_sample": str(index)} if index else {}
-    return CachePolicy(expiry=None, per_epoch=per_epoch, scopes=scopes)
+def judge_scope(epoch: int, judge_sample: int, *, per_epoch: bool = True) -> Mapping[str, str]:
+    """The scope of a judge question in the reply store: its epoch (a question asked
+    anew each epoch) and its judge sample (one answer per sample of self-consistency)."""
+    scope = {"epoch": str(epoch)} if per_epoch else {}
+    if judge_sample:
+        scope["judge_sample"] = str(judge_sample)
+    return scope
 
 
 def default_temperature(samples: int, temperature: float | None) -> float:
@@ -35,6 +33,11 @@ def default_temperature(samples: int, temperature: float | None) -> float:
     if temperature is not None:
         return temperature
     return 0.0 if samples <= 1 else 0.7
+
+
+def enough_samples(samples: int) -> int:
+    """The fewest usable judge samples for a score: half of them, rounded up."""
+    return math.ceil(samples / 2)
 
 
 def _values(score: Score) -> dict[str, float] | None:
@@ -46,31 +49,30 @@ def _values(score: Score) -> dict[str, float] | None:
     return None
 
 
-async def self_consistent(samples: int, judge: Callable[[], Awaitable[Score]]) -> Score:
-    """`judge()` run `samples` times concurrently; the mean of the scored runs."""
+async def self_consistent(samples: int, judge: Callable[[int], Awaitable[Score]]) -> Score:
+    """`judge(index)` run for each of `samples` indices concurrently; the mean of the
+    usable runs, or unscored when fewer than `enough_samples` are usable."""
     if samples <= 1:
-        return await judge()
-
-    async def one(index: int) -> Score:
-        token = SAMPLE_INDEX.set(index)
-        try:
-            return await judge()
-        finally:
-            SAMPLE_INDEX.reset(token)
-
-    scores = await collect(*(one(i) for i in range(samples)))
+        return await judge(0)
+    scores = await collect(*(judge(index) for index in range(samples)))
     scored = [(s, v) for s in scores if (v := _values(s)) is not None]
     reasons = [str(s.reason) for s in scores if _values(s) is None]
+    needed = enough_samples(samples)
     record: dict[str, Any] = {
         "n": samples,
         "scored": len(scored),
+        "needed": needed,
         "values": [s.value for s, _ in scored],
         "unscored_reasons": reasons,
     }
-    if not scored:
+    if len(scored) < needed:
+        first_failed = next(s for s in scores if _values(s) is None)
         return Score.unscored(
-            reason=f"no judge sample of {samples} was usable: {reasons[0]}",
-            metadata={**(scores[0].metadata or {}), "self_consistency": record},
+            reason=(
+                f"only {len(scored)} of {samples} judge samples were usable "
+                f"(at least {needed} needed): {reasons[0]}"
+            ),
+            metadata={**(first_failed.metadata or {}), "self_consistency": record},
         )
     keys = list(scored[0][1])
     mean = {k: fmean(v[k] for _, v in scored) for k in keys}

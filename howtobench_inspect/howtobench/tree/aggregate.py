@@ -5,16 +5,32 @@ node = Σ weight · leaf for content and format, impression is its own leaf, and
 root averages the nodes weighted by their leaf counts:
 overall = (4·content + 3·format + impression) / 8, or (4·content + impression) / 5
 for completion.
+
+The paper lets a weight be negative (any value in (−1, 1), each group summing to 1),
+so a weighted sum can leave its node's scale: weights 0.9 and 0.9 and −0.8 on leaves
+10, 10 and 1 give 17.2. Such a node is clipped to its scale (content 1-10, format
+0-10) before the root is computed, so the overall stays on 0-10 too, and the raw value
+is kept in `Aggregate.clipped` for the metadata, the explanation and `howtobench report`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from howtobench.tree.spec import NEGOTIATED_NODES, Tree
 
 
-def node_scores(
+@dataclass(frozen=True)
+class Aggregate:
+    """The score dict (`overall`, each node, each leaf) and the raw value of every node
+    that was clipped to its scale."""
+
+    value: dict[str, float]
+    clipped: dict[str, float]
+
+
+def raw_node_scores(
     tree: Tree, weights: Mapping[str, float], leaves: Mapping[str, float]
 ) -> dict[str, float]:
     """Each node's score: the weighted leaf sum (negotiated nodes) or its single leaf."""
@@ -29,37 +45,54 @@ def node_scores(
     return scores
 
 
+def clip_nodes(tree: Tree, raw: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """Node scores clipped to their scales, and the raw values of those clipped."""
+    nodes, clipped = {}, {}
+    for node, value in raw.items():
+        low, high = tree.scale(node)
+        nodes[node] = min(max(value, low), high)
+        if nodes[node] != value:
+            clipped[node] = value
+    return nodes, clipped
+
+
 def overall(tree: Tree, nodes: Mapping[str, float]) -> float:
     """The root: node scores averaged with their leaf counts as weights."""
     root = tree.root_weights
     return sum(root[node] * nodes[node] for node in tree.nodes) / sum(root.values())
 
 
-def score_value(
-    tree: Tree, weights: Mapping[str, float], leaves: Mapping[str, float]
-) -> dict[str, float]:
-    """The score dict: `overall`, each node, then each leaf id."""
-    nodes = node_scores(tree, weights, leaves)
-    return {
+def aggregate(tree: Tree, weights: Mapping[str, float], leaves: Mapping[str, float]) -> Aggregate:
+    """The score dict (`overall`, each node clipped to its scale, then each leaf id)."""
+    nodes, clipped = clip_nodes(tree, raw_node_scores(tree, weights, leaves))
+    value = {
         "overall": overall(tree, nodes),
         **nodes,
         **{leaf.id: leaves[leaf.id] for leaf in tree.leaves},
     }
+    return Aggregate(value, clipped)
 
 
 def render(
     tree: Tree,
     weights: Mapping[str, float],
-    value: Mapping[str, float],
+    result: Aggregate,
     notes: Mapping[str, str],
 ) -> str:
-    """The tree as indented text: nodes with scores, leaves with weight, score and a note."""
+    """The tree as indented text: nodes with scores (and their raw value when clipped),
+    leaves with weight, score and a note."""
+    value = result.value
     root = tree.root_weights
     formula = " + ".join(f"{root[n]}·{n}" for n in tree.nodes)
     lines = [f"overall {value['overall']:.2f} = ({formula}) / {sum(root.values())}"]
     for i, node in enumerate(tree.nodes):
         last_node = i == len(tree.nodes) - 1
         lines.append(f"{'└─' if last_node else '├─'} {node} {value[node]:.2f}")
+        if node in result.clipped:
+            low, high = tree.scale(node)
+            lines[-1] += (
+                f"  [clipped from {result.clipped[node]:.2f} to its scale {low:g}-{high:g}]"
+            )
         if node not in NEGOTIATED_NODES:
             lines[-1] += f"  ({notes.get(node, '')})" if notes.get(node) else ""
             continue

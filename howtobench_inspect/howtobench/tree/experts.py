@@ -2,20 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspect_ai.model import (
-    ChatMessage,
-    ChatMessageSystem,
-    GenerateConfig,
-    Model,
-)
+from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 
 from howtobench.judge.inputs import judge_question
-from howtobench.judge.replies import Exchange, ReplyError, ask, bounded
-from howtobench.judge.sampling import cache_policy
+from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, bounded
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import Leaf
 
@@ -39,8 +33,9 @@ def expert_messages(leaf: Leaf, materials: str, language: str) -> list[ChatMessa
     ]
 
 
-def score_checker(leaf: Leaf) -> Callable[[dict[str, Any]], Verdict]:
-    """A whole-number score within the leaf's scale; the reason is kept as given."""
+def score_form(leaf: Leaf) -> Form[Verdict]:
+    """The last object with a "score": a whole number within the leaf's scale; the
+    reason is kept as given."""
 
     def check(reply: dict[str, Any]) -> Verdict:
         if "score" not in reply:
@@ -49,7 +44,7 @@ def score_checker(leaf: Leaf) -> Callable[[dict[str, Any]], Verdict]:
         reason = reply.get("reason")
         return Verdict(score, reason if isinstance(reason, str) else "")
 
-    return check
+    return Form(("score",), check)
 
 
 async def judge_leaf(
@@ -58,16 +53,14 @@ async def judge_leaf(
     materials: str,
     language: str,
     *,
-    tries: int,
-    config: GenerateConfig,
-    cache: bool,
+    asking: Asking,
+    scope: Mapping[str, str],
 ) -> Exchange[Verdict]:
     return await ask(
         model,
         expert_messages(leaf, materials, language),
-        score_checker(leaf),
+        score_form(leaf),
         language=language,
-        tries=tries,
-        config=config,
-        cache=cache_policy(cache),
+        asking=asking,
+        scope=scope,
     )

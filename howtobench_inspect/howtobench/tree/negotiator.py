@@ -1,35 +1,36 @@
 """The negotiator: one grader call per instruction that sets the content and format weights.
 
 It reads task type, genre, instruction and grounding, never the writing or the
-reference, so its weights are a property of the instruction. They are computed once per
-instruction and judge model in a process (concurrent epochs and writings wait for the
-same call) and, through inspect's generate cache (not per epoch), once across runs.
+reference, so its weights are a property of the instruction, and every writer of an
+instruction must be judged with the same weights. They are negotiated once per
+instruction and judge model: in a process, concurrent epochs and writings wait for the
+same call (`SettledWeights`); across processes sharing a cache folder, a file lock per
+instruction makes the others wait and then read the kept reply (`ReplyStore`); later
+runs read it too. Each score records the weights' fingerprint.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import hashlib
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 from anyio.lowlevel import current_token
-from inspect_ai.model import (
-    CachePolicy,
-    ChatMessage,
-    ChatMessageSystem,
-    ChatMessageUser,
-    GenerateConfig,
-    Model,
-)
+from filelock import FileLock, Timeout
+from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model
 
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import Exchange, ReplyError, ask, exact_keys, number
-from howtobench.judge.sampling import cache_policy
+from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, exact_keys, number
+from howtobench.judge.store import ReplyStore
 from howtobench.tree.prompts import leaf_summaries, tree_prompt
 from howtobench.tree.spec import Tree
 
 SUM_TOLERANCE = 0.01
+LOCK_POLL_SECONDS = 0.2
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,13 @@ class Weights:
     values: dict[str, float]
     explanation: str
     renormalised: tuple[str, ...] = ()
+
+    @property
+    def fingerprint(self) -> str:
+        """12 hex characters that differ when any weight differs: writings judged with
+        the same fingerprint were judged alike (`howtobench report` checks it)."""
+        text = json.dumps({k: round(v, 9) for k, v in sorted(self.values.items())})
+        return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def negotiator_messages(tree: Tree, judge_input: JudgeInput) -> list[ChatMessage]:
@@ -61,9 +69,10 @@ def negotiator_messages(tree: Tree, judge_input: JudgeInput) -> list[ChatMessage
     ]
 
 
-def weight_checker(tree: Tree) -> Callable[[dict[str, Any]], Weights]:
-    """The rules: exactly the tree's negotiated ids, numbers in (-1, 1), each group summing
-    to 1; a group off by at most 0.01 is renormalised."""
+def weights_form(tree: Tree) -> Form[Weights]:
+    """The last object with "weights"; the rules: exactly the tree's negotiated ids,
+    numbers in (-1, 1), each group summing to 1; a group off by at most 0.01 is
+    renormalised."""
     expected = [i for ids in tree.negotiated.values() for i in ids]
 
     def check(reply: dict[str, Any]) -> Weights:
@@ -88,50 +97,83 @@ def weight_checker(tree: Tree) -> Callable[[dict[str, Any]], Weights]:
             values, explanation if isinstance(explanation, str) else "", tuple(renormalised)
         )
 
-    return check
+    return Form(("weights",), check)
 
 
-_settled: dict[tuple[str, str], Exchange[Weights]] = {}
-_locks: dict[tuple[object, str, str], anyio.Lock] = {}
+class SettledWeights:
+    """The weights settled in this process, so concurrent writings, epochs and judge
+    samples of one instruction wait for one negotiation instead of starting their own.
 
-
-async def negotiate(
-    model: Model,
-    tree: Tree,
-    judge_input: JudgeInput,
-    *,
-    tries: int,
-    config: GenerateConfig,
-    cache: bool,
-    reuse: bool = True,
-) -> tuple[Exchange[Weights], bool]:
-    """The instruction's weights and whether they were reused rather than asked for here.
-
-    With `reuse=False` every writing, epoch and judge sample negotiates afresh (cached per
-    epoch like an expert question): that is how the consistency study measures how much
-    the negotiator's weights fluctuate.
+    Keyed on the reply store and the question's key (model, endpoint, generation
+    settings, messages). Across processes and runs the store's file lock and its kept
+    reply do the same; `clear()` forgets this process's part (a new run in the same
+    process reads the store again).
     """
-    messages = negotiator_messages(tree, judge_input)
 
-    async def ask_weights(policy: CachePolicy | bool) -> Exchange[Weights]:
-        return await ask(
-            model,
-            messages,
-            weight_checker(tree),
-            language=judge_input.language,
-            tries=tries,
-            config=config,
-            cache=policy,
-        )
+    def __init__(self) -> None:
+        self._settled: dict[tuple[str, str], Exchange[Weights]] = {}
+        self._locks: dict[tuple[object, str, str], anyio.Lock] = {}
 
-    if not reuse:
-        return await ask_weights(cache_policy(cache)), False
-    key = (str(model), "\n".join(m.text for m in messages))
-    async with _locks.setdefault((current_token(), *key), anyio.Lock()):
-        if key in _settled:
-            return _settled[key], True
-        # one entry per instruction: not per epoch, not per judge sample
-        exchange = await ask_weights(CachePolicy(expiry=None, per_epoch=False) if cache else False)
-        if exchange.ok:
-            _settled[key] = exchange
-        return exchange, False
+    def clear(self) -> None:
+        self._settled.clear()
+        self._locks.clear()
+
+    async def negotiate(
+        self,
+        model: Model,
+        tree: Tree,
+        judge_input: JudgeInput,
+        *,
+        asking: Asking,
+        reuse: bool = True,
+        scope: Mapping[str, str] | None = None,
+    ) -> tuple[Exchange[Weights], bool]:
+        """The instruction's weights and whether they were reused rather than asked for here.
+
+        With `reuse=False` every epoch and judge sample (`scope`) negotiates afresh, as
+        an expert question does: that is how the consistency study measures how much the
+        negotiator's weights fluctuate.
+        """
+        messages = negotiator_messages(tree, judge_input)
+        form = weights_form(tree)
+        language = judge_input.language
+        if not reuse:
+            exchange = await ask(
+                model, messages, form, language=language, asking=asking, scope=scope or {}
+            )
+            return exchange, False
+        key = ReplyStore.key(model, messages, asking.config, {})
+        memo = (str(asking.store.root) if asking.store else "", key)
+        async with self._locks.setdefault((current_token(), *memo), anyio.Lock()):
+            if memo in self._settled:
+                return self._settled[memo], True
+            async with _held(asking.store.lock(key) if asking.store else None):
+                # one entry per instruction: not per epoch, not per judge sample
+                exchange = await ask(
+                    model, messages, form, language=language, asking=asking, scope={}
+                )
+            if exchange.ok:
+                self._settled[memo] = exchange
+            return exchange, exchange.stored
+
+
+@asynccontextmanager
+async def _held(lock: FileLock | None) -> AsyncIterator[None]:
+    """Hold a file lock without blocking the event loop (polled, so no thread waits)."""
+    if lock is None:
+        yield
+        return
+    while True:
+        try:
+            lock.acquire(blocking=False)
+            break
+        except Timeout:
+            await anyio.sleep(LOCK_POLL_SECONDS)
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+# The weights settled in this process, shared by every tow scorer in it.
+SETTLED = SettledWeights()

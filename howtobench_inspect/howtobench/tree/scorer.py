@@ -8,7 +8,7 @@ unscored with the reason, and the metadata keeps every reply.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any
 
@@ -17,14 +17,16 @@ from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stde
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, span
 
+from howtobench.judge.guards import unjudgeable
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
-from howtobench.judge.replies import Exchange
-from howtobench.judge.sampling import default_temperature, self_consistent
-from howtobench.tree.aggregate import render, score_value
+from howtobench.judge.replies import Asking, Exchange
+from howtobench.judge.sampling import default_temperature, judge_scope, self_consistent
+from howtobench.judge.store import ReplyStore
+from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import Verdict, judge_leaf
 from howtobench.tree.headings import formatting_verdict
-from howtobench.tree.negotiator import Weights, negotiate
+from howtobench.tree.negotiator import SETTLED, Weights
 from howtobench.tree.spec import Leaf, Tree, tree_for
 
 
@@ -79,10 +81,22 @@ def tree_of_writing(
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
+        noted = {"task": judge_input.task, "reference": judge_input.anchor_seen(reference)}
+        if judge_input.cleaned:
+            noted["writing_cleaned"] = judge_input.cleaned
+        refused = unjudgeable(state, judge_input, noted)
+        if refused is not None:
+            return refused
         tree = tree_for(judge_input.task, kept_nodes)
-        return await self_consistent(samples, lambda: judge_once(judge_input, tree))
+        asking = Asking(tries, config, ReplyStore.beside_inspect_cache() if cache else None)
+        return await self_consistent(
+            samples,
+            lambda index: judge_once(judge_input, tree, asking, judge_scope(state.epoch, index)),
+        )
 
-    async def judge_once(judge_input: JudgeInput, tree: Tree) -> Score:
+    async def judge_once(
+        judge_input: JudgeInput, tree: Tree, asking: Asking, scope: Mapping[str, str]
+    ) -> Score:
         negotiator_model = grader()
         judges = panel(panel_judges)
         writing_is_empty = not judge_input.writing.strip()
@@ -93,27 +107,18 @@ def tree_of_writing(
 
         async def negotiation() -> tuple[Exchange[Weights], bool]:
             async with span("negotiator"):
-                return await negotiate(
+                return await SETTLED.negotiate(
                     negotiator_model,
                     tree,
                     judge_input,
-                    tries=tries,
-                    config=config,
-                    cache=cache,
+                    asking=asking,
                     reuse=reuse_weights,
+                    scope=scope,
                 )
 
         async def leaf_panel(leaf: Leaf) -> list[Exchange[Verdict]]:
             questions = [
-                judge_leaf(
-                    model,
-                    leaf,
-                    materials,
-                    judge_input.language,
-                    tries=tries,
-                    config=config,
-                    cache=cache,
-                )
+                judge_leaf(model, leaf, materials, judge_input.language, asking=asking, scope=scope)
                 for model in judges
             ]
             async with span(leaf.id):
@@ -130,7 +135,7 @@ def tree_of_writing(
             negotiated,
             reused,
             dict(zip((leaf.id for leaf in llm_leaves), verdicts, strict=True)),
-            reference_mode=judge_input.anchor_source if reference else "none",
+            reference_mode=judge_input.anchor_seen(reference),
         )
 
     return score
@@ -194,11 +199,12 @@ def _tree_score(
     weights = negotiated.value
     if weights is None:
         failures.insert(0, f"negotiator ({negotiated.model}): {negotiated.error}")
-    metadata = {
+    metadata: dict[str, Any] = {
         "task": judge_input.task,
         "reference": reference_mode,
         "empty_writing": empty,
         "weights": weights.values if weights else None,
+        "weights_fingerprint": weights.fingerprint if weights else None,
         "negotiator": {
             **negotiated.record(),
             "explanation": weights.explanation if weights else None,
@@ -206,16 +212,22 @@ def _tree_score(
             "reused": reused,
         },
         "leaves": record,
+        "clipped": {},
     }
+    if judge_input.cleaned:
+        metadata["writing_cleaned"] = judge_input.cleaned
     if failures:
         return Score.unscored(reason="; ".join(failures), metadata=metadata)
     assert weights is not None
-    value = score_value(tree, weights.values, leaves)
+    result = aggregate(tree, weights.values, leaves)
+    metadata["clipped"] = result.clipped
     if len(by_judge) > 1:  # what each panel judge alone would have given
         metadata["by_judge"] = {
-            model: score_value(tree, weights.values, {**leaves, **own})["overall"]
+            model: aggregate(tree, weights.values, {**leaves, **own}).value["overall"]
             for model, own in by_judge.items()
         }
     return Score(
-        value=value, explanation=render(tree, weights.values, value, notes), metadata=metadata
+        value=result.value,
+        explanation=render(tree, weights.values, result, notes),
+        metadata=metadata,
     )

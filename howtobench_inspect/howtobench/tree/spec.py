@@ -49,6 +49,10 @@ class Leaf:
         """The lowest leaf score (what an empty writing gets)."""
         return self.map(self.low)
 
+    @property
+    def maximum(self) -> float:
+        return self.map(self.high)
+
 
 MAPPINGS = {"identity": identity, "step_plots": step_plots, "paragraphing": paragraphing_scale}
 
@@ -89,6 +93,12 @@ class Tree:
             for node in NEGOTIATED_NODES
             if node in self.nodes
         }
+
+    def scale(self, node: str) -> tuple[float, float]:
+        """The range a node's score belongs to: from its lowest to its highest leaf
+        score (content and impression 1-10, format 0-10)."""
+        leaves = self.leaves_of(node)
+        return min(leaf.minimum for leaf in leaves), max(leaf.maximum for leaf in leaves)
 
     @property
     def root_weights(self) -> dict[str, int]:

@@ -1,0 +1,104 @@
+"""The reply store: judge replies that passed their check, kept on disk between runs.
+
+inspect's generate cache keeps every reply it receives, usable or not, and hands a bad
+one back on every later run of the same prompt, so a judge's bad day would be
+remembered for good. Judge calls therefore bypass it, and this store keeps only checked
+replies, keyed on the question as first asked (not on the re-ask that finally worked).
+A rerun, `inspect eval-retry` or a re-score then asks again exactly the questions that
+failed, and none that succeeded.
+
+It lives beside inspect's cache (`$INSPECT_CACHE_DIR/howtobench/`, or inspect's default
+cache folder), one small JSON file per question, written atomically, so that several
+processes can share it. A file lock per key lets concurrent processes negotiate an
+instruction's weights once (`howtobench.tree.negotiator`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from filelock import FileLock
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, cache_path
+
+# Settings that change how a call is made, not what the judge answers.
+_OPERATIONAL = {
+    "max_connections",
+    "adaptive_connections",
+    "max_retries",
+    "timeout",
+    "attempt_timeout",
+    "stream_idle_timeout",
+    "cache",
+    "cache_prompt",
+    "batch",
+    "fail_on_refusal",
+}
+
+
+class ReplyStore:
+    """Checked judge replies by question key, in the folder `root`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    @classmethod
+    def beside_inspect_cache(cls) -> ReplyStore:
+        """The store in inspect's cache folder (read when scoring starts, so that
+        `INSPECT_CACHE_DIR` set for a run is honoured)."""
+        return cls(cache_path().parent / "howtobench")
+
+    @staticmethod
+    def key(
+        model: Model,
+        messages: Sequence[ChatMessage],
+        config: GenerateConfig,
+        scope: Mapping[str, str],
+    ) -> str:
+        """Everything that changes the judge's answer: the model and its endpoint, the
+        generation settings (the role's and the scorer's), the messages, and the scope
+        (epoch, judge sample)."""
+        settings = model.config.merge(config).model_dump(exclude_none=True)
+        identity: dict[str, Any] = {
+            "model": str(model),
+            "base_url": model.api.base_url,
+            "config": {k: v for k, v in settings.items() if k not in _OPERATIONAL},
+            "messages": [[message.role, message.text] for message in messages],
+            "scope": dict(sorted(scope.items())),
+        }
+        text = json.dumps(identity, ensure_ascii=False, sort_keys=True, default=str)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def _path(self, key: str) -> Path:
+        return self.root / "replies" / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> str | None:
+        """The checked reply kept for `key`, or None (also for an unreadable file)."""
+        try:
+            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        reply = entry.get("reply") if isinstance(entry, dict) else None
+        return reply if isinstance(reply, str) else None
+
+    def put(self, key: str, reply: str) -> None:
+        """Keep a checked reply; written to a temporary file and renamed, so a reader
+        never sees half a file and concurrent writers cannot interleave."""
+        path = self._path(key)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(
+            "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
+        ) as tmp:
+            json.dump({"reply": reply}, tmp)  # ASCII escapes: any text survives
+        os.replace(tmp.name, path)
+
+    def lock(self, key: str) -> FileLock:
+        """A lock on `key` shared by every process using this store."""
+        path = self.root / "locks" / f"{key}.lock"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return FileLock(path, thread_local=False)
