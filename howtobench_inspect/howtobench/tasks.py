@@ -6,6 +6,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Solver
 
 from howtobench.dataset import (
@@ -15,6 +16,7 @@ from howtobench.dataset import (
     load_records,
     record_to_sample,
 )
+from howtobench.judge.calls import JUDGE_MAX_RETRIES
 from howtobench.perturb import perturb as perturb_solver
 from howtobench.scorers import build_scorers
 from howtobench.writer import StoredWritings, writer, writer_prompt
@@ -86,6 +88,9 @@ def howtobench_task(
             else ("human" if reference else "none"),
             "perturb": perturb,
         },
+        # bounded retries (inspect's default is to retry forever): a dead judge or
+        # writer ends the run in about a minute; --max-retries overrides it
+        config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
         version=1,
     )
 

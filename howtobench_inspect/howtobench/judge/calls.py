@@ -76,7 +76,7 @@ async def generate_reply(
             list(conversation), config=judge_config(model, config), cache=False
         )
     except Exception as error:
-        raise _classified(error, model) from error
+        raise _classified(error, model) from None  # the class says it all; keep the log short
     return _reply_text(output)
 
 

@@ -2,14 +2,26 @@
 
 Lines are read as headings in the spirit of the paper's appendix M.8 parser (markdown
 `#`, Chinese section numbers `一、`, sub-sections `（一）`, ordered `1.` / `（1）`
-items and unordered `-` bullets), then the structure is checked:
+items and unordered `-` bullets), keeping their indentation; a label line carrying the
+first item of a list (`附件：1. 报名表`) counts as that item. Then the structure is checked:
 
 - 0: the hierarchy is broken: a markdown level jump (`###` right under `#`) or a
-  numbering break (`一、` then `三、`, `1.` then `3.`, a repeated number);
+  numbering break (`一、` then `三、`, `1.` then `3.` in one list, a repeated number);
 - 5: the structure is inconsistent: sub-section numbers `（一）` used before any section
   `一、`, two heading systems for sections (markdown headings beside `一、` headings), or a
   text that is mostly bullets (at least 4 bullet lines and at least half of all lines);
 - 10: a consistent hierarchy, or plain prose that needs none.
+
+Numbering is checked per list, as a reader sees it, so valid layouts found in the
+published generations are not read as breaks: a `1.` always starts a new list (after
+prose, a heading, a label such as `附件：`); a list indented under an item or a bullet has
+its own numbers, and the parent list continues after it; numbered headings (`## 1.`,
+a wholly bold `**1. …**`) count apart from the plain list items under them; item numbers
+may run on across sections (`一、` 1. 2. `二、` 3.); and a title on the first line set in a
+smaller heading than its sections (`### 关于……的通知` over `## 一、`) is not a level.
+The rule reads a whole writing: a completion passage that takes up its given text's
+numbering (`三、` first) would read as a gap, but the completion tree has no format node,
+so the rule never scores one.
 
 Whether a genre wants headings at all is left to the LLM leaves (`plots`,
 `paragraphing`) and to the negotiated weight of this leaf.
@@ -44,6 +56,9 @@ _NUMBERED: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ordered_paren", re.compile(r"^[（(](\d{1,2})[）)]\s*(.*)$")),
 )
 _BULLET = re.compile(r"^[-*•·]\s+(.*)$")
+# A label line carrying the first item of its list: `附件：1. 报名表`, `须提交：（1）申请书`.
+_LABELLED = re.compile(r"^[^：:。！？；]{1,20}[：:]\s*([（(]?\d.*)$")
+_LIST_STYLES = ("ordered", "ordered_paren")
 
 # Section systems and their depth; ordered items are lists, not sections.
 _SECTION_DEPTH = {"cn_section": 1, "cn_subsection": 2}
@@ -65,13 +80,19 @@ def chinese_number(text: str) -> int | None:
 
 @dataclass(frozen=True)
 class Marker:
-    """A structural line: its style, number (if numbered), markdown depth and title."""
+    """A structural line: its style, number (if numbered), markdown depth and title.
+
+    `indent` (leading columns) tells a nested list from its parent; `bold` marks a line
+    set wholly in bold (`**1. 服务介绍**`), which is a heading rather than a list item.
+    """
 
     line: int
     style: str
     number: int | None
     hashes: int
     title: str
+    indent: int = 0
+    bold: bool = False
 
 
 def _numbered(text: str) -> tuple[str, int | None, str] | None:
@@ -85,29 +106,48 @@ def _numbered(text: str) -> tuple[str, int | None, str] | None:
     return None
 
 
+def _indent(raw: str) -> int:
+    """Columns of leading whitespace (a tab counts 4, an ideographic space 2)."""
+    prefix = raw[: len(raw) - len(raw.lstrip())]
+    return len(prefix.expandtabs(4)) + prefix.count("\u3000")
+
+
+def _labelled_item(line: str) -> tuple[str, int | None, str] | None:
+    """The list item written on a label's line (`附件：1. 报名表`): it starts a list."""
+    match = _LABELLED.match(line)
+    found = _numbered(match.group(1)) if match else None
+    return found if found and found[0] in _LIST_STYLES else None
+
+
 def parse_markers(text: str) -> list[Marker]:
-    """Every heading and list line, in order. Bold wrappers (`**一、概况**`) are seen through."""
+    """Every heading and list line, in order. Bold wrappers (`**一、概况**`) are seen through.
+
+    Lines keep their indentation, so that a sub-list (`   1.` under `2.`) is told from
+    its parent list.
+    """
     markers = []
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
+        bold = len(line) > 4 and line.startswith("**") and line.endswith("**")
         if line.startswith("**"):
             line = line.strip("*").strip()
         if not line:
             continue
+        indent = _indent(raw)
         hashes = 0
         heading = _MARKDOWN.match(line)
         if heading:
             hashes, line = len(heading.group(1)), heading.group(2).strip().strip("*").strip()
-        found = _numbered(line)
+        found = _numbered(line) or (None if hashes else _labelled_item(line))
         if found:
             style, value, title = found
-            markers.append(Marker(number, style, value, hashes, title))
+            markers.append(Marker(number, style, value, hashes, title, indent, bold))
         elif hashes:
-            markers.append(Marker(number, "markdown", None, hashes, line))
+            markers.append(Marker(number, "markdown", None, hashes, line, indent, bold))
         else:
             bullet = _BULLET.match(line)
             if bullet:
-                markers.append(Marker(number, "bullet", None, 0, bullet.group(1)))
+                markers.append(Marker(number, "bullet", None, 0, bullet.group(1), indent))
     return markers
 
 
@@ -126,9 +166,20 @@ class FormattingVerdict:
         return "plain prose without headings or lists"
 
 
-def _level_jumps(markers: list[Marker]) -> list[str]:
+def _level_jumps(markers: list[Marker], first_line: int) -> list[str]:
+    """Markdown levels must go down one at a time (`#` then `##`, never `#` then `###`).
+
+    A title on the first line set in a smaller heading than the sections below it
+    (`### 关于……的通知` over `## 一、`) is a title, not a level, and is left out.
+    """
     problems = []
     headings = [m for m in markers if m.hashes]
+    if (
+        len(headings) > 1
+        and headings[0].line == first_line
+        and headings[0].hashes > min(m.hashes for m in headings[1:])
+    ):
+        headings = headings[1:]
     base = min((m.hashes for m in headings), default=1)
     previous = 0
     for m in headings:
@@ -141,21 +192,66 @@ def _level_jumps(markers: list[Marker]) -> list[str]:
     return problems
 
 
+_Sequence = tuple[str, str, int]
+
+
+def _sequence(m: Marker) -> _Sequence:
+    """Which numbering a marker counts in: (style, decoration, indent).
+
+    Sections (`一、`, `（一）`) count in one sequence per style whatever their decoration.
+    A numbered heading (`## 1.` or a wholly bold `**1. …**`) counts apart from the plain
+    list items under it; plain list items count per indentation, so a nested list has its
+    own numbers.
+    """
+    if m.style in _SECTION_DEPTH:
+        return (m.style, "", 0)
+    if m.hashes:
+        return (m.style, "#" * m.hashes, 0)
+    if m.bold:
+        return (m.style, "**", m.indent)
+    return (m.style, "", m.indent)
+
+
+def _kin(a: _Sequence, b: _Sequence) -> bool:
+    """Same style and decoration; a wholly bold item may also be an emphasised list item."""
+    return a[0] == b[0] and (a[1] == b[1] or {a[1], b[1]} == {"", "**"})
+
+
 def _numbering_breaks(markers: list[Marker]) -> list[str]:
-    """Each number must be 1 (a restart) or the previous number of its style plus one."""
+    """Each number must start a list (1) or follow the last number of an open list.
+
+    A `1.` opens a list at its indentation (closing any list nested deeper). Any other
+    number must be one more than the last number of an open list of its sequence at its
+    own indentation or, failing that, the nearest shallower one (items aligned under a
+    label: `附件：1. …` then `      2. …`); a wholly bold item may also continue a plain
+    list (`**3. …**` stressed in a list). Continuing a list closes the lists nested in
+    it, so a nested list under the next item starts again at 1, and a top-level item
+    cannot continue a nested list (`1.`, nested `1. 2. 3.`, then `4.` is a gap).
+    Numbers are not reset by headings: numbering that runs on across sections (`一、` 1. 2.
+    `二、` 3. 4.) is one consistent sequence.
+    """
     problems = []
-    last: dict[str, int] = {}
+    last: dict[_Sequence, int] = {}
     for m in markers:
         if m.number is None:
             continue
-        expected = last.get(m.style, 0) + 1
-        if m.number not in (1, expected):
-            problems.append(f"line {m.line}: {m.style} number {m.number} after {expected - 1}")
-        last[m.style] = m.number
-        if m.style in _SECTION_DEPTH:  # a new section restarts the numbering below it
-            for style in list(last):
-                if _SECTION_DEPTH.get(style, 9) > _SECTION_DEPTH[m.style]:
-                    del last[style]
+        key = _sequence(m)
+        ranked = sorted(
+            (k for k in last if _kin(k, key) and k[2] <= key[2]),
+            key=lambda k: (k[1] != key[1], key[2] - k[2]),
+        )
+        fits = [k for k in ranked if last[k] == m.number - 1]
+        if m.number == 1:
+            target = key
+        elif fits:
+            target = fits[0]
+        else:
+            before = last[ranked[0]] if ranked else 0
+            problems.append(f"line {m.line}: {m.style} number {m.number} after {before}")
+            target = key
+        for k in [k for k in last if _kin(k, key) and k[2] > target[2]]:
+            del last[k]
+        last[target] = m.number
     return problems
 
 
@@ -184,11 +280,12 @@ def _inconsistencies(markers: list[Marker], lines: int) -> list[str]:
 def formatting_verdict(text: str) -> FormattingVerdict:
     """The 0/5/10 verdict of the formatting rule, with the problems that decided it."""
     markers = parse_markers(text)
-    lines = sum(1 for line in text.splitlines() if line.strip())
-    broken = _level_jumps(markers) + _numbering_breaks(markers)
+    content = [n for n, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    broken = _level_jumps(markers, content[0] if content else 0)
+    broken += _numbering_breaks(markers)
     if broken:
         return FormattingVerdict(0, tuple(broken), len(markers))
-    inconsistent = _inconsistencies(markers, lines)
+    inconsistent = _inconsistencies(markers, len(content))
     if inconsistent:
         return FormattingVerdict(5, tuple(inconsistent), len(markers))
     return FormattingVerdict(10, (), len(markers))
