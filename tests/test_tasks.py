@@ -13,7 +13,8 @@ from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from conftest import MARKER
 from howtobench import completion, guide, open_writing
 from howtobench.dataset import WritingRecord
-from howtobench.scorers import parse_names
+from howtobench.parameters import ParameterError, names
+from howtobench.scorers import check_names
 from howtobench.writer import writer_prompt
 
 
@@ -46,9 +47,11 @@ def test_replay_scores_every_sample_including_an_empty_writing(
 
 
 def test_list_and_string_scorer_parameters() -> None:
-    assert parse_names(["rouge_l", "bleu"]) == parse_names("rouge_l, bleu") == ["rouge_l", "bleu"]
-    with pytest.raises(ValueError, match="unknown scorer"):
-        parse_names("rouge_l,bleurt")
+    assert names(["rouge_l", "bleu"], "scorers") == names("rouge_l, bleu", "scorers")
+    assert check_names(names("rouge_l, bleu,", "scorers")) == ("rouge_l", "bleu")
+    assert check_names(()) == ("tow",)
+    with pytest.raises(ParameterError, match="-T scorers: unknown scorer"):
+        check_names(names("rouge_l,bleurt", "scorers"))
 
 
 def test_sample_without_reference_is_unscored_with_reason(tmp_path: Path) -> None:

@@ -1,48 +1,98 @@
-"""Scorer selection by name, for the `scorers=` task parameter."""
+"""Scorer selection by name, for the `scorers=` task parameter, with the judge options
+each scorer takes.
 
-import inspect
-from collections.abc import Callable, Sequence
-from typing import Any
+Every option reaches exactly the scorers that use it, through an explicit builder per
+scorer; an option that none of the chosen scorers takes is refused rather than dropped
+(`nodes` with `scorers=rubric` would otherwise do nothing, silently).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, fields
 
 from inspect_ai.scorer import Scorer
 
 from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
+from howtobench.parameters import ParameterError
 from howtobench.tree.scorer import tree_of_writing
 
-SCORERS: dict[str, Callable[..., Scorer]] = {
-    "tow": tree_of_writing,
-    "rubric": rubric,
-    "autoplan": autoplan,
-    "rouge_l": rouge_l,
-    "bleu": bleu_scorer,
-}
 DEFAULT_SCORERS: tuple[str, ...] = ("tow",)
-# Options of the task that reach the judge scorers (not the overlap ones).
-JUDGE_SCORERS = {"tow", "rubric", "autoplan"}
 
 
-def parse_names(names: str | Sequence[str] | None) -> list[str]:
-    """Names from a comma list or a list (the CLI gives either), checked and deduplicated."""
-    items = names.split(",") if isinstance(names, str) else list(names or [])
-    parsed = list(dict.fromkeys(n.strip() for n in items if n.strip())) or list(DEFAULT_SCORERS)
-    unknown = [n for n in parsed if n not in SCORERS]
+@dataclass(frozen=True)
+class JudgeOptions:
+    """What the task's parameters say to the judge scorers (defaults: as the paper)."""
+
+    judges: tuple[str, ...] = ()
+    reference: bool = True  # show the judges the anchor (human, or a model's writing)
+    nodes: tuple[str, ...] | None = None
+    samples: int = 1
+    reuse_weights: bool = True
+
+
+# The task parameter that sets each option, for messages.
+PARAMETER = {
+    "judges": "judges",
+    "reference": "reference",
+    "nodes": "nodes",
+    "samples": "judge_samples",
+    "reuse_weights": "reuse_weights",
+}
+_SINGLE_CALL = frozenset({"judges", "reference", "samples"})
+
+BUILDERS: dict[str, Callable[[JudgeOptions], Scorer]] = {
+    "tow": lambda o: tree_of_writing(
+        judges=list(o.judges),
+        reference=o.reference,
+        nodes=o.nodes,
+        samples=o.samples,
+        reuse_weights=o.reuse_weights,
+    ),
+    "rubric": lambda o: rubric(judges=list(o.judges), reference=o.reference, samples=o.samples),
+    "autoplan": lambda o: autoplan(judges=list(o.judges), reference=o.reference, samples=o.samples),
+    "rouge_l": lambda o: rouge_l(),
+    "bleu": lambda o: bleu_scorer(),
+}
+# The options each scorer takes.
+TAKES: dict[str, frozenset[str]] = {
+    "tow": frozenset(PARAMETER),
+    "rubric": _SINGLE_CALL,
+    "autoplan": _SINGLE_CALL,
+    "rouge_l": frozenset(),
+    "bleu": frozenset(),
+}
+JUDGE_SCORERS = frozenset(name for name, takes in TAKES.items() if takes)
+
+
+def check_names(names: tuple[str, ...]) -> tuple[str, ...]:
+    """Known scorer names (the default when none are given)."""
+    unknown = [n for n in names if n not in BUILDERS]
     if unknown:
-        raise ValueError(
-            f"unknown scorer(s) {', '.join(unknown)} (available: {', '.join(SCORERS)})"
+        raise ParameterError(
+            "scorers", f"unknown scorer(s) {', '.join(unknown)} (available: {', '.join(BUILDERS)})"
         )
-    return parsed
+    return names or DEFAULT_SCORERS
 
 
-def build_scorers(names: str | Sequence[str] | None, **judge_options: Any) -> list[Scorer]:
-    """The named scorers; `judge_options` go to the judge scorers that take them."""
-    built = []
-    for name in parse_names(names):
-        factory = SCORERS[name]
-        if name in JUDGE_SCORERS:
-            accepted = inspect.signature(factory).parameters
-            built.append(factory(**{k: v for k, v in judge_options.items() if k in accepted}))
-        else:
-            built.append(factory())
-    return built
+def check_taken(names: tuple[str, ...], options: JudgeOptions) -> None:
+    """Refuse an option set away from its default that none of the chosen scorers takes."""
+    default = JudgeOptions()
+    for option in fields(JudgeOptions):
+        if getattr(options, option.name) == getattr(default, option.name):
+            continue
+        if not any(option.name in TAKES[name] for name in names):
+            takers = [name for name, takes in TAKES.items() if option.name in takes]
+            raise ParameterError(
+                PARAMETER[option.name],
+                f"none of the chosen scorers ({', '.join(names)}) uses it; "
+                f"it applies to {', '.join(takers)}",
+            )
+
+
+def build_scorers(names: tuple[str, ...], options: JudgeOptions) -> list[Scorer]:
+    """The named scorers, each given the options it takes."""
+    check_taken(names, options)
+    return [BUILDERS[name](options) for name in names]

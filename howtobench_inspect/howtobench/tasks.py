@@ -6,7 +6,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig
+from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import Solver
 
 from howtobench.dataset import (
@@ -17,8 +17,19 @@ from howtobench.dataset import (
     record_to_sample,
 )
 from howtobench.judge.calls import JUDGE_MAX_RETRIES
+from howtobench.parameters import (
+    Anchor,
+    ParameterError,
+    anchor,
+    boolean,
+    integer,
+    names,
+    positive_integer,
+)
+from howtobench.perturb import Perturbation
 from howtobench.perturb import perturb as perturb_solver
-from howtobench.scorers import build_scorers
+from howtobench.scorers import JUDGE_SCORERS, JudgeOptions, build_scorers, check_names, check_taken
+from howtobench.tree.spec import tree_for
 from howtobench.writer import StoredWritings, writer, writer_prompt
 
 PARAMETERS = """
@@ -47,46 +58,70 @@ def howtobench_task(
     genre: str | None = None,
     scorers: str | list[str] | None = None,
     judges: str | list[str] | None = None,
-    reference: bool | str = True,
+    reference: bool | str | None = True,
     nodes: str | list[str] | None = None,
     judge_samples: int = 1,
     reuse_weights: bool = True,
     perturb: str | None = None,
     perturb_seed: int = 0,
 ) -> Task:
-    """One HoWToBench task on a data source, writing live or replaying stored writings."""
-    records = filter_genre(load_records(dataset, task_type), genre)
+    """One HoWToBench task on a data source, writing live or replaying stored writings.
+
+    Every parameter is read and checked here, before anything runs: a mistake stops the
+    task with one line naming the parameter (see `howtobench.parameters`).
+    """
+    chosen = check_names(names(scorers, "scorers"))
+    source = anchor(reference)
+    options = JudgeOptions(
+        judges=names(judges, "judges"),
+        reference=source.shown,
+        nodes=names(nodes, "nodes") or None,
+        samples=positive_integer(judge_samples, "judge_samples"),
+        reuse_weights=boolean(reuse_weights, "reuse_weights"),
+    )
+    check_taken(chosen, options)
+    judged = [name for name in chosen if name in JUDGE_SCORERS]
+    if source.model and not judged:
+        raise ParameterError(
+            "reference", f"only the judge scorers show an anchor; {', '.join(chosen)} do not"
+        )
+    if options.nodes:
+        _check_nodes(task_type, options.nodes)
+    _check_judges(options.judges)
+    if judged and ("tow" in judged or not options.judges):
+        _check_grader()
+    disturbance = _perturbation(perturb)
+    seed = integer(perturb_seed, "perturb_seed")
+    if perturb is None and seed != 0:
+        raise ParameterError("perturb_seed", "it seeds perturb=, which is not set")
+
+    records = load_records(dataset, task_type)
+    try:
+        records = filter_genre(records, genre)
+    except ValueError as error:
+        raise ParameterError("genre", str(error)) from None
     generations = load_generations(dataset, task_type, replay, records) if replay else None
     anchors = None
-    if isinstance(reference, str):  # another model's stored writing as the anchor
-        anchors = load_generations(dataset, task_type, reference, records)
+    if source.model:  # another model's stored writing as the anchor
+        anchors = load_generations(dataset, task_type, source.model, records)
     solvers: list[Solver] = [
         writer(StoredWritings(replay, generations) if replay and generations is not None else None)
     ]
-    if perturb:
-        solvers.append(perturb_solver(perturb, perturb_seed))
+    if disturbance:
+        solvers.append(perturb_solver(disturbance.name, seed))
     return Task(
         dataset=MemoryDataset(
-            [_sample(r, anchors, reference) for r in records], name=f"howtobench-{task_type}"
+            [_sample(r, anchors, source) for r in records], name=f"howtobench-{task_type}"
         ),
         solver=solvers,
-        scorer=build_scorers(
-            scorers,
-            judges=judges,
-            reference=reference is not False,
-            nodes=nodes,
-            samples=judge_samples,
-            reuse_weights=reuse_weights,
-        ),
+        scorer=build_scorers(chosen, options),
         metadata={
             "howtobench_task": task_type,
             "dataset": dataset or "hub",
             "replay": replay,
             "genre": genre,
-            "reference": reference
-            if isinstance(reference, str)
-            else ("human" if reference else "none"),
-            "perturb": perturb,
+            "reference": source.source,
+            "perturb": disturbance.name if disturbance else None,
         },
         # bounded retries (inspect's default is to retry forever): a dead judge or
         # writer ends the run in about a minute; --max-retries overrides it
@@ -95,11 +130,53 @@ def howtobench_task(
     )
 
 
-def _sample(record: WritingRecord, anchors: dict[str, str] | None, source: bool | str) -> Sample:
+def _perturbation(perturb: str | None) -> Perturbation | None:
+    if perturb is None:
+        return None
+    try:
+        return Perturbation.parse(str(perturb))
+    except ValueError as error:
+        raise ParameterError("perturb", str(error)) from None
+
+
+def _check_nodes(task_type: str, nodes: tuple[str, ...]) -> None:
+    try:
+        tree_for(task_type, nodes)
+    except ValueError as error:
+        raise ParameterError("nodes", str(error)) from None
+
+
+def _check_judges(judges: tuple[str, ...]) -> None:
+    """Each panel model must resolve (a known provider, its key or base URL set)."""
+    for judge in judges:
+        try:
+            get_model(judge)
+        except Exception as error:
+            detail = " ".join(str(getattr(error, "message", error)).split())
+            raise ParameterError("judges", f"cannot use model '{judge}': {detail}") from None
+
+
+def _check_grader() -> None:
+    """A judge scorer needs the grader role; in `inspect eval` the roles are known while
+    the task is built, so a run that would fail at its first sample stops here.
+    (Built from Python before `eval()`, no model is known yet: the scorer checks then.)"""
+    try:
+        model = get_model(role="grader")
+    except ValueError:
+        return
+    if str(model) == "none/none":
+        raise ParameterError(
+            "scorers",
+            "the judge scorers need a judge model: bind one with --model-role grader=<model>, "
+            "or choose scorers=rouge_l,bleu (the evaluated model is 'none')",
+        )
+
+
+def _sample(record: WritingRecord, anchors: dict[str, str] | None, source: Anchor) -> Sample:
     """The record's sample; with anchors, the anchor text replaces the human reference."""
     sample = record_to_sample(record, writer_prompt(record))
     if anchors is not None and sample.metadata is not None:
-        sample.metadata.update(anchor=anchors[record.id], anchor_source=str(source))
+        sample.metadata.update(anchor=anchors[record.id], anchor_source=source.source)
     return sample
 
 

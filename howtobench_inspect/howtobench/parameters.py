@@ -1,0 +1,115 @@
+"""Task parameters read once, at the task boundary, into typed values.
+
+`inspect eval ... -T name=value` hands a task YAML-parsed values: `-T judge_samples=3`
+arrives as 3, `-T judge_samples=abc` as "abc", `-T reference=0` as 0 and
+`-T reference=false` as False, `-T scorers=a,b` as a list or a string. Each reader here
+accepts the spellings a user would type and refuses anything else with one line that
+names the parameter and says what it takes (a `ParameterError`, which inspect prints
+without a traceback).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from howtobench.errors import UserError
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+# Spellings of "no anchor" for `reference`; YAML gives False for false/no/off and 0 for 0.
+_NO_ANCHOR = {"false", "no", "off", "0", "none", "null"}
+_HUMAN_ANCHOR = {"true", "yes", "on", "1", "human"}
+
+
+class ParameterError(UserError):
+    """A task parameter that cannot be used."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(f"-T {name}: {message}")
+        self.name = name
+
+
+def _shown(value: Any) -> str:
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def names(value: str | Sequence[Any] | None, name: str) -> tuple[str, ...]:
+    """A comma list (`a,b`) or a list of names, stripped, empty items dropped."""
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items: list[Any] = value.split(",")
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        raise ParameterError(name, f"expected a comma list of names, got {_shown(value)}")
+    if not all(isinstance(item, str) for item in items):
+        raise ParameterError(name, f"expected a comma list of names, got {_shown(value)}")
+    return tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
+
+
+def integer(value: Any, name: str) -> int:
+    """A whole number (`3`, or the text `"3"`); booleans and fractions are refused."""
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParameterError(name, f"expected a whole number, got {_shown(value)}")
+    return value
+
+
+def positive_integer(value: Any, name: str) -> int:
+    found = integer(value, name)
+    if found < 1:
+        raise ParameterError(name, f"expected a whole number of at least 1, got {found}")
+    return found
+
+
+def boolean(value: Any, name: str) -> bool:
+    """`true`/`false` (also yes/no, on/off, 1/0)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower() if isinstance(value, str | int) else None
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise ParameterError(name, f"expected true or false, got {_shown(value)}")
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """What the judges compare a writing with: `human` (the record's reference), `none`,
+    or the name of a model whose stored writing serves as the anchor."""
+
+    source: str
+
+    @property
+    def shown(self) -> bool:
+        return self.source != "none"
+
+    @property
+    def model(self) -> str | None:
+        return None if self.source in ("human", "none") else self.source
+
+
+def anchor(value: Any) -> Anchor:
+    """The `reference` parameter: true/human, false/0/none (no anchor), or a model name."""
+    if value is None or value is False or value == 0:
+        return Anchor("none")
+    if value is True or value == 1:
+        return Anchor("human")
+    if not isinstance(value, str) or not value.strip():
+        raise ParameterError(
+            "reference", f"expected true, false or a model name, got {_shown(value)}"
+        )
+    text = value.strip()
+    if text.lower() in _NO_ANCHOR:
+        return Anchor("none")
+    if text.lower() in _HUMAN_ANCHOR:
+        return Anchor("human")
+    return Anchor(text)
