@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from inspect_ai import eval, eval_set
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
@@ -60,6 +61,7 @@ def _many_writings(path: Path, count: int) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
     serve, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]

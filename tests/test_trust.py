@@ -136,6 +136,7 @@ def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
     assert kept["weights"] == scores(first)["c"].metadata["weights"]
 
 
+@pytest.mark.slow
 def test_rescoring_a_log_asks_only_the_failed_questions(
     serve: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -284,6 +285,7 @@ def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Any, tmp_path: Path
 # 4. One set of weights per instruction, across processes -----------------------------------
 
 
+@pytest.mark.slow
 def test_concurrent_processes_negotiate_each_instruction_once(serve: Any, tmp_path: Path) -> None:
     """Two `inspect eval` processes judge two writers of the same instructions, sharing a
     cache folder, against a judge whose weights differ at every call."""
@@ -418,6 +420,7 @@ def closed_port() -> int:
         return int(probe.getsockname()[1])
 
 
+@pytest.mark.slow
 def test_a_dead_judge_ends_the_run_with_one_line_naming_it(tmp_path: Path) -> None:
     url = f"http://127.0.0.1:{closed_port()}/v1"
     dead = get_model("openai-api/sim/judge", base_url=url, api_key="none")
@@ -438,6 +441,7 @@ def test_a_dead_judge_ends_the_run_with_one_line_naming_it(tmp_path: Path) -> No
     assert "inspect eval-retry" in message
 
 
+@pytest.mark.slow
 def test_a_hung_request_is_abandoned_and_asked_again(serve: Any, tmp_path: Path) -> None:
     seen: Counter[str] = Counter()
     lock = threading.Lock()
@@ -511,6 +515,7 @@ def test_every_spelling_of_no_anchor_means_none_and_the_log_says_so(spelling: ob
     assert task.metadata["reference"] == "none"
 
 
+@pytest.mark.slow
 def test_the_command_line_prints_a_parameter_error_as_one_line(tmp_path: Path) -> None:
     inspect = [sys.executable, "-m", "inspect_ai", "eval", "howtobench/guide", "--model", "none"]
     common = ["-T", "dataset=demo", "-T", "replay=demo-writer-a", "--log-dir", str(tmp_path)]
