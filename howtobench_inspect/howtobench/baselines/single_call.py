@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from inspect_ai.model import ChatMessageSystem, GenerateConfig, Model
+from inspect_ai.model import ChatMessage, ChatMessageSystem, GenerateConfig, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, stderr
 from inspect_ai.solver import TaskState
 
@@ -86,7 +86,7 @@ def single_call_judge(
         asked = question(judge_input)
         noted.update(asked.about)
         materials = judge_input.materials(with_anchor=reference)
-        messages = [
+        messages: list[ChatMessage] = [
             ChatMessageSystem(content=asked.system),
             judge_question(materials, asked.instructions),
         ]

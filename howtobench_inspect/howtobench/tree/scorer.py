@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from statistics import fmean
-from typing import Any
+from typing import Any, cast
 
 from inspect_ai.model import GenerateConfig, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
@@ -81,7 +81,10 @@ def tree_of_writing(
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
-        noted = {"task": judge_input.task, "reference": judge_input.anchor_seen(reference)}
+        noted: dict[str, Any] = {
+            "task": judge_input.task,
+            "reference": judge_input.anchor_seen(reference),
+        }
         if judge_input.cleaned:
             noted["writing_cleaned"] = judge_input.cleaned
         refused = unjudgeable(state, judge_input, noted)
@@ -128,7 +131,9 @@ def tree_of_writing(
             async with span("experts"):
                 return await collect(*(leaf_panel(leaf) for leaf in llm_leaves))
 
-        (negotiated, reused), verdicts = await collect(negotiation(), experts())
+        both = await collect(negotiation(), experts())
+        negotiated, reused = cast(tuple[Exchange[Weights], bool], both[0])
+        verdicts = cast(list[list[Exchange[Verdict]]], both[1])
         return _tree_score(
             tree,
             judge_input,
