@@ -117,7 +117,7 @@ def test_unknown_source_path() -> None:
             r"line 2, field 'task_type': unknown task 'poetry'",
         ),
         (json.dumps(aligned_row("b", reference=3)), r"line 2, field 'reference': must be a string"),
-        (json.dumps(aligned_row("a")), r"duplicate id 'a'"),
+        (json.dumps(aligned_row("a")), r"field 'infer_id': duplicate id 'a' \(lines 1 and 2\)"),
     ],
 )
 def test_bad_aligned_records_name_file_line_and_field(
@@ -228,3 +228,100 @@ def test_genre_filter(data_folder: Path) -> None:
 )
 def test_detect_language(text: str, language: str) -> None:
     assert ds.detect_language(text) == language
+
+
+def _raw_file(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def _line(row: dict) -> bytes:
+    return json.dumps(row, ensure_ascii=False).encode("utf-8")
+
+
+def test_bom_crlf_and_blank_lines_are_read(tmp_path: Path) -> None:
+    first = {"id": "first", "instruction": "写一首诗。"}
+    second = {"id": "second", "instruction": "Write a letter.\r\nDear Sir,"}
+    data = b"\xef\xbb\xbf" + _line(first) + b"\r\n\r\n   \r\n" + _line(second) + b"\r\n\n"
+    path = _raw_file(tmp_path / "mine.jsonl", data)
+    assert list(ds.read_jsonl(path)) == [(1, first), (4, second)]
+    records = load_records(str(path), "open")
+    assert [(r.id, r.line, r.instruction) for r in records] == [
+        ("first", 1, "写一首诗。"),
+        ("second", 4, "Write a letter.\r\nDear Sir,"),
+    ]
+    # the published layout too: a BOM must not hide the first record's infer_id
+    aligned = _raw_file(
+        tmp_path / "data" / "guide" / "aligned.jsonl",
+        b"\xef\xbb\xbf" + _line(aligned_row("a")) + b"\r\n" + _line(aligned_row("b")) + b"\r\n",
+    )
+    assert [r.id for r in load_records(str(aligned.parents[1]), "guide")] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            _line({"instruction": "好"}) + b'\n{"instruction": "\xff"}\n',
+            r"line 2: not valid UTF-8 \(byte 0xff at byte 18 of the line\)",
+        ),
+        (
+            '{"instruction": "中文"}\n'.encode("gbk"),
+            r"line 1: not valid UTF-8 \(byte 0xd6 at byte 18",
+        ),
+        (
+            '{"instruction": "x"}\n'.encode("utf-16"),
+            r"line 1: the file is UTF-16: save it as UTF-8",
+        ),
+        (b"", r"mine.jsonl: the file is empty"),
+        (b"\n  \r\n\n", r"mine.jsonl: the file is empty \(or only blank lines\)"),
+        (b"\xef\xbb\xbf", r"mine.jsonl: the file is empty"),
+    ],
+)
+def test_bytes_that_are_not_records_name_file_and_line(
+    tmp_path: Path, data: bytes, message: str
+) -> None:
+    path = _raw_file(tmp_path / "mine.jsonl", data)
+    with pytest.raises(DataError, match=message) as info:
+        load_records(str(path), "open")
+    assert str(info.value).startswith(str(path))
+
+
+def test_empty_aligned_and_inferences_files(data_folder: Path) -> None:
+    inferences = data_folder / "guide" / "inferences" / "model-b.jsonl"
+    _raw_file(inferences, b"\r\n")
+    records = load_records(str(data_folder), "guide")
+    with pytest.raises(DataError, match=r"model-b.jsonl: the file is empty"):
+        load_generations(str(data_folder), "guide", "model-b", records)
+    _raw_file(data_folder / "guide" / "aligned.jsonl", b"")
+    with pytest.raises(DataError, match=r"guide/aligned.jsonl: the file is empty"):
+        load_records(str(data_folder), "guide")
+
+
+def test_duplicates_name_both_lines(tmp_path: Path, data_folder: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "mine.jsonl",
+        [{"id": "x", "instruction": "一"}, {"instruction": "二"}, {"id": "x", "instruction": "三"}],
+    )
+    with pytest.raises(
+        DataError, match=r"mine.jsonl, field 'id': duplicate id 'x' \(lines 1 and 3\)"
+    ):
+        load_records(str(path), "open")
+    inferences = data_folder / "guide" / "inferences" / "model-a.jsonl"
+    with inferences.open("a", encoding="utf-8") as f:
+        f.write("\n" + json.dumps({"infer_id": "infer_1", "output": "again"}) + "\n")
+    records = load_records(str(data_folder), "guide")
+    with pytest.raises(
+        DataError,
+        match=r"model-a.jsonl, field 'infer_id': second generation for 'infer_1' \(lines 1 and 4\)",
+    ):
+        load_generations(str(data_folder), "guide", "model-a", records)
+
+
+def test_a_user_file_without_records_of_the_task(tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "mine.jsonl", [{"task": "guide", "instruction": "写信。"}])
+    with pytest.raises(
+        DataError, match=r"mine.jsonl, field 'task': no records of task 'open' \(.*: guide\)"
+    ):
+        load_records(str(path), "open")

@@ -39,6 +39,8 @@ def test_report(writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     shown = capsys.readouterr().out
     assert "report: leaderboard" in shown and "note: left out unscored samples (tow: 1)" in shown
     check_outputs(tmp_path, "report", ["leaderboard", "counts", "nodes"], ["weights_poem"])
+    notes = (tmp_path / "report_notes.txt").read_text(encoding="utf-8")
+    assert notes == "left out unscored samples (tow: 1)\n"
     board = pd.read_csv(tmp_path / "report_leaderboard.csv", index_col="row")
     assert board.columns[0] == "average" and board.index[-1] == "All"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from statistics import fmean
 
 import pytest
-from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
 from study_logs import epochs_logs_fixture, writers_logs_fixture  # noqa: F401 (fixtures)
 
@@ -50,10 +50,22 @@ def by_hand(runs: list[dict[str, float]]) -> tuple[float, float]:
     return fmean(deltas), fmean(sigmas)
 
 
+def negotiate_every_time(log: EvalLog) -> None:
+    """What a `-T reuse_weights=false` run records: the setting, and no weights reused."""
+    log.eval.task_args["reuse_weights"] = False
+    for spec in log.eval.scorers:
+        if spec.name == "tow":
+            spec.options["reuse_weights"] = False
+    for sample in log.samples:
+        sample.scores["tow"].metadata["negotiator"]["reused"] = False
+
+
 @pytest.fixture
 def fluctuating(epochs_logs: Path, tmp_path: Path) -> Path:
+    """The five-epoch run as if each epoch had negotiated its own weights."""
     [path] = epochs_logs.glob("*.eval")
     log = read_eval_log(str(path))
+    negotiate_every_time(log)
     ids = sorted({s.id for s in log.samples})
     for sample in log.samples:
         s, t = ids.index(sample.id), sample.epoch
@@ -92,10 +104,48 @@ def test_delta_and_sigma_of_weights_and_shares(fluctuating: Path) -> None:
     assert keys.loc[("autoplan", "language"), "samples"] == 3
 
 
+REUSE_NOTE = (
+    "tow: {} of {} sample(s) reuse their instruction's weights across epochs (the scorer's "
+    "default reuse_weights=true negotiates once per instruction): their delta = sigma = 0 "
+    "of the weights is by design, not a finding; run with -T reuse_weights=false to "
+    "measure the negotiator's fluctuation"
+)
+
+
 def test_the_negotiator_reuses_weights_across_epochs(epochs_logs: Path) -> None:
-    summary = consistency([epochs_logs]).tables["summary"]
+    """The real run (default reuse_weights=true): zero fluctuation, and the study says why."""
+    result = consistency([epochs_logs])
+    summary = result.tables["summary"]
     assert summary["delta"].tolist() == [0, 0]
     assert summary["sigma"].tolist() == pytest.approx([0, 0], abs=1e-12)
+    assert summary["reused_weights"].tolist() == [3, 3]
+    assert REUSE_NOTE.format(3, 3) in result.notes
+
+
+def test_no_reuse_note_when_every_epoch_negotiates(fluctuating: Path) -> None:
+    result = consistency([fluctuating])
+    assert not any("reuse" in note for note in result.notes)
+    tow = result.tables["summary"].set_index(["source", "task"]).loc[("tow", "all")]
+    assert tow["reused_weights"] == 0
+
+
+def test_a_log_without_the_setting_goes_by_the_negotiator(
+    fluctuating: Path, tmp_path: Path
+) -> None:
+    """Older logs do not record reuse_weights: a sample whose negotiator says it reused
+    the weights counts as reused."""
+    log = read_eval_log(str(fluctuating))
+    del log.eval.task_args["reuse_weights"]
+    for spec in log.eval.scorers:
+        spec.options.pop("reuse_weights", None)
+    for sample in log.samples:
+        if sample.id == "demo_guide_2" and sample.epoch > 1:
+            sample.scores["tow"].metadata["negotiator"]["reused"] = True
+    write_eval_log(log, str(tmp_path / "older.eval"))
+    result = consistency([tmp_path / "older.eval"])
+    assert REUSE_NOTE.format(1, 3) in result.notes
+    summary = result.tables["summary"].set_index(["source", "task"])
+    assert summary.loc[("tow", "all"), "reused_weights"] == 1
 
 
 def test_epochs_without_weights_are_left_out(fluctuating: Path, tmp_path: Path) -> None:

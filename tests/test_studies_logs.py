@@ -47,7 +47,7 @@ def test_unscored_samples_stay_nan_and_are_counted(writers_logs: Path) -> None:
     broken = samples.frame.set_index(["model", "id"]).loc[BROKEN]
     assert math.isnan(broken["tow.overall"]) and not math.isnan(broken["rouge_l"])
     assert samples.unscored == {"tow": 1}
-    assert samples.unscored_note() == ["left out unscored samples (tow: 1)"]
+    assert samples.notes() == ["left out unscored samples (tow: 1)"]
 
 
 def test_files_and_folders_name_the_same_logs_once(writers_logs: Path) -> None:
@@ -86,7 +86,10 @@ def test_the_same_writings_in_two_logs_are_not_counted_twice(
     one = log_of(writers_logs, "w-a", "guide")
     copy = tmp_path / "copy.eval"
     shutil.copy(one, copy)
-    with pytest.raises(StudyError, match="'tow.overall' of model w-a, sample demo_guide_1"):
+    with pytest.raises(
+        StudyError,
+        match=r"'tow.overall' of model w-a, sample demo_guide_1.*a copy or an `inspect score`",
+    ):
         report([one, copy])
 
 

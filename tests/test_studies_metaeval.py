@@ -164,7 +164,10 @@ def test_unknown_rated_writings_are_named(samples: Samples) -> None:
     ("content", "message"),
     [
         ("infer_id,model,rating\ndemo_open_1,w-a,5\n", "missing column(s) score"),
-        ("infer_id,model,score\ndemo_open_1,w-a,good\n", "not a number on line(s) 2"),
+        (
+            "infer_id,model,score\ndemo_open_1,w-a,good\n",
+            "ratings.csv, line 2, field 'score': 'good' is not a finite number",
+        ),
         ("infer_id,model,score\n", "no ratings in it"),
     ],
 )

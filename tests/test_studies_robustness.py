@@ -84,5 +84,5 @@ def test_no_sample_in_common(perturbed_logs: Path, writers_logs: Path, tmp_path:
 def test_the_clean_log_must_be_one_clean_log(perturbed_logs: Path) -> None:
     with pytest.raises(StudyError, match="the clean log is itself perturbed \\(perturb=drop\\)"):
         robustness(log_of(perturbed_logs, "drop"), [log_of(perturbed_logs, "inject")])
-    with pytest.raises(StudyError, match="give exactly one clean log, not 3"):
+    with pytest.raises(StudyError, match="give exactly one clean run .*, not 3"):
         robustness(perturbed_logs, [log_of(perturbed_logs, "inject")])

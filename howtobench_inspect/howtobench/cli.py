@@ -1,9 +1,10 @@
 """`howtobench`: the paper's analyses on inspect logs of our tasks, as tables and plots.
 
-Each subcommand runs one study of `howtobench.studies`, prints its tables, and with
-`--out DIR` writes them as CSV and Markdown with its PNG figures. Bad input (a log of
-another task, unknown rated ids, no overlap, a missing score) exits with status 2 and
-the reason.
+Each subcommand runs one study of `howtobench.studies`, prints its tables and notes, and
+with `--out DIR` writes them as CSV and Markdown with its PNG figures and its notes. Bad
+input (a file that is no inspect log, a log of another task, unknown rated ids, a rating
+that is not a finite number, no overlap, a missing score) exits with status 2 and one
+line giving the reason.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ def _study(
     run: Callable[[argparse.Namespace], StudyResult],
 ) -> argparse.ArgumentParser:
     parser = sub.add_parser(name, help=summary, description=summary)
-    parser.add_argument("--out", type=Path, metavar="DIR", help="write <study>_*.csv, .md, .png")
+    parser.add_argument(
+        "--out", type=Path, metavar="DIR", help="write <study>_*.csv, .md, .png and _notes.txt"
+    )
     parser.set_defaults(run=run)
     return parser
 

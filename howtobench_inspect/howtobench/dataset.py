@@ -23,6 +23,7 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from howtobench.errors import UserError
 from howtobench.genres import canonical_genre
 
 logger = logging.getLogger(__name__)
@@ -39,8 +40,9 @@ DEMO_FILE = Path(__file__).parent / "data" / "demo" / "demo.jsonl"
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
-class DataError(ValueError):
-    """A record or file that cannot be used, with where it is and what is wrong."""
+class DataError(UserError):
+    """A record or file that cannot be used, with where it is and what is wrong (inspect
+    prints it as one line, without a traceback)."""
 
     def __init__(
         self, source: str, message: str, line: int | None = None, field: str | None = None
@@ -65,6 +67,7 @@ class WritingRecord:
     language: str
     bench_id: str = ""
     source: str = ""
+    line: int = 0  # where in `source` the record is, for errors about two records
     generations: Mapping[str, str] = field(default_factory=dict)
 
     @property
@@ -81,11 +84,21 @@ def detect_language(text: str) -> str:
 
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for each non-blank line; malformed lines raise `DataError`."""
+    """(line number, object) for each non-blank line; a malformed line, bytes that are not
+    UTF-8 or a file without any record raise `DataError`.
+
+    The file is split on newline bytes and each line decoded alone, so that an encoding error
+    names its line; a UTF-8 byte order mark (as some editors write) and CRLF line ends are
+    accepted.
+    """
     if not path.is_file():
         raise DataError(str(path), "file not found")
-    with path.open(encoding="utf-8") as f:
-        for number, line in enumerate(f, start=1):
+    records = 0
+    with path.open("rb") as f:
+        for number, raw in enumerate(f, start=1):
+            if number == 1 and raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+                raise DataError(str(path), "the file is UTF-16: save it as UTF-8", number)
+            line = _decoded(raw.removeprefix(b"\xef\xbb\xbf") if number == 1 else raw, path, number)
             if not line.strip():
                 continue
             try:
@@ -94,7 +107,24 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 raise DataError(str(path), f"malformed JSON ({err.msg})", number) from err
             if not isinstance(obj, dict):
                 raise DataError(str(path), "a record must be a JSON object", number)
+            records += 1
             yield number, obj
+    if not records:
+        raise DataError(
+            str(path), "the file is empty (or only blank lines): it needs one JSON object per line"
+        )
+
+
+def _decoded(raw: bytes, path: Path, number: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DataError(
+            str(path),
+            f"not valid UTF-8 (byte 0x{raw[err.start]:02x} at byte {err.start + 1} of the line): "
+            "save the file as UTF-8",
+            number,
+        ) from err
 
 
 def _text(
@@ -161,6 +191,7 @@ def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> Wr
         reference=_text(obj, "reference", source, line, required=True),
         language="zh",
         source=source,
+        line=line,
     )
 
 
@@ -195,15 +226,22 @@ def parse_user_record(
         language=_text(obj, "language", source, line, required=False)
         or detect_language(instruction + grounding),
         source=source,
+        line=line,
         generations=generations,
     )
 
 
-def _unique(records: Iterable[WritingRecord]) -> list[WritingRecord]:
+def _unique(records: Iterable[WritingRecord], key: str) -> list[WritingRecord]:
+    """The records, refusing a second record of an id (`key` is the id's field name)."""
     seen: dict[str, WritingRecord] = {}
     for record in records:
         if record.id in seen:
-            raise DataError(record.source, f"duplicate id '{record.id}'", field="id")
+            first = seen[record.id].line
+            raise DataError(
+                record.source,
+                f"duplicate id '{record.id}' (lines {first} and {record.line})",
+                field=key,
+            )
         seen[record.id] = record
     return list(seen.values())
 
@@ -222,11 +260,19 @@ def _folder_records(folder: Path, task: str) -> list[WritingRecord]:
 
 
 def _user_records(path: Path, task: str) -> list[WritingRecord]:
-    records = (
+    """The file's records of `task`; a file with records of other tasks only is an error
+    (inspect would only say that the dataset is empty)."""
+    records = [
         parse_user_record(obj, str(path), line, f"{path.stem}_{line}", task)
         for line, obj in read_jsonl(path)
-    )
-    return [r for r in records if r.task == task]
+    ]
+    kept = [r for r in records if r.task == task]
+    if not kept:
+        others = ", ".join(sorted({r.task for r in records}))
+        raise DataError(
+            str(path), f"no records of task '{task}' (its records are of: {others})", field="task"
+        )
+    return kept
 
 
 def _hub_records(task: str) -> list[WritingRecord]:
@@ -263,12 +309,10 @@ def load_records(dataset: str | None, task: str) -> list[WritingRecord]:
         raise ValueError(f"unknown task '{task}' (expected one of {', '.join(TASKS)})")
     source = resolve_source(dataset)
     if source == "hub":
-        records = _hub_records(task)
-    elif isinstance(source, Path) and source.is_dir():
-        records = _folder_records(source, task)
-    else:
-        records = _user_records(Path(source), task)
-    return _unique(records)
+        return _unique(_hub_records(task), "infer_id")
+    if isinstance(source, Path) and source.is_dir():
+        return _unique(_folder_records(source, task), "infer_id")
+    return _unique(_user_records(Path(source), task), "id")
 
 
 def load_generations(
@@ -299,11 +343,17 @@ def _folder_generations(
             str(path), f"unknown replay model '{model}' (stored: {', '.join(known) or 'none'})"
         )
     outputs: dict[str, str] = {}
+    lines: dict[str, int] = {}
     for line, obj in read_jsonl(path):
         infer_id = _text(obj, "infer_id", str(path), line, required=True, non_empty=True)
         if infer_id in outputs:
-            raise DataError(str(path), f"second generation for '{infer_id}'", line, "infer_id")
+            raise DataError(
+                str(path),
+                f"second generation for '{infer_id}' (lines {lines[infer_id]} and {line})",
+                field="infer_id",
+            )
         outputs[infer_id] = _text(obj, "output", str(path), line, required=True)
+        lines[infer_id] = line
     for record in records:
         if record.id not in outputs:
             raise DataError(str(path), f"no stored generation for '{record.id}'", field="infer_id")

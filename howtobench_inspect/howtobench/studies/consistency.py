@@ -10,7 +10,13 @@ exactly as in the paper (sigma is not divided by N). A sample's delta and sigma 
 means over its keys k; a table cell is the mean over samples (each sample counts once).
 Keys are the union over the runs; a key missing from a run (an autoplan dimension that
 run did not plan) counts as share 0 there. Epochs without shares (unscored) are left
-out and counted; a sample left with fewer than two is left out and counted.
+out and counted; a sample left with fewer than two is left out and counted. A sample is
+one id of one run (a log and its eval-retry continuations), so two runs stay apart.
+
+The ToW scorer by default negotiates an instruction's weights once and reuses them
+(`reuse_weights=true`): every epoch then judges with the same weights and their delta =
+sigma = 0 by design. The `reused_weights` column counts such samples and a note says
+so; `-T reuse_weights=false` measures the negotiator itself.
 """
 
 from __future__ import annotations
@@ -36,8 +42,26 @@ def fluctuation(runs: Sequence[dict[str, float]]) -> pd.DataFrame:
     return pd.DataFrame({"delta": delta, "sigma": sigma}, index=pd.Index(keys, name="key"))
 
 
+def _reused(rows: pd.DataFrame) -> bool:
+    """The sample's weights were reused across epochs by the run's setting (or, in a log
+    that does not record the setting, by the negotiator's own account)."""
+    setting = rows["reuse_weights"].iloc[0]
+    if isinstance(setting, bool | np.bool_):
+        return bool(setting)
+    return bool(rows["reused"].map(lambda reused: reused is True).any())
+
+
+def _reuse_note(reused: int, samples: int) -> str:
+    return (
+        f"tow: {reused} of {samples} sample(s) reuse their instruction's weights across "
+        "epochs (the scorer's default reuse_weights=true negotiates once per instruction): "
+        "their delta = sigma = 0 of the weights is by design, not a finding; run with "
+        "-T reuse_weights=false to measure the negotiator's fluctuation"
+    )
+
+
 def _check_epochs(frame: pd.DataFrame) -> None:
-    epochs = frame.groupby(["log", "id"], sort=False)["epoch"].nunique()
+    epochs = frame.groupby(["run", "id"], sort=False)["epoch"].nunique()
     single = epochs[epochs < 2]
     if len(single):
         raise StudyError(
@@ -52,21 +76,24 @@ def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
     samples = as_samples(logs)
     frame = samples.frame
     _check_epochs(frame)
-    summary, per_key, notes = [], [], samples.unscored_note()
+    summary, per_key, notes = [], [], samples.notes()
     for source, column in SOURCES.items():
         present = frame[frame[column].notna()]
         if present.empty:
             continue
         missing = len(frame) - len(present)
         per_sample = []
-        for (log, sample_id), rows in present.sort_values("epoch").groupby(["log", "id"]):
+        for (run, sample_id), rows in present.sort_values("epoch").groupby(["run", "id"]):
             if len(rows) < 2:
                 continue
             table = fluctuation(list(rows[column])).assign(
-                task=rows["task"].iloc[0], sample=f"{log}:{sample_id}", runs=len(rows)
+                task=rows["task"].iloc[0],
+                sample=f"{run}:{sample_id}",
+                runs=len(rows),
+                reused=source == "tow" and _reused(rows),
             )
             per_sample.append(table.reset_index())
-        left_out = present.groupby(["log", "id"]).ngroups - len(per_sample)
+        left_out = present.groupby(["run", "id"]).ngroups - len(per_sample)
         if missing or left_out:
             notes.append(
                 f"{source}: left out {missing} epoch(s) without {column} and "
@@ -75,9 +102,11 @@ def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
         if not per_sample:
             continue
         keyed = pd.concat(per_sample, ignore_index=True)
-        by_sample = keyed.groupby(["sample", "task", "runs"], as_index=False)[
+        by_sample = keyed.groupby(["sample", "task", "runs", "reused"], as_index=False)[
             ["delta", "sigma"]
         ].mean()
+        if by_sample["reused"].any():
+            notes.append(_reuse_note(int(by_sample["reused"].sum()), len(by_sample)))
         for scope in scopes(by_sample["task"]):
             part = by_sample if scope == "all" else by_sample[by_sample["task"] == scope]
             runs = sorted(set(part["runs"]))
@@ -89,6 +118,7 @@ def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
                     "epochs": str(runs[0]) if len(runs) == 1 else f"{runs[0]}-{runs[-1]}",
                     "delta": part["delta"].mean(),
                     "sigma": part["sigma"].mean(),
+                    "reused_weights": int(part["reused"].sum()) if source == "tow" else None,
                 }
             )
         means = keyed.groupby("key", sort=False)[["delta", "sigma"]].mean()

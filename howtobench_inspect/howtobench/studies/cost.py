@@ -3,8 +3,10 @@
 Prices come from a YAML/JSON file in the format of inspect's `--model-cost-config` (model
 name -> `input`, `output`, `input_cache_write`, `input_cache_read`, in dollars per
 million tokens), or else from inspect's own model data (`get_model_info(...).cost`). The
-file may name any model, a local or simulated one included. A usage that inspect already priced (`total_cost`) is taken as logged. Calls
-answered from inspect's cache record no tokens, so a repeated run costs nothing here.
+file may name any model, a local or simulated one included. A usage that inspect already
+priced (`total_cost`) is taken as logged. Calls answered from inspect's cache record no
+tokens, so a repeated run costs nothing here. An eval-retry log carries the usage of the
+log it continues, so a run of several logs is counted once, by its newest log.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
-from inspect_ai.log import read_eval_log
 from inspect_ai.model import (
     ModelCost,
     ModelUsage,
@@ -23,7 +24,7 @@ from inspect_ai.model import (
     get_model_info,
 )
 
-from howtobench.studies.logs import StudyError, log_files
+from howtobench.studies.logs import StudyError, log_files, runs
 from howtobench.studies.tables import StudyResult
 
 
@@ -51,9 +52,15 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
     table_of_prices = load_prices(prices) if prices is not None else {}
     rows = []
     notes = []
-    for path in log_files(logs):
-        log = read_eval_log(str(path), header_only=True)
+    for run in runs(log_files(logs)):
+        path, log = run.path, run.newest
+        notes += run.merge_note("its usage counted once: the newest log's includes the others'")
         writings = log.results.completed_samples if log.results else 0
+        if log.results is None:
+            notes.append(
+                f"{path}: {run.interrupted()}its header counts no scored writings: "
+                "no dollars per writing"
+            )
         used = log.stats.role_usage or {}
         bound = {role: config.model for role, config in (log.eval.model_roles or {}).items()}
         # every bound role, with no usage when its calls all came from the cache

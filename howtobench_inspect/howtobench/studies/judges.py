@@ -31,7 +31,7 @@ HUMAN = "human"
 def judge_scores(samples: Samples, metric: str = "tow.overall") -> pd.DataFrame:
     """Long table: judge, log, model, task, id, epoch, score."""
     parts = []
-    for log, rows in samples.frame.groupby("log", sort=False):
+    for log, rows in samples.frame.groupby("run", sort=False):
         panel = rows[rows["by_judge"].notna()]
         if len(panel):
             scores = [
@@ -90,7 +90,7 @@ def judges(
         )
     pearson = wide.corr(method="pearson", min_periods=MIN_PAIRS)
     pearson.index.name = overlap.index.name = "judge"
-    notes = samples.unscored_note()
+    notes = samples.notes()
     return StudyResult(
         "judges",
         {"pearson": pearson, "overlap": overlap},

@@ -79,6 +79,4 @@ def lengths(
         index=list(dict.fromkeys(long["task"])), columns=list(dict.fromkeys(labels))
     )
     layout.columns.name = None
-    return StudyResult(
-        "lengths", {"correlations": long, "table": layout}, figures, samples.unscored_note()
-    )
+    return StudyResult("lengths", {"correlations": long, "table": layout}, figures, samples.notes())

@@ -4,7 +4,9 @@ Logs are read with inspect's own reader only (`read_eval_log`, `list_eval_logs`)
 skipping the transcript (messages, events), which no study needs and which dominates
 the size of a log. Score values become float columns named `<scorer>` (a float value)
 or `<scorer>.<key>` (a dict value); an unscored sample (NaN value) stays as NaN and is
-counted, so that every study can leave it out and say how many it left out.
+counted, so that every study can leave it out and say how many it left out. A log and
+its eval-retry continuations are one run whose samples count once (`runs`); a sample
+that ended in an error has no writing to study and is left out, and counted.
 """
 
 from __future__ import annotations
@@ -20,17 +22,24 @@ from typing import Any
 import pandas as pd
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
+from howtobench.studies.runs import Run, first_few, grader_model, group_runs, writer_model
+
 TASK_PREFIX = "howtobench/"
 TASKS: tuple[str, ...] = ("completion", "guide", "open")
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
 WRITING: tuple[str, ...] = ("model", "task", "id")
 _SKIP_FIELDS = {"messages", "events", "store", "attachments"}
-# Score metadata the studies read, by scorer: tow weights and panel, autoplan shares.
-_SCORE_EXTRAS = {"tow": ("weights", "by_judge"), "autoplan": ("shares",)}
+# Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
+# their scale and which weights judged it; autoplan shares.
+_SCORE_EXTRAS = {
+    "tow": ("weights", "by_judge", "clipped", "weights_fingerprint"),
+    "autoplan": ("shares",),
+}
 NO_SCORES = "(no scores)"
 NODES: tuple[str, ...] = ("overall", "content", "format", "impression")
 COLUMNS: tuple[str, ...] = (
     "log",
+    "run",
     "task",
     "model",
     "grader",
@@ -46,6 +55,10 @@ COLUMNS: tuple[str, ...] = (
     "shares",
     "perturbation",
     "unscored",
+    "clipped",
+    "weights_fingerprint",
+    "reused",
+    "reuse_weights",
 )
 
 
@@ -53,26 +66,24 @@ class StudyError(Exception):
     """Input a study cannot use; the message names the input and what is wrong with it."""
 
 
-def first_few(items: Iterable[object], shown: int = 5) -> str:
-    """`a, b, c, ... (12 in all)`: enough to find the culprits in a long list."""
-    items = list(items)
-    head = ", ".join(str(i) for i in items[:shown])
-    return head if len(items) <= shown else f"{head}, ... ({len(items)} in all)"
-
-
 @dataclass(frozen=True)
 class Samples:
     """Every sample of a set of logs, with the names of its metric columns.
 
-    `frame` columns: log, task, model (the writer), grader, perturb, id, epoch, genre,
-    input_length, output_length, writing (a hash of the text), one float column per
-    metric, the objects weights (tow), by_judge (tow panel), shares (autoplan) and
-    perturbation (sample metadata), None where absent, and unscored (the scorers that
-    left the sample unscored).
+    `frame` columns: log (the file the sample came from), run (the newest log of its
+    run), task, model (the writer), grader, perturb, id, epoch, genre, input_length,
+    output_length, writing (a hash of the text), one float column per metric, the
+    objects weights (tow), by_judge (tow panel), clipped (tow: node -> raw value),
+    weights_fingerprint (tow), reused (tow: weights reused, not negotiated for this
+    writing), shares (autoplan) and perturbation (sample metadata), None where absent;
+    reuse_weights (the run's tow setting, None if unknown) and unscored (the scorers
+    that left the sample unscored). `log_notes` say which logs were merged into a run
+    and what the runs lack.
     """
 
     frame: pd.DataFrame
     metrics: tuple[str, ...]
+    log_notes: tuple[str, ...] = ()
 
     def require(self, *metrics: str) -> None:
         """Fail clearly when a study needs a metric that no sample has."""
@@ -90,11 +101,13 @@ class Samples:
         """Scorer -> how many samples it left unscored."""
         return dict(Counter(name for names in self.frame["unscored"] for name in names))
 
-    def unscored_note(self) -> list[str]:
-        if not self.unscored:
-            return []
-        counts = ", ".join(f"{name}: {n}" for name, n in sorted(self.unscored.items()))
-        return [f"left out unscored samples ({counts})"]
+    def notes(self) -> list[str]:
+        """What every study reports: the runs' notes and the unscored samples left out."""
+        notes = list(self.log_notes)
+        if self.unscored:
+            counts = ", ".join(f"{name}: {n}" for name, n in sorted(self.unscored.items()))
+            notes.append(f"left out unscored samples ({counts})")
+        return notes
 
 
 def log_files(paths: Iterable[str | Path]) -> list[str]:
@@ -113,7 +126,37 @@ def log_files(paths: Iterable[str | Path]) -> list[str]:
             raise StudyError(f"{path}: no such file or folder")
     if not found:
         raise StudyError("no logs given")
-    return list(dict.fromkeys(found))
+    unique: dict[Path, str] = {}  # a file named twice (or through a link) is read once
+    for name in found:
+        unique.setdefault(Path(name).resolve(), name)
+    return list(unique.values())
+
+
+def _unreadable(path: str, err: Exception) -> StudyError:
+    """Why a file is no log, in words (inspect's reader says e.g. "EOCD not found")."""
+    try:
+        with Path(path).open("rb") as file:
+            head = file.read(4)
+    except OSError as io:
+        return StudyError(f"{path}: cannot read it: {io.strerror}")
+    if not head:
+        why = "the file is empty"
+    elif path.endswith(".eval") and not head.startswith(b"PK"):
+        why = "an .eval log is a zip archive and this file is not one"
+    elif path.endswith(".eval") and "EOCD" in str(err):
+        why = "the zip archive is cut short (an incomplete copy or write)"
+    else:
+        text = str(err).strip()
+        why = text.splitlines()[0] if text else type(err).__name__
+    return StudyError(f"{path}: cannot read it as an inspect log: {why}")
+
+
+def read_header(path: str) -> EvalLog:
+    """A log's header (no samples), any task."""
+    try:
+        return read_eval_log(path, header_only=True)
+    except Exception as err:  # the reader raises many kinds; all mean "not a usable log"
+        raise _unreadable(path, err) from err
 
 
 def read_log(path: str) -> EvalLog:
@@ -121,29 +164,17 @@ def read_log(path: str) -> EvalLog:
     try:
         log = read_eval_log(path, exclude_fields=_SKIP_FIELDS)
     except Exception as err:  # the reader raises many kinds; all mean "not a usable log"
-        raise StudyError(f"{path}: cannot read it as an inspect log ({err})") from err
+        raise _unreadable(path, err) from err
     if not log.eval.task.startswith(TASK_PREFIX):
         raise StudyError(f"{path}: a log of task '{log.eval.task}', not of a howtobench task")
-    if not log.samples:
+    if not log.samples and log.status == "success":
         raise StudyError(f"{path}: the log holds no samples")
     return log
 
 
-def writer_model(log: EvalLog) -> str:
-    """Who wrote the writings: the replayed model, else the evaluated one."""
-    return (log.eval.metadata or {}).get("replay") or log.eval.model
-
-
-def grader_model(log: EvalLog) -> str:
-    """The judge: a one-model panel named in the task arguments (`-T judges=<model>`), else
-    the `grader` role, else the evaluated model (inspect's fallback)."""
-    panel = (log.eval.task_args or {}).get("judges")
-    if isinstance(panel, str) and panel.strip() and "," not in panel:
-        return panel.strip()
-    role = (log.eval.model_roles or {}).get("grader")
-    if isinstance(role, list):
-        return ",".join(config.model for config in role)
-    return role.model if role is not None else log.eval.model
+def runs(paths: Iterable[str]) -> list[Run]:
+    """The runs of the log files, from their headers (a header is quick to read)."""
+    return group_runs((path, read_header(path)) for path in paths)
 
 
 def _number(value: Any) -> float | None:
@@ -175,6 +206,9 @@ def _sample_row(
         "shares": None,
         "perturbation": meta.get("perturbation"),
         "unscored": () if sample.scores else (NO_SCORES,),
+        "clipped": None,
+        "weights_fingerprint": None,
+        "reused": None,
     }
     for name, score in (sample.scores or {}).items():
         value = score.value
@@ -187,6 +221,8 @@ def _sample_row(
             float_scorers.add(name)
         for extra in _SCORE_EXTRAS.get(name, ()):
             row[extra] = (score.metadata or {}).get(extra)
+        if name == "tow":
+            row["reused"] = ((score.metadata or {}).get("negotiator") or {}).get("reused")
     return row
 
 
@@ -203,20 +239,43 @@ def _ordered(metrics: list[str]) -> list[str]:
     return sorted(metrics, key=rank)
 
 
+def _reuse_weights(log: EvalLog) -> bool | None:
+    """The run's tow `reuse_weights`: the scorer's options, else the task's arguments or
+    metadata; None when the log does not say (older logs)."""
+    for spec in log.eval.scorers or []:
+        if spec.name.split("/")[-1] == "tow" and "reuse_weights" in (spec.options or {}):
+            return bool(spec.options["reuse_weights"])
+    for source in (log.eval.task_args or {}, log.eval.metadata or {}):
+        if isinstance(source.get("reuse_weights"), bool):
+            return bool(source["reuse_weights"])
+    return None
+
+
 def load_samples(paths: Sequence[str | Path]) -> Samples:
-    """All samples of the logs named (files or folders) as one table."""
+    """All samples of the logs named (files or folders) as one table, each sample of a
+    run once; samples that ended in an error are left out (the run's note counts them)."""
     rows: list[dict[str, Any]] = []
+    notes: list[str] = []
     float_scorers: set[str] = set()
-    for path in log_files(paths):
-        log = read_log(path)
+    for header_run in runs(log_files(paths)):
+        run = Run(tuple((path, read_log(path)) for path, _ in header_run.logs))
+        log = run.newest
         base = {
-            "log": path,
+            "run": run.path,
             "task": log.eval.task.removeprefix(TASK_PREFIX),
             "model": writer_model(log),
             "grader": grader_model(log),
             "perturb": (log.eval.metadata or {}).get("perturb"),
+            "reuse_weights": _reuse_weights(log),
         }
-        rows += [_sample_row(s, base, float_scorers) for s in log.samples or []]
+        notes += run.notes()
+        rows += [
+            _sample_row(sample, {**base, "log": path}, float_scorers)
+            for path, sample in run.samples()
+            if sample.error is None
+        ]
+    if not rows:
+        raise StudyError(f"no completed sample in the logs ({'; '.join(notes)})")
     frame = pd.DataFrame(rows)
     metrics = _ordered([c for c in frame.columns if c not in COLUMNS])
     # a float scorer that left every sample unscored still has its (empty) column
@@ -228,7 +287,7 @@ def load_samples(paths: Sequence[str | Path]) -> Samples:
     for metric in metrics:
         frame[metric] = pd.to_numeric(frame[metric], errors="coerce").astype(float)
     frame["input_length"] = pd.to_numeric(frame["input_length"], errors="coerce")
-    return Samples(frame, tuple(metrics))
+    return Samples(frame, tuple(metrics), tuple(notes))
 
 
 def scopes(tasks: Iterable[str]) -> list[str]:
@@ -254,7 +313,9 @@ def check_unique(frame: pd.DataFrame, metrics: Iterable[str]) -> None:
             raise StudyError(
                 f"'{metric}' of model {clash['model']}, sample {clash['id']}, epoch "
                 f"{clash['epoch']} is in several logs ({logs}): pass one log per model and "
-                "scorer, or compare judges with `howtobench judges`"
+                "scorer (a copy or an `inspect score` re-scoring of a log is another log; an "
+                "eval-retry log is counted with the log it continues), or compare judges "
+                "with `howtobench judges`"
             )
 
 

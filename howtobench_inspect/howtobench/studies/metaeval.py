@@ -99,7 +99,7 @@ def metaeval(
         wide.columns = [f"{scope} {method}" for method, scope in wide.columns]
         tables[level] = wide
     tables["raters"] = rater_agreement(rated)
-    notes = samples.unscored_note()
+    notes = samples.notes()
     unrated = len(writings) - len(joined)
     if unrated:
         notes.append(f"left out {unrated} writing(s) of the logs that have no human rating")

@@ -1,17 +1,23 @@
 """Human ratings: reading them, averaging raters per writing, and how well raters agree.
 
 A ratings file is CSV or JSONL (by its suffix) with the columns `infer_id`, `model`,
-`score` and optionally `rater`, one row per rating.
+`score` and optionally `rater`, one row per rating. Each rating keeps the line it was
+read from, so that a bad one is named by its line; a score must be a finite number
+(NaN, infinities, text and empty cells are refused: a mean over them is no mean).
 """
 
 from __future__ import annotations
 
+import csv
 import itertools
+import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from howtobench.dataset import DataError, read_jsonl
 from howtobench.studies.correlation import MIN_PAIRS
 from howtobench.studies.logs import Samples, StudyError, first_few
 
@@ -21,22 +27,45 @@ REQUIRED: tuple[str, ...] = ("infer_id", "model", "score")
 def read_ratings(source: str | Path | pd.DataFrame) -> pd.DataFrame:
     """Ratings with string ids and models, float scores and a `rater` column ("" if none)."""
     if isinstance(source, pd.DataFrame):
-        return _checked(source.copy(), "ratings", first_line=1)
+        frame = source.reset_index(drop=True)
+        return _checked(frame, "ratings", [f"row {i}" for i in range(1, len(frame) + 1)])
     path = Path(source)
     if not path.is_file():
         raise StudyError(f"{path}: ratings file not found")
-    jsonl = path.suffix.lower() in (".jsonl", ".json")
+    if path.suffix.lower() in (".jsonl", ".json"):
+        try:
+            numbered = list(read_jsonl(path))
+        except DataError as err:
+            raise StudyError(str(err)) from err
+        columns = list(dict.fromkeys(key for _, obj in numbered for key in obj))
+        # None, not NaN, for a field a record lacks: it reads as "missing"
+        rows = [[obj.get(key) for key in columns] for _, obj in numbered]
+        frame = pd.DataFrame(rows, columns=columns, dtype=object)
+        return _checked(frame, str(path), [f"line {line}" for line, _ in numbered])
     try:
-        if jsonl:
-            frame = pd.read_json(path, lines=True, dtype=False)
-        else:
-            frame = pd.read_csv(path, dtype=str, skipinitialspace=True)
-    except (ValueError, pd.errors.ParserError) as err:
-        raise StudyError(f"{path}: cannot read the ratings ({err})") from err
-    return _checked(frame, str(path), first_line=1 if jsonl else 2)
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            reader = csv.DictReader(f, skipinitialspace=True)
+            rows = [(reader.line_num, row) for row in reader]
+            columns = reader.fieldnames or []
+    except (UnicodeDecodeError, csv.Error) as err:
+        raise StudyError(f"{path}: cannot read the ratings as UTF-8 CSV ({err})") from err
+    frame = pd.DataFrame([row for _, row in rows], columns=columns, dtype=object)
+    return _checked(frame, str(path), [f"line {line}" for line, _ in rows])
 
 
-def _checked(frame: pd.DataFrame, source: str, first_line: int) -> pd.DataFrame:
+def _score(value: Any) -> float | None:
+    """The value as a finite float, or None."""
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        number = float(value.strip() if isinstance(value, str) else value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def _checked(frame: pd.DataFrame, source: str, where: list[str]) -> pd.DataFrame:
+    """The ratings, or a `StudyError` naming the first bad line (`where[i]` is row i's)."""
     missing = [c for c in REQUIRED if c not in frame.columns]
     if missing:
         raise StudyError(
@@ -45,21 +74,25 @@ def _checked(frame: pd.DataFrame, source: str, first_line: int) -> pd.DataFrame:
         )
     if frame.empty:
         raise StudyError(f"{source}: no ratings in it")
-    scores = pd.to_numeric(frame["score"], errors="coerce")
-    bad = [first_line + i for i in np.flatnonzero(scores.isna())]
+    scores = [_score(value) for value in frame["score"]]
+    bad = [i for i, score in enumerate(scores) if score is None]
     if bad:
-        raise StudyError(f"{source}: score missing or not a number on line(s) {first_few(bad)}")
-    empty = [
-        first_line + i for i in np.flatnonzero(frame[["infer_id", "model"]].isna().any(axis=1))
-    ]
+        value = frame["score"].iloc[bad[0]]
+        blank = value is None or (isinstance(value, str) and not value.strip())  # cell empty
+        shown = repr(value) if isinstance(value, str) else str(value)
+        what = "is missing" if blank else f"{shown} is not a finite number"
+        more = f" (also {first_few(where[i] for i in bad[1:])})" if len(bad) > 1 else ""
+        raise StudyError(f"{source}, {where[bad[0]]}, field 'score': {what}; give a number{more}")
+    ids = frame[["infer_id", "model"]].map(lambda v: bool(pd.isna(v)) or not str(v).strip())
+    empty = [where[i] for i in np.flatnonzero(ids.any(axis=1).to_numpy())]
     if empty:
-        raise StudyError(f"{source}: infer_id or model missing on line(s) {first_few(empty)}")
+        raise StudyError(f"{source}: infer_id or model missing on {first_few(empty)}")
     rater = frame["rater"].fillna("").astype(str) if "rater" in frame else ""
     return pd.DataFrame(
         {
             "infer_id": frame["infer_id"].astype(str).str.strip(),
             "model": frame["model"].astype(str).str.strip(),
-            "score": scores.astype(float),
+            "score": np.array(scores, dtype=float),
             "rater": rater,
         }
     )

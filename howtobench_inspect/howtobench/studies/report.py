@@ -5,11 +5,20 @@ A model's cell is the mean of the metric over its writings in the row (task, can
 genre, or All), each writing first averaged over epochs, as inspect's epoch reducer
 does. Columns are the models by their All mean, best first, after `average` (the mean
 of the model cells, the paper's AVG).
+
+Two checks on the ToW scores come with it. A node whose raw aggregate left its scale is
+clipped by the scorer (score metadata `clipped`: node -> raw value), which hides how far
+off it was: the `clipped` table counts such samples per task and model. And writers of
+one instruction are only comparable if they were judged with the same negotiated weights
+(metadata `weights_fingerprint`); instructions where they were not are listed in the
+`weight_mismatch` table with a warning. Logs from before these records count as not
+clipped and are not compared.
 """
 
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,7 +26,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from howtobench.genres import CANONICAL_GENRES
-from howtobench.studies.logs import Samples, as_samples, per_writing, scopes
+from howtobench.studies.logs import Samples, as_samples, first_few, per_writing, scopes
 from howtobench.studies.plots import weight_boxes
 from howtobench.studies.tables import StudyResult
 
@@ -65,9 +74,64 @@ def _weight_figures(samples: Samples) -> dict[str, Figure]:
     return figures
 
 
+def _clipped(frame: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Per task and model: tow-scored samples, those with a node clipped, and which nodes."""
+    if "tow.overall" not in frame:
+        return {}, []
+    scored = frame[frame["tow.overall"].notna()]
+    hit = scored["clipped"].map(lambda clipped: isinstance(clipped, dict) and bool(clipped))
+    if not hit.any():
+        return {}, []
+    rows = []
+    for (task, model), part in scored.groupby(["task", "model"], sort=False):
+        nodes = Counter(node for clipped in part["clipped"][hit[part.index]] for node in clipped)
+        rows.append(
+            {
+                "task": task,
+                "model": model,
+                "samples": len(part),
+                "clipped": int(hit[part.index].sum()),
+                "nodes": ", ".join(f"{node}: {n}" for node, n in nodes.most_common()),
+            }
+        )
+    nodes = Counter(node for clipped in scored["clipped"][hit] for node in clipped)
+    note = (
+        f"{int(hit.sum())} of {len(scored)} tow-scored samples had a raw aggregate outside "
+        f"its scale, clipped by the scorer ({', '.join(f'{k}: {n}' for k, n in nodes.most_common())}): "
+        "see table 'clipped'"
+    )
+    return {"clipped": pd.DataFrame(rows)}, [note]
+
+
+def _weight_mismatch(frame: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], list[str]]:
+    """Instructions whose writers were judged with different negotiated weights."""
+    judged = frame[frame["weights_fingerprint"].notna()]
+    if judged.empty:
+        return {}, []
+    per_model = judged.groupby(["task", "id", "model"], sort=False)["weights_fingerprint"].agg(
+        lambda prints: ", ".join(sorted(set(prints)))
+    )
+    rows = []
+    for (task, sample_id), part in per_model.groupby(level=["task", "id"], sort=False):
+        if part.nunique() > 1:
+            models = "; ".join(f"{model}: {prints}" for (_, _, model), prints in part.items())
+            rows.append({"task": task, "id": sample_id, "models": models})
+    if not rows:
+        return {}, []
+    examples = first_few((f"{r['task']}/{r['id']} ({r['models']})" for r in rows), 3)
+    note = (
+        f"WARNING: {len(rows)} instruction(s) were judged with different negotiated weights "
+        "for different writers, so their writers are not compared on the same weights "
+        f"(weights fingerprints per model): {examples}; see table 'weight_mismatch' (runs "
+        "that share neither judge nor inspect's cache negotiate the weights again)"
+    )
+    return {"weight_mismatch": pd.DataFrame(rows)}, [note]
+
+
 def report(logs: Samples | Sequence[str | Path], metric: str = "tow.overall") -> StudyResult:
     """Tables `leaderboard` (Table 4 layout), `counts` (scored writings per cell) and
-    `nodes` (mean of every key of the metric's scorer per task and model); figures
+    `nodes` (mean of every key of the metric's scorer per task and model), with
+    `clipped` and `weight_mismatch` when there is something to show; figures
     `weights_<genre>`."""
     samples = as_samples(logs)
     samples.require(metric)
@@ -86,10 +150,13 @@ def report(logs: Samples | Sequence[str | Path], metric: str = "tow.overall") ->
         nodes.append(means.dropna(how="all").assign(task=scope).rename_axis("score").reset_index())
     node_table = pd.concat(nodes, ignore_index=True).set_index(["task", "score"])
     node_table.columns.name = None
-    notes = samples.unscored_note()
+    notes = samples.notes()
+    tables = {"leaderboard": board, "counts": counts, "nodes": node_table}
+    for check in (_clipped, _weight_mismatch):
+        found, said = check(samples.frame)
+        tables |= found
+        notes += said
     figures = _weight_figures(samples)
     if not figures:
         notes.append("no ToW weights in the logs: no weight plots")
-    return StudyResult(
-        "report", {"leaderboard": board, "counts": counts, "nodes": node_table}, figures, notes
-    )
+    return StudyResult("report", tables, figures, notes)

@@ -25,7 +25,7 @@ def _other_writers(clean: Samples, perturbed: Samples) -> list[str]:
     """A note per perturbed log whose writer differs from the clean log's: its samples are
     matched by id all the same, which is right only if it disturbs the same writings."""
     writer = clean.frame["model"].iloc[0]
-    models = perturbed.frame.groupby("log", sort=False)["model"].first()
+    models = perturbed.frame.groupby("run", sort=False)["model"].first()
     return [
         f"{log} is by {model}, the clean log by {writer}: matched by sample id and epoch"
         for log, model in models.items()
@@ -40,9 +40,11 @@ def _named(perturb: object) -> bool:
 
 def _clean_log(clean: Samples | str | Path) -> Samples:
     samples = clean if isinstance(clean, Samples) else as_samples([clean])
-    logs = samples.frame["log"].unique()
+    logs = samples.frame["run"].unique()
     if len(logs) != 1:
-        raise StudyError(f"give exactly one clean log, not {len(logs)}")
+        raise StudyError(
+            f"give exactly one clean run (a log, with its eval-retry logs if any), not {len(logs)}"
+        )
     perturb = samples.frame["perturb"].iloc[0]
     if _named(perturb):
         raise StudyError(f"{logs[0]}: the clean log is itself perturbed (perturb={perturb})")
@@ -53,7 +55,7 @@ def _changes(clean: Samples, perturbed: Samples, metrics: list[str]) -> pd.DataF
     """Long table: disturbance, metric, clean, perturbed, change (one row per matched pair)."""
     base = clean.frame[[*MATCH, *metrics]]
     parts = []
-    for log, rows in perturbed.frame.groupby("log", sort=False):
+    for log, rows in perturbed.frame.groupby("run", sort=False):
         disturbance = rows["perturb"].iloc[0]
         if not _named(disturbance):
             raise StudyError(
@@ -83,12 +85,12 @@ def _changes(clean: Samples, perturbed: Samples, metrics: list[str]) -> pd.DataF
 
 
 def _without(samples: Samples, clean_log: str) -> Samples:
-    """The perturbed logs, less the clean one when a folder holds both."""
+    """The perturbed logs, less the clean run when a folder holds both."""
     clean = Path(clean_log).resolve()
-    keep = samples.frame["log"].map(lambda log: Path(log).resolve() != clean)
+    keep = samples.frame["run"].map(lambda log: Path(log).resolve() != clean)
     if not keep.any():
         raise StudyError("no perturbed log besides the clean one")
-    return Samples(samples.frame[keep], samples.metrics)
+    return Samples(samples.frame[keep], samples.metrics, samples.log_notes)
 
 
 def robustness(
@@ -98,7 +100,7 @@ def robustness(
     mean change per disturbance), `detail` (per metric and disturbance: pairs, means,
     share of samples raised) and `raised` (the flagged cells)."""
     clean_samples = _clean_log(clean)
-    perturbed_samples = _without(as_samples(perturbed), clean_samples.frame["log"].iloc[0])
+    perturbed_samples = _without(as_samples(perturbed), clean_samples.frame["run"].iloc[0])
     metrics = [m for m in clean_samples.metrics if m in perturbed_samples.metrics]
     if not metrics:
         raise StudyError(
@@ -121,7 +123,7 @@ def robustness(
     changes.insert(0, "clean", clean_samples.frame[metrics].mean().reindex(metrics))
     changes.columns.name = None
     raised = detail[detail["raised"]].drop(columns="raised").reset_index(drop=True)
-    notes = clean_samples.unscored_note() + perturbed_samples.unscored_note()
+    notes = list(dict.fromkeys(clean_samples.notes() + perturbed_samples.notes()))
     notes += _other_writers(clean_samples, perturbed_samples)
     notes += [
         f"RAISED: {r.metric} rises by {r.mean_change:+.3f} under {r.disturbance}"

@@ -65,7 +65,9 @@ def show(result: StudyResult, stream: TextIO) -> None:
 
 
 def write(result: StudyResult, out: Path) -> list[Path]:
-    """`<study>_<name>.csv` and `.md` per table and `<study>_<name>.png` per figure."""
+    """`<study>_<name>.csv` and `.md` per table, `<study>_<name>.png` per figure, and
+    `<study>_notes.txt` when there are notes (what was left out or merged belongs with
+    the numbers)."""
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name, table in result.tables.items():
@@ -76,5 +78,9 @@ def write(result: StudyResult, out: Path) -> list[Path]:
     for name, figure in result.figures.items():
         path = out / f"{result.study}_{name}.png"
         figure.savefig(path, dpi=120, bbox_inches="tight")
+        written.append(path)
+    if result.notes:
+        path = out / f"{result.study}_notes.txt"
+        path.write_text("".join(f"{note}\n" for note in result.notes), encoding="utf-8")
         written.append(path)
     return written

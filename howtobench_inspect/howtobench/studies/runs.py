@@ -1,0 +1,155 @@
+"""Which logs are one run, and what a run lacks.
+
+`inspect eval-retry` continues an interrupted or failed log in a new file: the new log
+keeps the task id (`eval.task_id`) but gets a new `eval_id` and `run_id`, carries over
+the samples the old log completed, and rolls the old log's token usage into its own.
+Counting both files would count those samples (and tokens) twice. So logs with the same
+task id, task, writer, judge and task arguments but different eval ids are one run, and
+each sample (id and epoch) comes from the newest log that holds it. Two separate
+`inspect eval` runs (those the consistency study compares) have different task ids and
+stay apart; one log named twice (same eval id) is no continuation and is left to the
+studies' check for writings counted twice.
+
+A run whose newest log did not finish (`status` other than `success`), or that lacks
+samples of its dataset (`eval.dataset.sample_ids` × epochs), is used as it is, with a
+note of how many samples it lacks: never run, or ended in an error.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from inspect_ai.log import EvalLog, EvalSample
+
+
+def first_few(items: Iterable[object], shown: int = 5) -> str:
+    """`a, b, c, ... (12 in all)`: enough to find the culprits in a long list."""
+    items = list(items)
+    head = ", ".join(str(i) for i in items[:shown])
+    return head if len(items) <= shown else f"{head}, ... ({len(items)} in all)"
+
+
+def writer_model(log: EvalLog) -> str:
+    """Who wrote the writings: the replayed model, else the evaluated one."""
+    return (log.eval.metadata or {}).get("replay") or log.eval.model
+
+
+def grader_model(log: EvalLog) -> str:
+    """The judge: a one-model panel named in the task arguments (`-T judges=<model>`), else
+    the `grader` role, else the evaluated model (inspect's fallback)."""
+    panel = (log.eval.task_args or {}).get("judges")
+    if isinstance(panel, str) and panel.strip() and "," not in panel:
+        return panel.strip()
+    role = (log.eval.model_roles or {}).get("grader")
+    if isinstance(role, list):
+        return ",".join(config.model for config in role)
+    return role.model if role is not None else log.eval.model
+
+
+def _lineage(log: EvalLog) -> tuple[str, ...]:
+    """What a log and its eval-retry continuations share."""
+    args = json.dumps(log.eval.task_args or {}, sort_keys=True, default=str)
+    return (log.eval.task_id, log.eval.task, writer_model(log), grader_model(log), args)
+
+
+def _age(entry: tuple[str, EvalLog]) -> tuple[str, str, str]:
+    """Oldest first: a continuation is created after the log it continues ended."""
+    path, log = entry
+    return (log.eval.created, log.stats.completed_at or "", path)
+
+
+@dataclass(frozen=True)
+class Run:
+    """The logs of one run, oldest first: one log, or a log and its eval-retry
+    continuations."""
+
+    logs: tuple[tuple[str, EvalLog], ...]
+
+    @property
+    def path(self) -> str:
+        return self.logs[-1][0]
+
+    @property
+    def newest(self) -> EvalLog:
+        return self.logs[-1][1]
+
+    def samples(self) -> list[tuple[str, EvalSample]]:
+        """(log path, sample) for each sample id and epoch once: the newest log's copy."""
+        chosen: dict[tuple[str, int], tuple[str, EvalSample]] = {}
+        for path, log in self.logs:
+            for sample in log.samples or []:
+                chosen[(str(sample.id), sample.epoch)] = (path, sample)
+        return list(chosen.values())
+
+    def expected(self) -> tuple[int, int] | None:
+        """(sample ids, epochs) the run was asked to do, from its header."""
+        spec = self.newest.eval
+        ids = spec.dataset.sample_ids
+        count = len(ids) if ids is not None else spec.dataset.samples
+        return None if count is None else (count, spec.config.epochs or 1)
+
+    def merge_note(self, what: str) -> list[str]:
+        """That the older logs are counted through the newest (`what` is counted once)."""
+        if len(self.logs) == 1:
+            return []
+        older = first_few(path for path, _ in self.logs[:-1])
+        return [
+            f"{self.path} continues {older} (eval-retry, task id {self.newest.eval.task_id}): "
+            f"one run, {what}"
+        ]
+
+    def interrupted(self) -> str:
+        """`interrupted (status 'error': ...); ` for a run that did not finish, else ``."""
+        if self.newest.status == "success":
+            return ""
+        return f"interrupted (status '{self.newest.status}'{self._why()}); "
+
+    def notes(self) -> list[str]:
+        """What a reader of a study must know: logs merged, samples lacking."""
+        notes = self.merge_note("each sample counted once, from the newest log holding it")
+        samples = [sample for _, sample in self.samples()]
+        errored = sum(1 for sample in samples if sample.error is not None)
+        done = len(samples) - errored
+        shape = self.expected()
+        how = self.interrupted()
+        if shape is None:
+            if how or errored:
+                notes.append(
+                    f"{self.path}: {how}{errored} sample(s) ended in an error; "
+                    f"the studies use the {done} it has"
+                )
+            return notes
+        ids, epochs = shape
+        expected = ids * epochs
+        if done < expected:
+            notes.append(
+                f"{self.path}: {how}it lacks {expected - done} of its {expected} samples "
+                f"({ids} ids × {epochs} epochs): {max(expected - len(samples), 0)} never run, "
+                f"{errored} ended in an error; the studies use the {done} it has"
+            )
+        elif how:
+            notes.append(f"{self.path}: {how}but it has all its {expected} samples")
+        return notes
+
+    def _why(self) -> str:
+        error = self.newest.error
+        if error is None or not error.message:
+            return ""
+        first = error.message.strip().splitlines()[0]
+        return f": {first[:117] + '...' if len(first) > 120 else first}"
+
+
+def group_runs(logs: Iterable[tuple[str, EvalLog]]) -> list[Run]:
+    """The runs of (path, log) pairs, in the order their first log was given."""
+    groups: dict[tuple[str, ...], list[tuple[str, EvalLog]]] = {}
+    for path, log in logs:
+        groups.setdefault(_lineage(log), []).append((path, log))
+    runs = []
+    for group in groups.values():
+        if len({log.eval.eval_id for _, log in group}) < len(group):
+            runs += [Run((entry,)) for entry in group]  # one log named twice: not a run's parts
+        else:
+            runs.append(Run(tuple(sorted(group, key=_age))))
+    return runs
