@@ -234,10 +234,9 @@ def bench_overhead(data: Path, writings: int) -> list[dict[str, Any]]:
             anchor=record.reference,
             anchor_source="human",
         )
-        materials = judge_input.materials(with_anchor=True)
         negotiation = valid_reply(classify(negotiator_messages(tree, judge_input)))
         verdicts = {
-            leaf.id: valid_reply(classify(expert_messages(leaf, materials, "zh")))
+            leaf.id: valid_reply(classify(expert_messages(leaf, judge_input, True)))
             for leaf in llm_leaves
         }
         replies.append((judge_input, negotiation, verdicts))
@@ -245,10 +244,9 @@ def bench_overhead(data: Path, writings: int) -> list[dict[str, Any]]:
     for judge_input, negotiation, verdicts in replies:
         negotiator_messages(tree, judge_input)
         weights = weights_form(tree).read(negotiation)
-        materials = judge_input.materials(with_anchor=True)
         leaves = {}
         for leaf in llm_leaves:
-            expert_messages(leaf, materials, "zh")
+            expert_messages(leaf, judge_input, True)
             leaves[leaf.id] = leaf.map(score_form(leaf).read(verdicts[leaf.id]).score)
         leaves["formatting"] = float(formatting_verdict(judge_input.writing).score)
         render(tree, weights.values, aggregate(tree, weights.values, leaves), {})

@@ -129,13 +129,13 @@ class JudgeInput:
     def materials(self, with_anchor: bool) -> str:
         """Everything a judge reads about this writing, fenced, the same for all its criteria.
 
-        With `with_anchor`, the anchor text is shown: a human reference as a good answer,
-        a model's writing as an average one (the paper's appendix B.3).
+        With `with_anchor`, the anchor text is shown as the reference writing, whoever
+        wrote it: appendix B.3 swaps a model's writing in for the human reference and
+        changes nothing else, so the judges are told the same about both.
         """
         anchor = ""
         if with_anchor and self.anchor.strip():
-            name = "reference" if self.anchor_source == "human" else "reference_model"
-            anchor = render(PROMPTS, name, self.language, reference=self.anchor.strip())
+            anchor = render(PROMPTS, "reference", self.language, reference=self.anchor.strip())
         return render(
             PROMPTS,
             "materials",

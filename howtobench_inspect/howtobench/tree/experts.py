@@ -8,7 +8,7 @@ from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 
-from howtobench.judge.inputs import judge_question
+from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, bounded
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import Leaf
@@ -22,14 +22,24 @@ class Verdict:
     reason: str
 
 
-def expert_messages(leaf: Leaf, materials: str, language: str) -> list[ChatMessage]:
-    """The shared materials first and the leaf's criterion last, so a provider's prompt
-    cache can reuse the long prefix across one writing's calls."""
+def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> list[ChatMessage]:
+    """The materials first and the leaf's criterion and scale last, so a provider's prompt
+    cache can reuse the long prefix across one writing's calls.
+
+    With an anchor the scale is the paper's (its evaluation prompts): the anchor is a
+    fixed 6 and the writing is scored by comparison, or, for logic, the anchor is an
+    8-point standard to deduct from; paragraphing never sees the anchor. Without one,
+    each leaf has bands of its own on its scale.
+    """
+    language = judge_input.language
+    anchored = with_anchor and leaf.anchoring != "none" and bool(judge_input.anchor.strip())
+    materials = judge_input.materials(with_anchor=anchored)
     criterion = tree_prompt(f"leaf_{leaf.id}", language)
+    bands = tree_prompt(f"bands_{leaf.anchoring}" if anchored else f"bands_{leaf.id}", language)
     answer = tree_prompt("answer", language, low=leaf.low, high=leaf.high)
     return [
         ChatMessageSystem(content=tree_prompt("judge_system", language)),
-        judge_question(materials, f"{criterion}\n\n{answer}"),
+        judge_question(materials, f"{criterion}\n{bands}\n\n{answer}"),
     ]
 
 
@@ -50,17 +60,17 @@ def score_form(leaf: Leaf) -> Form[Verdict]:
 async def judge_leaf(
     model: Model,
     leaf: Leaf,
-    materials: str,
-    language: str,
+    judge_input: JudgeInput,
+    with_anchor: bool,
     *,
     asking: Asking,
     scope: Mapping[str, str],
 ) -> Exchange[Verdict]:
     return await ask(
         model,
-        expert_messages(leaf, materials, language),
+        expert_messages(leaf, judge_input, with_anchor),
         score_form(leaf),
-        language=language,
+        language=judge_input.language,
         asking=asking,
         scope=scope,
     )

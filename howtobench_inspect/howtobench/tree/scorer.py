@@ -103,7 +103,6 @@ def tree_of_writing(
         negotiator_model = grader()
         judges = panel(panel_judges)
         writing_is_empty = not judge_input.writing.strip()
-        materials = judge_input.materials(with_anchor=reference)
         llm_leaves = (
             [] if writing_is_empty else [leaf for leaf in tree.leaves if leaf.judge == "llm"]
         )
@@ -121,7 +120,7 @@ def tree_of_writing(
 
         async def leaf_panel(leaf: Leaf) -> list[Exchange[Verdict]]:
             questions = [
-                judge_leaf(model, leaf, materials, judge_input.language, asking=asking, scope=scope)
+                judge_leaf(model, leaf, judge_input, reference, asking=asking, scope=scope)
                 for model in judges
             ]
             async with span(leaf.id):

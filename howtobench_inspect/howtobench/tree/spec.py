@@ -14,6 +14,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 Judge = Literal["llm", "rule"]
+# How an LLM leaf scores against the anchor text, after the paper's evaluation prompts:
+# `relative`: the anchor is a fixed 6 on the 10-point scale and the writing is scored
+# by comparison; `deduct`: the anchor's logic is an 8-point standard to deduct from;
+# `none`: the leaf is judged without the anchor (paragraphing sees no reference).
+Anchoring = Literal["relative", "deduct", "none"]
 
 
 def identity(x: float) -> float:
@@ -40,6 +45,7 @@ class Leaf:
     low: int
     high: int
     mapping: str = "identity"
+    anchoring: Anchoring = "relative"
 
     def map(self, judged: float) -> float:
         return MAPPINGS[self.mapping](judged)
@@ -59,11 +65,11 @@ MAPPINGS = {"identity": identity, "step_plots": step_plots, "paragraphing": para
 LEAVES: tuple[Leaf, ...] = (
     Leaf("opening_ending", "content", "llm", 1, 10),
     Leaf("rhetoric", "content", "llm", 1, 10),
-    Leaf("logic", "content", "llm", 1, 10),
+    Leaf("logic", "content", "llm", 1, 10, anchoring="deduct"),
     Leaf("emotion", "content", "llm", 1, 10),
     Leaf("plots", "format", "llm", 1, 10, "step_plots"),
-    Leaf("paragraphing", "format", "llm", 1, 3, "paragraphing"),
-    Leaf("formatting", "format", "rule", 0, 10),
+    Leaf("paragraphing", "format", "llm", 1, 3, "paragraphing", anchoring="none"),
+    Leaf("formatting", "format", "rule", 0, 10, anchoring="none"),
     Leaf("impression", "impression", "llm", 1, 10),
 )
 
