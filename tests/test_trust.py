@@ -522,6 +522,10 @@ def test_the_command_line_prints_a_parameter_error_as_one_line(tmp_path: Path) -
     for extra, expected in [
         (["-T", "judge_samples=abc"], "-T judge_samples: expected a whole number, got 'abc'"),
         ([], "-T scorers: the judge scorers need a judge model: bind one with --model-role"),
+        (
+            ["--model-role", "grader=mockllm/model", "--temperature", "0.7"],
+            "--temperature: it sets the writer's temperature, and a replay run has no writer",
+        ),
     ]:
         done = subprocess.run(
             [*inspect, *common, *extra], capture_output=True, text=True, timeout=120

@@ -2,13 +2,13 @@
 
 inspect shows a `PrerequisiteError` raised while a task is built as its message alone
 (its convention for errors of setup, not of code). It is not exported publicly in
-inspect-ai 0.3.285, so it is imported here, in one place. `UserError` is also a
-`ValueError`, so Python callers can catch it as one.
+inspect-ai 0.3.285 (see `howtobench._inspect`). `UserError` is also a `ValueError`, so
+Python callers can catch it as one.
 """
 
 from __future__ import annotations
 
-from inspect_ai._util.error import PrerequisiteError
+from howtobench._inspect import PrerequisiteError
 
 
 class UserError(PrerequisiteError, ValueError):

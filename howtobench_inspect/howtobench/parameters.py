@@ -69,6 +69,26 @@ def positive_integer(value: Any, name: str) -> int:
     return found
 
 
+def temperature(value: Any, name: str) -> float | None:
+    """A sampling temperature from 0 to 2, or None (not set)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value.strip())
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 2:
+        raise ParameterError(name, f"expected a temperature from 0 to 2, got {_shown(value)}")
+    return float(value)
+
+
+def choice(value: Any, name: str, allowed: Sequence[str]) -> str:
+    if not isinstance(value, str) or value.strip() not in allowed:
+        raise ParameterError(name, f"expected one of {', '.join(allowed)}, got {_shown(value)}")
+    return value.strip()
+
+
 def boolean(value: Any, name: str) -> bool:
     """`true`/`false` (also yes/no, on/off, 1/0)."""
     if isinstance(value, bool):

@@ -31,6 +31,8 @@ class JudgeOptions:
     nodes: tuple[str, ...] | None = None
     samples: int = 1
     reuse_weights: bool = True
+    weights: str = "negotiated"  # or "uniform": ToW w/o plan (Table 3's Average scoring)
+    temperature: float | None = None  # None: the judge role's own, else 0 (0.7 sampled)
 
 
 # The task parameter that sets each option, for messages.
@@ -40,8 +42,10 @@ PARAMETER = {
     "nodes": "nodes",
     "samples": "judge_samples",
     "reuse_weights": "reuse_weights",
+    "weights": "weights",
+    "temperature": "judge_temperature",
 }
-_SINGLE_CALL = frozenset({"judges", "reference", "samples"})
+_SINGLE_CALL = frozenset({"judges", "reference", "samples", "temperature"})
 
 BUILDERS: dict[str, Callable[[JudgeOptions], Scorer]] = {
     "tow": lambda o: tree_of_writing(
@@ -50,9 +54,15 @@ BUILDERS: dict[str, Callable[[JudgeOptions], Scorer]] = {
         nodes=o.nodes,
         samples=o.samples,
         reuse_weights=o.reuse_weights,
+        weights=o.weights,
+        temperature=o.temperature,
     ),
-    "rubric": lambda o: rubric(judges=list(o.judges), reference=o.reference, samples=o.samples),
-    "autoplan": lambda o: autoplan(judges=list(o.judges), reference=o.reference, samples=o.samples),
+    "rubric": lambda o: rubric(
+        judges=list(o.judges), reference=o.reference, samples=o.samples, temperature=o.temperature
+    ),
+    "autoplan": lambda o: autoplan(
+        judges=list(o.judges), reference=o.reference, samples=o.samples, temperature=o.temperature
+    ),
     "rouge_l": lambda o: rouge_l(),
     "bleu": lambda o: bleu_scorer(),
 }

@@ -252,6 +252,8 @@ class JudgeSimulator:
     questions: Counter[tuple[str, str]] = field(default_factory=Counter)
     faults_sent: Counter[str] = field(default_factory=Counter)
     tokens: Counter[str] = field(default_factory=Counter)
+    # (kind, temperature asked for): how the calls were configured
+    temperatures: Counter[tuple[str, float | None]] = field(default_factory=Counter)
     peak: int = 0  # the most requests in flight at once
     span: list[float] = field(default_factory=list)  # wall clock of first request, last answer
 
@@ -331,6 +333,7 @@ class JudgeSimulator:
         with self._lock:
             fault = scripted.name if isinstance(scripted, Fault) else self.faults.draw(self._rng)
             self.calls[question.kind] += 1
+            self.temperatures[(question.kind, body.get("temperature"))] += 1
             subject = question.text if question.writing is None else question.writing
             self.questions[(question.kind, subject)] += 1
             if fault:

@@ -9,6 +9,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import Solver
 
+from howtobench._inspect import writer_temperature
 from howtobench.dataset import (
     WritingRecord,
     filter_genre,
@@ -16,15 +17,18 @@ from howtobench.dataset import (
     load_records,
     record_to_sample,
 )
+from howtobench.errors import UserError
 from howtobench.judge.calls import JUDGE_MAX_RETRIES
 from howtobench.parameters import (
     Anchor,
     ParameterError,
     anchor,
     boolean,
+    choice,
     integer,
     names,
     positive_integer,
+    temperature,
 )
 from howtobench.perturb import Perturbation
 from howtobench.perturb import perturb as perturb_solver
@@ -45,6 +49,10 @@ PARAMETERS = """
         nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
         judge_samples: self-consistency: judge each writing this many times (mean).
         reuse_weights: negotiate weights once per instruction (false: every time).
+        weights: `negotiated` (default) or `uniform` (ToW w/o plan: equal weights in each
+            group, no negotiator call).
+        judge_temperature: the judges' sampling temperature; default the judge role's
+            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
         perturb: disturb the writing before scoring: drop, repeat, inject,
             transfer:<comment|letter|official|poem>.
         perturb_seed: seed of the disturbances.
@@ -62,6 +70,8 @@ def howtobench_task(
     nodes: str | list[str] | None = None,
     judge_samples: int = 1,
     reuse_weights: bool = True,
+    weights: str = "negotiated",
+    judge_temperature: float | None = None,
     perturb: str | None = None,
     perturb_seed: int = 0,
 ) -> Task:
@@ -78,6 +88,8 @@ def howtobench_task(
         nodes=names(nodes, "nodes") or None,
         samples=positive_integer(judge_samples, "judge_samples"),
         reuse_weights=boolean(reuse_weights, "reuse_weights"),
+        weights=choice(weights, "weights", ("negotiated", "uniform")),
+        temperature=temperature(judge_temperature, "judge_temperature"),
     )
     check_taken(chosen, options)
     judged = [name for name in chosen if name in JUDGE_SCORERS]
@@ -95,6 +107,8 @@ def howtobench_task(
     if perturb is None and seed != 0:
         raise ParameterError("perturb_seed", "it seeds perturb=, which is not set")
 
+    if replay:
+        _check_no_writer_temperature()
     records = load_records(dataset, task_type)
     try:
         records = filter_genre(records, genre)
@@ -154,6 +168,16 @@ def _check_judges(judges: tuple[str, ...]) -> None:
         except Exception as error:
             detail = " ".join(str(getattr(error, "message", error)).split())
             raise ParameterError("judges", f"cannot use model '{judge}': {detail}") from None
+
+
+def _check_no_writer_temperature() -> None:
+    """`--temperature` is the evaluated model's, and inspect never passes it to the judge
+    roles; a replay run has no evaluated model, so it would be ignored: refuse it."""
+    if writer_temperature() is not None:
+        raise UserError(
+            "--temperature: it sets the writer's temperature, and a replay run has no "
+            "writer; set the judges' with -T judge_temperature=..."
+        )
 
 
 def _check_grader() -> None:

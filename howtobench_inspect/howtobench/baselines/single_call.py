@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageSystem, GenerateConfig, Model
+from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, stderr
 from inspect_ai.solver import TaskState
 
+from howtobench.judge.calls import surface_outage
 from howtobench.judge.guards import unjudgeable
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
@@ -73,7 +74,6 @@ def single_call_judge(
 ) -> Scorer:
     """A scorer asking every panel judge `question` once per writing and judge sample."""
     panel_judges = panel_models(judges)
-    config = GenerateConfig(temperature=default_temperature(samples, temperature))
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
@@ -90,7 +90,12 @@ def single_call_judge(
             ChatMessageSystem(content=asked.system),
             judge_question(materials, asked.instructions),
         ]
-        asking = Asking(tries, config, ReplyStore.beside_inspect_cache() if cache else None)
+        asking = Asking(
+            tries,
+            ReplyStore.beside_inspect_cache() if cache else None,
+            temperature,
+            default_temperature(samples),
+        )
 
         async def judge_once(index: int) -> Score:
             questions = [
@@ -107,7 +112,7 @@ def single_call_judge(
             exchanges = await ask_panel(questions)
             return panel_score(exchanges, pool, noted)
 
-        return await self_consistent(samples, judge_once)
+        return await surface_outage(self_consistent(samples, judge_once))
 
     return score
 

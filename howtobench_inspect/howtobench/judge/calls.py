@@ -20,10 +20,15 @@ instead of retrying forever, as inspect does when nothing is set.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
+from typing import TypeVar
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from tenacity import RetryError
+
+from howtobench.errors import UserError
+
+T = TypeVar("T")
 
 # inspect's backoff waits about 3, 6, 12 and 24 s (plus up to 3 s jitter each), so four
 # retries give up on a refused connection in under a minute.
@@ -46,20 +51,29 @@ class CallFailed(Exception):
         self.final = final
 
 
-def judge_config(model: Model, config: GenerateConfig) -> GenerateConfig:
-    """`config` with bounded retries: the role's own settings when it has them
-    (`--model-role grader={model: ..., attempt_timeout: 600}`), else our attempt timeout.
+def judge_config(model: Model, temperature: float | None, fallback: float) -> GenerateConfig:
+    """The settings of every call to one judge model.
 
-    The number of retries comes from the eval (`--max-retries`, or our tasks' default),
-    which inspect passes on to every role; a role's own setting is kept over it.
+    Temperature: the scorer's (`-T judge_temperature`), else the role's own
+    (`--model-role 'grader={model: ..., temperature: 0.7}'`), else `fallback`; when the
+    scorer's and the role's disagree, neither is silently dropped: the run stops.
+    Retries are bounded: the role's own settings when it has them (`attempt_timeout`,
+    `max_retries`, `timeout`), else our attempt timeout; the number of retries otherwise
+    comes from the eval (`--max-retries`, or our tasks' default), which inspect passes on
+    to every role.
     """
     own = model.config
-    return config.merge(
-        GenerateConfig(
-            attempt_timeout=own.attempt_timeout or JUDGE_ATTEMPT_TIMEOUT,
-            max_retries=own.max_retries,
-            timeout=own.timeout,
+    if temperature is not None and own.temperature is not None and own.temperature != temperature:
+        raise UserError(
+            f"-T judge_temperature={temperature:g} and the temperature {own.temperature:g} "
+            f"of judge {model} disagree: set only one of them"
         )
+    chosen = temperature if temperature is not None else own.temperature
+    return GenerateConfig(
+        temperature=chosen if chosen is not None else fallback,
+        attempt_timeout=own.attempt_timeout or JUDGE_ATTEMPT_TIMEOUT,
+        max_retries=own.max_retries,
+        timeout=own.timeout,
     )
 
 
@@ -72,9 +86,7 @@ async def generate_reply(
     check and hand them back on every later run. Checked replies go to the reply store.
     """
     try:
-        output = await model.generate(
-            list(conversation), config=judge_config(model, config), cache=False
-        )
+        output = await model.generate(list(conversation), config=config, cache=False)
     except Exception as error:
         raise _classified(error, model) from None  # the class says it all; keep the log short
     return _reply_text(output)
@@ -115,6 +127,32 @@ def _classified(error: Exception, model: Model) -> Exception:
         f"the judge's answer could not be read ({type(error).__name__}: {_last_line(str(error))})",
         final=False,
     )
+
+
+async def surface_outage(judging: Awaitable[T]) -> T:
+    """`judging`, with an outage raised as its own one-line `JudgeUnavailable`.
+
+    A writing's judge calls run concurrently, so when the judge is gone several of them
+    fail at once and reach inspect as an exception group ("unhandled errors in a
+    TaskGroup"), which would hide the reason: the first outage is raised instead.
+    """
+    try:
+        return await judging
+    except Exception as error:
+        outage = _outage_in(error)
+        if outage is None or outage is error:
+            raise
+        raise outage from None
+
+
+def _outage_in(error: BaseException) -> JudgeUnavailable | None:
+    if isinstance(error, JudgeUnavailable):
+        return error
+    for inner in getattr(error, "exceptions", ()):  # an exception group
+        found = _outage_in(inner)
+        if found is not None:
+            return found
+    return None
 
 
 def _is_connection_fault(error: BaseException) -> bool:

@@ -24,7 +24,7 @@ from inspect_ai.model import (
     Model,
 )
 
-from howtobench.judge.calls import CallFailed, generate_reply
+from howtobench.judge.calls import CallFailed, generate_reply, judge_config
 from howtobench.judge.inputs import PROMPTS
 from howtobench.judge.store import ReplyStore
 from howtobench.templates import render
@@ -130,11 +130,16 @@ class Form(Generic[T]):
 
 @dataclass(frozen=True)
 class Asking:
-    """How every question of a scorer is asked: tries, generation settings, the store."""
+    """How every question of a scorer is asked: tries, the store, the temperature."""
 
     tries: int
-    config: GenerateConfig
     store: ReplyStore | None  # None: nothing is kept between runs (`cache=False`)
+    temperature: float | None = None  # the scorer's; None: the role's own, else `fallback`
+    fallback_temperature: float = 0.0
+
+    def config(self, model: Model) -> GenerateConfig:
+        """The settings of every call to `model` (see `judge_config`)."""
+        return judge_config(model, self.temperature, self.fallback_temperature)
 
 
 @dataclass
@@ -178,7 +183,8 @@ async def ask(
     raises `JudgeUnavailable` from `generate_reply`, which ends the run.
     """
     exchange: Exchange[T] = Exchange(model=str(model))
-    key = asking.store.key(model, messages, asking.config, scope) if asking.store else ""
+    config = asking.config(model)
+    key = asking.store.key(model, messages, config, scope) if asking.store else ""
     if asking.store and (kept := asking.store.get(key)) is not None:
         try:
             exchange.value = form.read(kept)
@@ -195,7 +201,7 @@ async def ask(
     conversation = list(messages)
     for _ in range(asking.tries):
         try:
-            reply = await generate_reply(model, conversation, asking.config)
+            reply = await generate_reply(model, conversation, config)
         except CallFailed as failure:
             exchange.error = str(failure)
             if failure.final:

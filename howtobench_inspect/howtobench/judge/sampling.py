@@ -28,10 +28,9 @@ def judge_scope(epoch: int, judge_sample: int, *, per_epoch: bool = True) -> Map
     return scope
 
 
-def default_temperature(samples: int, temperature: float | None) -> float:
-    """0 (deterministic) for one judge sample; sampling needs spread, so 0.7 for several."""
-    if temperature is not None:
-        return temperature
+def default_temperature(samples: int) -> float:
+    """When no temperature is set: 0 (deterministic) for one judge sample; sampling
+    needs spread, so 0.7 for several."""
     return 0.0 if samples <= 1 else 0.7
 
 

@@ -49,6 +49,14 @@ class Weights:
         return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+def fixed_weights(tree: Tree, why: str) -> Exchange[Weights]:
+    """Equal weights within each negotiated group, without a negotiator call: the
+    paper's "Average scoring" row of Table 3 (ToW w/o plan), or no group at all when an
+    ablation keeps no negotiated node."""
+    values = {i: 1 / len(ids) for ids in tree.negotiated.values() for i in ids}
+    return Exchange(model="none", value=Weights(values, why))
+
+
 def negotiator_messages(tree: Tree, judge_input: JudgeInput) -> list[ChatMessage]:
     language = judge_input.language
     summaries = leaf_summaries(language)
@@ -142,7 +150,7 @@ class SettledWeights:
                 model, messages, form, language=language, asking=asking, scope=scope or {}
             )
             return exchange, False
-        key = ReplyStore.key(model, messages, asking.config, {})
+        key = ReplyStore.key(model, messages, asking.config(model), {})
         memo = (str(asking.store.root) if asking.store else "", key)
         async with self._locks.setdefault((current_token(), *memo), anyio.Lock()):
             if memo in self._settled:

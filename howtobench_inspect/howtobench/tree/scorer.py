@@ -12,11 +12,12 @@ from collections.abc import Mapping, Sequence
 from statistics import fmean
 from typing import Any, cast
 
-from inspect_ai.model import GenerateConfig, Model
+from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, span
 
+from howtobench.judge.calls import surface_outage
 from howtobench.judge.guards import unjudgeable
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
@@ -26,7 +27,7 @@ from howtobench.judge.store import ReplyStore
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import Verdict, judge_leaf
 from howtobench.tree.headings import formatting_verdict
-from howtobench.tree.negotiator import SETTLED, Weights
+from howtobench.tree.negotiator import SETTLED, Weights, fixed_weights
 from howtobench.tree.spec import Leaf, Tree, tree_for
 
 
@@ -49,6 +50,7 @@ def tree_of_writing(
     nodes: str | Sequence[str] | None = None,
     samples: int = 1,
     reuse_weights: bool = True,
+    weights: str = "negotiated",
     cache: bool = True,
     temperature: float | None = None,
     tries: int = 3,
@@ -64,20 +66,24 @@ def tree_of_writing(
             False judges reference-free.
         task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
         nodes: keep only these root nodes (`content`, `format`, `impression`), the
-            paper's node ablation; default all of the task's nodes.
+            paper's node ablation; default all of the task's nodes. The kept groups use
+            the weights negotiated for the full tree, so an ablation changes one thing.
         samples: self-consistency: judge each writing this many times, report the mean
             and record the spread.
         reuse_weights: negotiate once per instruction (default); False negotiates for
             every writing, epoch and judge sample, to study the negotiator's consistency.
-        cache: reuse judge replies through inspect's generate cache (weights across
-            epochs and runs; expert verdicts across runs).
-        temperature: judge sampling temperature; default 0 (deterministic), or 0.7 with
-            several `samples`.
+        weights: `negotiated` (default) or `uniform`: equal weights within each group and
+            no negotiator call, the paper's "Average scoring" (ToW w/o plan, Table 3).
+        cache: keep checked judge replies in the reply store (weights across epochs and
+            runs; expert verdicts across runs).
+        temperature: judge sampling temperature; default the judge role's own, else 0
+            (deterministic), or 0.7 with several `samples`.
         tries: how often one question is asked before the sample is left unscored.
     """
     panel_judges = panel_models(judges)
-    config = GenerateConfig(temperature=default_temperature(samples, temperature))
     kept_nodes = node_names(nodes)
+    if weights not in ("negotiated", "uniform"):
+        raise ValueError(f"weights must be negotiated or uniform, got {weights!r}")
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
@@ -91,16 +97,24 @@ def tree_of_writing(
         if refused is not None:
             return refused
         tree = tree_for(judge_input.task, kept_nodes)
-        asking = Asking(tries, config, ReplyStore.beside_inspect_cache() if cache else None)
-        return await self_consistent(
-            samples,
-            lambda index: judge_once(judge_input, tree, asking, judge_scope(state.epoch, index)),
+        asking = Asking(
+            tries,
+            ReplyStore.beside_inspect_cache() if cache else None,
+            temperature,
+            default_temperature(samples),
+        )
+        return await surface_outage(
+            self_consistent(
+                samples,
+                lambda index: judge_once(
+                    judge_input, tree, asking, judge_scope(state.epoch, index)
+                ),
+            )
         )
 
     async def judge_once(
         judge_input: JudgeInput, tree: Tree, asking: Asking, scope: Mapping[str, str]
     ) -> Score:
-        negotiator_model = grader()
         judges = panel(panel_judges)
         writing_is_empty = not judge_input.writing.strip()
         llm_leaves = (
@@ -108,10 +122,14 @@ def tree_of_writing(
         )
 
         async def negotiation() -> tuple[Exchange[Weights], bool]:
+            if weights == "uniform":
+                return fixed_weights(tree, "uniform: ToW w/o plan"), False
+            if not tree.negotiated:
+                return fixed_weights(tree, "no negotiated node kept"), False
             async with span("negotiator"):
                 return await SETTLED.negotiate(
-                    negotiator_model,
-                    tree,
+                    grader(),
+                    tree_for(tree.task),  # the full tree's weights, also in an ablation
                     judge_input,
                     asking=asking,
                     reuse=reuse_weights,
