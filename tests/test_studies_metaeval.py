@@ -2,20 +2,29 @@
 
 import json
 import math
+import threading
 import zlib
+from collections import Counter
 from pathlib import Path
 from statistics import fmean
 
 import numpy as np
 import pandas as pd
 import pytest
+from judges import Question, Reply, ScriptedJudge, rubric_reply
 from scipy import stats
 from study_logs import (
     WRITERS,
+    built,
+    hashed,
     raw_rows,
+    run,
+    writers_file,
     writers_logs_fixture,  # noqa: F401 (fixtures)
 )
 
+from howtobench import guide
+from howtobench.simulator import valid_weights
 from howtobench.studies import (
     Samples,
     StudyError,
@@ -24,6 +33,7 @@ from howtobench.studies import (
     metaeval,
     read_ratings,
 )
+from howtobench.studies.logs import judge_runs
 
 IDS = [f"demo_completion_{i}" for i in (1, 2, 3)]
 IDS += [f"demo_guide_{i}" for i in (1, 2, 3)]
@@ -193,3 +203,118 @@ def test_every_metric_by_default(samples: Samples) -> None:
     assert long["pearson_low"].isna().all()  # no resamples, no intervals
     completion_format = long[(long.metric == "tow.format") & (long.scope == "completion")]
     assert (completion_format["n"] == 0).all()  # completion has no format node
+
+
+# --- self-consistency: Table 3's worst and best of the SC batch --------------------------
+
+JUDGE_SAMPLES = 3
+
+
+def sampled_judge() -> ScriptedJudge:
+    """A judge whose every reply depends on how often the same question was asked before:
+    the judge samples of self-consistency send identical requests (temperature 0.7), so
+    the n-th ask of a question is some judge sample's, and each gets its own score."""
+    lock = threading.Lock()
+    asked: Counter[tuple[str, str]] = Counter()
+
+    def answer(question: Question) -> Reply:
+        if question.kind == "negotiator":
+            return valid_weights(question)
+        writing = question.writing or ""
+        with lock:
+            asked[(question.kind, writing)] += 1
+            turn = str(asked[(question.kind, writing)])
+        high = 3 if question.kind == "paragraphing" else 10
+        score = 1 + (hashed("sc", question.kind, writing, turn) + len(writing) // 40) % high
+        if question.kind == "rubric":
+            return rubric_reply(question, score)
+        return {"score": score, "reason": "sampled"}
+
+    return ScriptedJudge(answer, name="sampled")
+
+
+def build_self_consistency(folder: Path) -> None:
+    """The guide writings of the four writers, tow and rubric with three judge samples."""
+    data = str(writers_file(folder.parent / "data"))
+    tasks = [
+        guide(dataset=data, replay=w, scorers="tow,rubric", judge_samples=JUDGE_SAMPLES)
+        for w in WRITERS
+    ]
+    run(tasks, folder, sampled_judge())
+
+
+@pytest.fixture(scope="module")
+def sc_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built(tmp_path_factory.getbasetemp(), "self_consistency", build_self_consistency)
+
+
+def per_run_points(folder: Path, scorer: str, key: str) -> list[list[dict]]:
+    """For each judge sample k: (model, value, human) of every rated writing, read from
+    the scores' `self_consistency.values` with a plain loop."""
+    table = ratings()
+    human = {(i, m): fmean(g["score"]) for (i, m), g in table.groupby(["infer_id", "model"])}
+    runs: list[list[dict]] = [[] for _ in range(JUDGE_SAMPLES)]
+    for row in raw_rows(folder):
+        values = row["metadata"][scorer]["self_consistency"]["values"]
+        for k, value in enumerate(values):
+            runs[k].append(
+                {"model": row["model"], "x": value[key], "y": human[(row["id"], row["model"])]}
+            )
+    return runs
+
+
+def test_sc_worst_and_best_correlate_each_judge_sample_alone(sc_logs: Path) -> None:
+    guide_ratings = ratings()[ratings()["infer_id"].str.startswith("demo_guide")]
+    result = metaeval([sc_logs], guide_ratings, ["tow.overall", "rubric.overall"], resamples=50)
+    long = result.tables["correlations"]
+    assert list(result.tables["sample"].index) == [
+        "tow.overall",
+        "tow.overall [worst of 3]",
+        "tow.overall [best of 3]",
+        "rubric.overall",
+        "rubric.overall [worst of 3]",
+        "rubric.overall [best of 3]",
+    ]
+    for scorer in ("tow", "rubric"):
+        runs = per_run_points(sc_logs, scorer, "overall")
+        assert all(len(points) == 12 for points in runs)
+        sample = [stats.pearsonr([p["x"] for p in r], [p["y"] for p in r]) for r in runs]
+        system = []
+        for points in runs:
+            x = [fmean(p["x"] for p in points if p["model"] == m) for m in WRITERS]
+            y = [fmean(p["y"] for p in points if p["model"] == m) for m in WRITERS]
+            system.append(stats.spearmanr(x, y).statistic)
+        pearsons = [r.statistic for r in sample]
+        assert max(pearsons) - min(pearsons) > 0.01  # the judge samples differ
+        for scope in ("guide", "all"):  # one task: both scopes hold the same writings
+            low = row(result, f"{scorer}.overall [worst of 3]", scope, "sample")
+            high = row(result, f"{scorer}.overall [best of 3]", scope, "sample")
+            assert low["pearson"] == pytest.approx(min(pearsons))
+            assert high["pearson"] == pytest.approx(max(pearsons))
+            assert low["pearson_p"] == pytest.approx(sample[int(np.argmin(pearsons))].pvalue)
+            assert low["n"] == high["n"] == 12
+            assert math.isnan(low["pearson_low"]) and math.isnan(high["spearman_high"])
+            low = row(result, f"{scorer}.overall [worst of 3]", scope, "system")
+            high = row(result, f"{scorer}.overall [best of 3]", scope, "system")
+            assert low["spearman"] == pytest.approx(min(system))
+            assert high["spearman"] == pytest.approx(max(system))
+            assert low["n"] == 4
+    assert long[long.metric == "tow.overall"]["pearson_low"].notna().all()  # the mean's CIs
+    assert any("judged with self-consistency: tow.overall (3)" in note for note in result.notes)
+
+
+def test_metrics_without_self_consistency_get_no_extra_rows(samples: Samples) -> None:
+    result = metaeval(samples, ratings(), ["tow.overall", "rouge_l"], resamples=0)
+    assert list(result.tables["system"].index) == ["tow.overall", "rouge_l"]
+    assert not any("self-consistency" in note for note in result.notes)
+
+
+def test_judge_runs_pads_a_writing_short_of_usable_samples() -> None:
+    record = {"n": 3, "values": [{"overall": 4, "content": 5}, {"overall": 6, "content": 7}]}
+    runs = judge_runs("tow", {"self_consistency": record})
+    assert runs["tow.content"][:2] == [5.0, 7.0] and math.isnan(runs["tow.content"][2])
+    assert runs["tow.overall"][:2] == [4.0, 6.0] and math.isnan(runs["tow.overall"][2])
+    assert judge_runs("bleu", {"self_consistency": {"n": 2, "values": [0.5, 0.25]}}) == {
+        "bleu": [0.5, 0.25]
+    }
+    assert judge_runs("tow", {"weights": {}}) == {} and judge_runs("tow", None) == {}

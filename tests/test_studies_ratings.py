@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from study_logs import writers_logs_fixture  # noqa: F401 (fixtures)
 
 from howtobench.cli import main
 from howtobench.studies import StudyError, read_ratings
+from howtobench.studies.ratings import rater_agreement
 
 HEADER = "infer_id,model,score,rater\n"
 GOOD = "demo_open_1,w-a,4,r1\n"
@@ -101,4 +103,87 @@ def test_the_command_refuses_them_in_one_line(
     assert capsys.readouterr().err == (
         f"howtobench metaeval: error: {path}, line 3, field 'score': 'nan' is not a finite "
         "number; give a number\n"
+    )
+
+
+def kappa_by_hand(a: list[int], b: list[int], categories: list[int], quadratic: bool) -> float:
+    """1 - sum(w * observed) / sum(w * expected) over the confusion matrix, with w the
+    squared distance in points (quadratic) or 1 off the diagonal (Cohen's plain kappa)."""
+    k = len(categories)
+    observed = np.zeros((k, k))
+    for x, y in zip(a, b, strict=True):
+        observed[categories.index(x), categories.index(y)] += 1
+    observed /= observed.sum()
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    weights = np.array(
+        [[(x - y) ** 2 if quadratic else float(x != y) for y in categories] for x in categories]
+    )
+    return float(1 - (weights * observed).sum() / (weights * expected).sum())
+
+
+def two_raters(a: list[float], b: list[float], **more: list[float]) -> pd.DataFrame:
+    raters = {"r1": a, "r2": b, **more}
+    rows = [
+        {"infer_id": f"w{i}", "model": "m", "score": score, "rater": rater}
+        for rater, scores in raters.items()
+        for i, score in enumerate(scores)
+        if score is not None
+    ]
+    return read_ratings(pd.DataFrame(rows))
+
+
+def test_cohens_kappa_of_two_raters_worked_by_hand() -> None:
+    # five writings, one disagreement (4 vs 5): p_o = 4/5; r1 gives each score once, so
+    # p_e = 1/5 whatever r2 gives, and kappa = (0.8 - 0.2) / (1 - 0.2) = 0.75
+    agreement = rater_agreement(two_raters([1, 2, 3, 4, 5], [1, 2, 3, 5, 5])).iloc[0]
+    assert agreement["mean_pairwise_kappa"] == pytest.approx(0.75)
+    # quadratic: observed disagreement 1/5 * 1 point^2; expected: the mean of (i - j)^2
+    # over r1 uniform on 1..5 and r2 on 1, 2, 3, 5, 5
+    r2 = [1, 2, 3, 5, 5]
+    expected = np.mean([(i - j) ** 2 for i in range(1, 6) for j in r2])
+    assert agreement["mean_pairwise_quadratic_kappa"] == pytest.approx(1 - (1 / 5) / expected)
+    assert agreement["kappa_pairs"] == 1
+
+
+def test_kappa_counts_in_points_across_a_score_nobody_gave() -> None:
+    # nobody gave 3 or 4: a 2-vs-5 disagreement still weighs 9 points^2, not 1 step^2
+    r1 = [1, 2, 5, 2, 1, 5, 2, 1]
+    r2 = [1, 5, 5, 2, 2, 5, 1, 1]
+    agreement = rater_agreement(two_raters(r1, r2)).iloc[0]
+    scale = [1, 2, 3, 4, 5]
+    assert agreement["mean_pairwise_kappa"] == pytest.approx(kappa_by_hand(r1, r2, scale, False))
+    assert agreement["mean_pairwise_quadratic_kappa"] == pytest.approx(
+        kappa_by_hand(r1, r2, scale, True)
+    )
+    # what counting steps between the scores given (1, 2, 5 as 0, 1, 2) would give instead
+    steps = {1: 0, 2: 1, 5: 2}
+    by_steps = kappa_by_hand([steps[x] for x in r1], [steps[x] for x in r2], [0, 1, 2], True)
+    assert agreement["mean_pairwise_quadratic_kappa"] != pytest.approx(by_steps)
+
+
+def test_kappa_is_the_mean_over_rater_pairs_sharing_three_writings() -> None:
+    r1 = [1, 2, 3, 4, 5, 3]
+    r2 = [2, 2, 3, 4, 4, 3]
+    r3 = [1, 3, 3, 5, 5, 2]
+    r4 = [None, None, None, None, 4, 4]  # shares two writings with each: left out
+    agreement = rater_agreement(two_raters(r1, r2, r3=r3, r4=r4)).iloc[0]
+    scale = [1, 2, 3, 4, 5]
+    pairs = [(r1, r2), (r1, r3), (r2, r3)]
+    assert agreement["kappa_pairs"] == 3 and agreement["rater_pairs"] == 3
+    for name, quadratic in (
+        ("mean_pairwise_kappa", False),
+        ("mean_pairwise_quadratic_kappa", True),
+    ):
+        assert agreement[name] == pytest.approx(
+            np.mean([kappa_by_hand(a, b, scale, quadratic) for a, b in pairs])
+        )
+
+
+def test_no_kappa_for_scores_that_are_not_whole_numbers() -> None:
+    agreement = rater_agreement(two_raters([1.5, 2, 3, 4], [1.5, 2, 3, 3.5])).iloc[0]
+    assert agreement["kappa_pairs"] == 0
+    assert math.isnan(agreement["mean_pairwise_kappa"])
+    assert math.isnan(agreement["mean_pairwise_quadratic_kappa"])
+    assert agreement["mean_pairwise_pearson"] == pytest.approx(
+        np.corrcoef([1.5, 2, 3, 4], [1.5, 2, 3, 3.5])[0, 1]
     )

@@ -4,15 +4,24 @@ import shutil
 from pathlib import Path
 from statistics import fmean
 
+import pandas as pd
 import pytest
+from inspect_ai.log import read_eval_log
+from judges import ScriptedJudge
 from study_logs import (  # noqa: F401 (fixtures)
+    built,
+    hashed_judge,
     log_of,
     mark_perturbed,
     perturbed_logs_fixture,
     raw_rows,
+    run,
+    writers_file,
     writers_logs_fixture,
 )
 
+from howtobench import open_writing
+from howtobench.cli import main
 from howtobench.studies import StudyError, robustness
 
 METRICS = ["tow.overall", "tow.content", "rouge_l"]
@@ -77,12 +86,155 @@ def test_no_sample_in_common(perturbed_logs: Path, writers_logs: Path, tmp_path:
     other = tmp_path / "guide_drop.eval"
     shutil.copy(log_of(writers_logs, "w-a", "guide"), other)
     mark_perturbed(other, "drop")
-    with pytest.raises(StudyError, match="guide_drop.eval: no sample \\(id and epoch\\) in common"):
+    with pytest.raises(
+        StudyError,
+        match=r"guide_drop.eval: no sample \(writer w-a, task, sample id and epoch\) in common "
+        r"with the clean logs \(their writers: clean\)",
+    ):
         robustness(log_of(perturbed_logs, "clean"), [other])
 
 
-def test_the_clean_log_must_be_one_clean_log(perturbed_logs: Path) -> None:
+def test_the_clean_logs_must_be_clean(perturbed_logs: Path) -> None:
     with pytest.raises(StudyError, match="the clean log is itself perturbed \\(perturb=drop\\)"):
         robustness(log_of(perturbed_logs, "drop"), [log_of(perturbed_logs, "inject")])
-    with pytest.raises(StudyError, match="give exactly one clean run .*, not 3"):
+    with pytest.raises(StudyError) as info:  # the folder holds the perturbed runs too
         robustness(perturbed_logs, [log_of(perturbed_logs, "inject")])
+    culprits = {
+        f"{log_of(perturbed_logs, p)}: the clean log is itself perturbed (perturb={p})"
+        for p in ("drop", "inject")
+    }
+    assert str(info.value) in culprits
+
+
+def test_one_clean_writer_matches_another_writers_disturbed_log(perturbed_logs: Path) -> None:
+    """The fixture's disturbed writings are replayed as writers 'drop' and 'inject': with
+    one clean writer they are matched by task, sample id and epoch, and said so."""
+    result = robustness(log_of(perturbed_logs, "clean"), [log_of(perturbed_logs, "drop")])
+    assert any(
+        note.endswith("is by drop, the clean log by clean: matched by task, sample id and epoch")
+        for note in result.notes
+    )
+    assert (result.tables["detail"]["writers"] == 1).all()
+
+
+# --- several writers: the paper's design (5 writings of each of 10 models) ---------------
+
+POOLED = ("w-a", "w-b")
+DISTURBANCES = ("drop", "repeat")
+
+
+def build_two_writers(folder: Path) -> None:
+    """Open writings of two writers: a clean run each, and each disturbed by the task's
+    own `perturb` (drop, repeat), so that a disturbed run's writer is the clean one's."""
+    data = str(writers_file(folder.parent / "data"))
+    judge = ScriptedJudge(hashed_judge("judge-1"), name="judge-1")
+    for writer in POOLED:
+        run(
+            [open_writing(dataset=data, replay=writer, scorers="tow,rouge_l")],
+            folder / "clean",
+            judge,
+        )
+        run(
+            [
+                open_writing(dataset=data, replay=writer, scorers="tow,rouge_l", perturb=p)
+                for p in DISTURBANCES
+            ],
+            folder / "perturbed",
+            judge,
+        )
+
+
+@pytest.fixture(scope="module")
+def two_writers(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built(tmp_path_factory.getbasetemp(), "two_writers", build_two_writers)
+
+
+def disturbance_of(path: str) -> str | None:
+    return (read_eval_log(path, header_only=True).eval.metadata or {}).get("perturb")
+
+
+def test_two_writers_pooled_pair_each_sample_with_its_own_writers(two_writers: Path) -> None:
+    clean = {
+        (r["model"], r["task"], r["id"], r["epoch"]): r for r in raw_rows(two_writers / "clean")
+    }
+    perturbed = raw_rows(two_writers / "perturbed")
+    result = robustness(two_writers / "clean", [two_writers / "perturbed"])
+    changes = result.tables["changes"]
+    detail = result.tables["detail"].set_index(["metric", "disturbance"])
+    assert changes.columns[0] == "clean" and sorted(changes.columns[1:]) == sorted(DISTURBANCES)
+    told_apart = 0
+    for disturbance in DISTURBANCES:
+        rows = [r for r in perturbed if disturbance_of(r["log"]) == disturbance]
+        assert {r["model"] for r in rows} == set(POOLED)
+        for metric in METRICS:
+            diffs = [
+                r[metric] - clean[(r["model"], r["task"], r["id"], r["epoch"])][metric]
+                for r in rows
+            ]
+            assert changes.loc[metric, disturbance] == pytest.approx(fmean(diffs))
+            # the share raised is per pair: pairing by sample id alone would change it
+            # (the mean change over both writers would not: the same scores are summed)
+            by_id = [
+                r[metric] - clean[(other, r["task"], r["id"], r["epoch"])][metric]
+                for r in rows
+                for other in POOLED
+                if other != r["model"]
+            ]
+            share = fmean(d > 0 for d in diffs)
+            assert detail.loc[(metric, disturbance), "raised_share"] == pytest.approx(share)
+            told_apart += share != fmean(d > 0 for d in by_id)
+            assert detail.loc[(metric, disturbance), "pairs"] == 8  # 2 writers x 4 writings
+            assert detail.loc[(metric, disturbance), "writers"] == 2
+    assert told_apart > 0
+    assert changes.loc["rouge_l", "clean"] == pytest.approx(
+        fmean(r["rouge_l"] for r in clean.values())
+    )
+    assert not any("matched by task, sample id and epoch" in note for note in result.notes)
+
+
+def test_clean_runs_given_one_by_one_equal_a_folder(two_writers: Path, tmp_path: Path) -> None:
+    logs = sorted((two_writers / "clean").rglob("*.eval"))
+    assert len(logs) == 2
+    folder = robustness(two_writers / "clean", [two_writers / "perturbed"]).tables["detail"]
+    listed = robustness(logs, [two_writers / "perturbed"]).tables["detail"]
+    pd.testing.assert_frame_equal(folder, listed)
+    out = tmp_path / "out"
+    command = ["robustness", str(logs[0]), str(two_writers / "perturbed"), "--clean", str(logs[1])]
+    assert main([*command, "--out", str(out)]) == 0
+    written = pd.read_csv(out / "robustness_detail.csv")
+    assert written["writers"].tolist() == [2] * len(written)
+    assert written["mean_change"].tolist() == pytest.approx(folder["mean_change"].tolist())
+
+
+def test_one_clean_writer_and_another_writers_disturbed_runs(two_writers: Path) -> None:
+    """With one clean writer, another writer's disturbed runs are matched by task, id and
+    epoch (as before pooling), and said so."""
+    result = robustness(log_of(two_writers / "clean", "w-a"), [two_writers / "perturbed"])
+    assert sum("is by w-b, the clean log by w-a" in note for note in result.notes) == 2
+    assert (result.tables["detail"]["pairs"] == 8).all()
+
+
+def writers_data(two_writers: Path) -> str:
+    return str(two_writers.parent / "data" / "writers.jsonl")
+
+
+def test_a_disturbed_writer_without_a_clean_run(two_writers: Path, tmp_path: Path) -> None:
+    data = writers_data(two_writers)
+    [log] = run(
+        [open_writing(dataset=data, replay="w-c", scorers="rouge_l", perturb="drop")],
+        tmp_path,
+        None,
+    )
+    with pytest.raises(
+        StudyError,
+        match=r"no sample \(writer w-c, task, sample id and epoch\) in common with the clean "
+        r"logs \(their writers: w-a, w-b\)",
+    ):
+        robustness(two_writers / "clean", [log.location])
+
+
+def test_two_clean_runs_of_one_writer(two_writers: Path, tmp_path: Path) -> None:
+    data = writers_data(two_writers)
+    run([open_writing(dataset=data, replay="w-a", scorers="rouge_l")], tmp_path, None)
+    with pytest.raises(StudyError, match="^clean logs: .*give one clean run per writer and task$"):
+        robustness([two_writers / "clean", tmp_path], [two_writers / "perturbed"])

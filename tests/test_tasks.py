@@ -51,7 +51,7 @@ def test_list_and_string_scorer_parameters() -> None:
     assert check_names(names("rouge_l, bleu,", "scorers")) == ("rouge_l", "bleu")
     assert check_names(()) == ("tow",)
     with pytest.raises(ParameterError, match="-T scorers: unknown scorer"):
-        check_names(names("rouge_l,bleurt", "scorers"))
+        check_names(names("rouge_l,bertscore", "scorers"))
 
 
 def test_sample_without_reference_is_unscored_with_reason(tmp_path: Path) -> None:

@@ -483,7 +483,7 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Any, tmp_path: Path)
         ({"perturb_seed": 3}, "-T perturb_seed: it seeds perturb=, which is not set"),
         ({"reuse_weights": "maybe"}, "-T reuse_weights: expected true or false, got 'maybe'"),
         ({"nodes": "content,style"}, "-T nodes: cannot keep node(s) style"),
-        ({"scorers": "tow,bleurt"}, "-T scorers: unknown scorer(s) bleurt"),
+        ({"scorers": "tow,bertscore"}, "-T scorers: unknown scorer(s) bertscore"),
         ({"perturb": "shuffle"}, "-T perturb: unknown perturbation 'shuffle'"),
         ({"genre": "haiku"}, "-T genre: no records of genre 'haiku'"),
         (
@@ -498,6 +498,11 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Any, tmp_path: Path)
         ({"scorers": "bleu", "reference": False}, "-T reference: none of the chosen scorers"),
         ({"scorers": "bleu", "reference": "demo-writer-b"}, "-T reference: only the judge"),
         ({"reference": 2.5}, "-T reference: expected true, false or a model name, got 2.5"),
+        ({"scorers": "bleurt"}, "-T bleurt_checkpoint: the bleurt scorer needs a checkpoint"),
+        ({"bleurt_checkpoint": "x"}, "-T bleurt_checkpoint: none of the chosen scorers (tow)"),
+        ({"weights": "even"}, "-T weights: expected one of negotiated, uniform, got 'even'"),
+        ({"judge_temperature": 3}, "-T judge_temperature: expected a temperature from 0 to 2"),
+        ({"scorers": "rubric", "weights": "uniform"}, "-T weights: none of the chosen scorers"),
     ],
 )
 def test_bad_parameters_stop_the_task_with_one_line(options: dict[str, Any], message: str) -> None:

@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from howtobench.baselines.autoplan import autoplan
+from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
 from howtobench.tasks import completion, guide, open_writing

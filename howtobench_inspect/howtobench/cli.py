@@ -97,11 +97,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = _study(
         sub,
         "robustness",
-        "mean score change per metric under each disturbance (Table 7)",
-        lambda a: robustness(a.clean, a.perturbed),
+        "mean score change per metric under each disturbance, pooled over writers (Table 7)",
+        lambda a: robustness([a.clean, *a.more_clean], a.perturbed),
     )
-    p.add_argument("clean", metavar="CLEAN_LOG", help="the log of the undisturbed writings")
+    p.add_argument(
+        "clean",
+        metavar="CLEAN_LOG",
+        help="the log of the undisturbed writings, or a folder of such logs (one run per "
+        "writer and task); each perturbed sample is paired with the clean sample of the same "
+        "writer, task, sample id and epoch",
+    )
     p.add_argument("perturbed", nargs="+", metavar="PERTURBED_LOGS", help=LOGS_HELP)
+    p.add_argument(
+        "--clean",
+        dest="more_clean",
+        action="append",
+        default=[],
+        metavar="LOG",
+        help="another clean log or folder, pooled with CLEAN_LOG (repeatable)",
+    )
 
     p = _study(
         sub,

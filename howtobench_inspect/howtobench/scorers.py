@@ -14,6 +14,7 @@ from dataclasses import dataclass, fields
 from inspect_ai.scorer import Scorer
 
 from howtobench.baselines.autoplan import autoplan
+from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
 from howtobench.parameters import ParameterError
@@ -23,8 +24,8 @@ DEFAULT_SCORERS: tuple[str, ...] = ("tow",)
 
 
 @dataclass(frozen=True)
-class JudgeOptions:
-    """What the task's parameters say to the judge scorers (defaults: as the paper)."""
+class ScorerOptions:
+    """What the task's parameters say to the scorers (defaults: as the paper)."""
 
     judges: tuple[str, ...] = ()
     reference: bool = True  # show the judges the anchor (human, or a model's writing)
@@ -33,6 +34,7 @@ class JudgeOptions:
     reuse_weights: bool = True
     weights: str = "negotiated"  # or "uniform": ToW w/o plan (Table 3's Average scoring)
     temperature: float | None = None  # None: the judge role's own, else 0 (0.7 sampled)
+    bleurt_checkpoint: str | None = None  # a BLEURT checkpoint's path or hub id
 
 
 # The task parameter that sets each option, for messages.
@@ -44,10 +46,11 @@ PARAMETER = {
     "reuse_weights": "reuse_weights",
     "weights": "weights",
     "temperature": "judge_temperature",
+    "bleurt_checkpoint": "bleurt_checkpoint",
 }
 _SINGLE_CALL = frozenset({"judges", "reference", "samples", "temperature"})
 
-BUILDERS: dict[str, Callable[[JudgeOptions], Scorer]] = {
+BUILDERS: dict[str, Callable[[ScorerOptions], Scorer]] = {
     "tow": lambda o: tree_of_writing(
         judges=list(o.judges),
         reference=o.reference,
@@ -65,16 +68,19 @@ BUILDERS: dict[str, Callable[[JudgeOptions], Scorer]] = {
     ),
     "rouge_l": lambda o: rouge_l(),
     "bleu": lambda o: bleu_scorer(),
+    "bleurt": lambda o: bleurt(checkpoint=o.bleurt_checkpoint),
 }
 # The options each scorer takes.
 TAKES: dict[str, frozenset[str]] = {
-    "tow": frozenset(PARAMETER),
+    "tow": _SINGLE_CALL | {"nodes", "reuse_weights", "weights"},
     "rubric": _SINGLE_CALL,
     "autoplan": _SINGLE_CALL,
     "rouge_l": frozenset(),
     "bleu": frozenset(),
+    "bleurt": frozenset({"bleurt_checkpoint"}),
 }
-JUDGE_SCORERS = frozenset(name for name, takes in TAKES.items() if takes)
+# The scorers that ask an LLM judge (and so need the grader role or a panel).
+JUDGE_SCORERS = frozenset({"tow", "rubric", "autoplan"})
 
 
 def check_names(names: tuple[str, ...]) -> tuple[str, ...]:
@@ -87,10 +93,10 @@ def check_names(names: tuple[str, ...]) -> tuple[str, ...]:
     return names or DEFAULT_SCORERS
 
 
-def check_taken(names: tuple[str, ...], options: JudgeOptions) -> None:
+def check_taken(names: tuple[str, ...], options: ScorerOptions) -> None:
     """Refuse an option set away from its default that none of the chosen scorers takes."""
-    default = JudgeOptions()
-    for option in fields(JudgeOptions):
+    default = ScorerOptions()
+    for option in fields(ScorerOptions):
         if getattr(options, option.name) == getattr(default, option.name):
             continue
         if not any(option.name in TAKES[name] for name in names):
@@ -102,7 +108,7 @@ def check_taken(names: tuple[str, ...], options: JudgeOptions) -> None:
             )
 
 
-def build_scorers(names: tuple[str, ...], options: JudgeOptions) -> list[Scorer]:
+def build_scorers(names: tuple[str, ...], options: ScorerOptions) -> list[Scorer]:
     """The named scorers, each given the options it takes."""
     check_taken(names, options)
     return [BUILDERS[name](options) for name in names]

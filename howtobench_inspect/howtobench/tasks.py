@@ -32,7 +32,7 @@ from howtobench.parameters import (
 )
 from howtobench.perturb import Perturbation
 from howtobench.perturb import perturb as perturb_solver
-from howtobench.scorers import JUDGE_SCORERS, JudgeOptions, build_scorers, check_names, check_taken
+from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, check_names, check_taken
 from howtobench.tree.spec import tree_for
 from howtobench.writer import StoredWritings, writer, writer_prompt
 
@@ -41,7 +41,8 @@ PARAMETERS = """
         dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
         replay: score this model's stored writings instead of generating.
         genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`).
+        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
+            `bleurt`).
         judges: expert panel of the judge scorers (comma list of models); default the
             grader role.
         reference: the judges' anchor: true (the human reference), false (none), or the
@@ -53,6 +54,7 @@ PARAMETERS = """
             group, no negotiator call).
         judge_temperature: the judges' sampling temperature; default the judge role's
             own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
+        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
         perturb: disturb the writing before scoring: drop, repeat, inject,
             transfer:<comment|letter|official|poem>.
         perturb_seed: seed of the disturbances.
@@ -72,6 +74,7 @@ def howtobench_task(
     reuse_weights: bool = True,
     weights: str = "negotiated",
     judge_temperature: float | None = None,
+    bleurt_checkpoint: str | None = None,
     perturb: str | None = None,
     perturb_seed: int = 0,
 ) -> Task:
@@ -82,7 +85,7 @@ def howtobench_task(
     """
     chosen = check_names(names(scorers, "scorers"))
     source = anchor(reference)
-    options = JudgeOptions(
+    options = ScorerOptions(
         judges=names(judges, "judges"),
         reference=source.shown,
         nodes=names(nodes, "nodes") or None,
@@ -90,6 +93,7 @@ def howtobench_task(
         reuse_weights=boolean(reuse_weights, "reuse_weights"),
         weights=choice(weights, "weights", ("negotiated", "uniform")),
         temperature=temperature(judge_temperature, "judge_temperature"),
+        bleurt_checkpoint=_text(bleurt_checkpoint, "bleurt_checkpoint"),
     )
     check_taken(chosen, options)
     judged = [name for name in chosen if name in JUDGE_SCORERS]
@@ -142,6 +146,12 @@ def howtobench_task(
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
         version=1,
     )
+
+
+def _text(value: object, name: str) -> str | None:
+    if value is None or isinstance(value, str):
+        return value or None
+    raise ParameterError(name, f"expected a path or a name, got {value!r}")
 
 
 def _perturbation(perturb: str | None) -> Perturbation | None:

@@ -59,6 +59,7 @@ COLUMNS: tuple[str, ...] = (
     "weights_fingerprint",
     "reused",
     "reuse_weights",
+    "judge_runs",
 )
 
 
@@ -76,9 +77,10 @@ class Samples:
     objects weights (tow), by_judge (tow panel), clipped (tow: node -> raw value),
     weights_fingerprint (tow), reused (tow: weights reused, not negotiated for this
     writing), shares (autoplan) and perturbation (sample metadata), None where absent;
-    reuse_weights (the run's tow setting, None if unknown) and unscored (the scorers
-    that left the sample unscored). `log_notes` say which logs were merged into a run
-    and what the runs lack.
+    reuse_weights (the run's tow setting, None if unknown), unscored (the scorers that
+    left the sample unscored) and judge_runs (self-consistency, `-T judge_samples=N`:
+    metric -> the N judge samples' values, see `judge_runs`; None without it).
+    `log_notes` say which logs were merged into a run and what the runs lack.
     """
 
     frame: pd.DataFrame
@@ -209,9 +211,13 @@ def _sample_row(
         "clipped": None,
         "weights_fingerprint": None,
         "reused": None,
+        "judge_runs": None,
     }
     for name, score in (sample.scores or {}).items():
         value = score.value
+        runs = judge_runs(name, score.metadata)
+        if runs and not _is_unscored(value):
+            row["judge_runs"] = {**(row["judge_runs"] or {}), **runs}
         if isinstance(value, dict):
             row.update({f"{name}.{key}": _number(v) for key, v in value.items()})
         elif _is_unscored(value):
@@ -224,6 +230,28 @@ def _sample_row(
         if name == "tow":
             row["reused"] = ((score.metadata or {}).get("negotiator") or {}).get("reused")
     return row
+
+
+def judge_runs(scorer: str, metadata: dict[str, Any] | None) -> dict[str, list[float]]:
+    """Metric -> each judge sample's value, from a self-consistent score's metadata
+    (`self_consistency.values`: dicts for tow, rubric and autoplan, numbers otherwise).
+
+    The metadata keeps the usable judge samples only, in judge-sample order but without
+    their indices, so run k is the k-th usable sample; the list is padded with NaN to the
+    n samples asked for, so that a writing with an unusable sample lacks the last run.
+    """
+    record = (metadata or {}).get("self_consistency")
+    if not isinstance(record, dict) or not record.get("values"):
+        return {}
+    runs: dict[str, list[float]] = {}
+    for value in record["values"]:
+        found = value if isinstance(value, dict) else {"": value}
+        for key, number in found.items():
+            metric = f"{scorer}.{key}" if key else scorer
+            given = _number(number)
+            runs.setdefault(metric, []).append(math.nan if given is None else given)
+    n = max(int(record.get("n") or 0), *(len(values) for values in runs.values()))
+    return {metric: values + [math.nan] * (n - len(values)) for metric, values in runs.items()}
 
 
 def _ordered(metrics: list[str]) -> list[str]:

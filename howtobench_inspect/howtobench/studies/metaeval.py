@@ -8,6 +8,13 @@ a human score (the mean of their raters) and the metric (mean over epochs):
 Each with Pearson, Kendall tau-b and Spearman, two-sided p-values, and a percentile
 bootstrap interval from resampling instructions (all writings of an instruction together)
 with a fixed seed, recomputing the model means at system level.
+
+A metric judged with self-consistency (`-T judge_samples=N`) also gets Table 3's rows
+"worst of the SC batch" and "best of the SC batch": each of the N judge samples is
+correlated with the humans on its own (as if it were a run of N=1), and per cell (scope,
+level and method) the lowest and the highest of the N coefficients are reported, as
+`<metric> [worst of N]` and `<metric> [best of N]`, with the p-value of the sample that
+gave it, the fewest points any sample had, and no interval.
 """
 
 from __future__ import annotations
@@ -59,6 +66,52 @@ def _cell(
     return cell
 
 
+def _judge_runs(samples: Samples, metric: str) -> Samples | None:
+    """The samples with one metric column per judge sample of `metric` (`<metric> [k]`,
+    NaN where a writing lacks it; see `logs.judge_runs`), or None if it was not sampled."""
+    if "judge_runs" not in samples.frame:
+        return None
+    runs = samples.frame["judge_runs"].map(lambda found: (found or {}).get(metric) or [])
+    n = max(len(values) for values in runs)
+    if n < 2:
+        return None
+    columns = {
+        f"{metric} [{k + 1}]": [values[k] if k < len(values) else np.nan for values in runs]
+        for k in range(n)
+    }
+    frame = samples.frame.assign(**columns)
+    return Samples(frame, tuple(columns), samples.log_notes)
+
+
+def _extremes(
+    runs: Samples, metric: str, humans: pd.DataFrame, scope_names: list[str], seed: int
+) -> list[dict[str, object]]:
+    """Rows `<metric> [worst of N]` and `[best of N]`: per scope, level and method the
+    lowest and highest coefficient of the judge samples correlated one at a time."""
+    joined = per_writing(runs, runs.metrics).merge(humans, on=["id", "model"], how="inner")
+    rows = []
+    for scope in scope_names:
+        part = joined if scope == "all" else joined[joined["task"] == scope]
+        for level in LEVELS:
+            cells = [_cell(part.dropna(subset=[run]), run, level, 0, seed) for run in runs.metrics]
+            for extreme, pick in (("worst", np.nanargmin), ("best", np.nanargmax)):
+                row: dict[str, object] = {
+                    "metric": f"{metric} [{extreme} of {len(cells)}]",
+                    "scope": scope,
+                    "level": level,
+                    "n": min(int(cell["n"]) for cell in cells),
+                }
+                for method in METHODS:
+                    found = np.array([cell[method] for cell in cells], dtype=float)
+                    chosen = cells[int(pick(found))] if not np.isnan(found).all() else cells[0]
+                    row |= {
+                        key: chosen[key]
+                        for key in (method, f"{method}_p", f"{method}_low", f"{method}_high")
+                    }
+                rows.append(row)
+    return rows
+
+
 def metaeval(
     logs: Samples | Sequence[str | Path],
     ratings: str | Path | pd.DataFrame,
@@ -78,8 +131,11 @@ def metaeval(
     metrics = list(metrics or samples.metrics)
     samples.require(*metrics)
     writings = per_writing(samples, metrics)
-    joined = writings.merge(human_scores(rated), on=["id", "model"], how="inner")
-    rows = []
+    humans = human_scores(rated)
+    joined = writings.merge(humans, on=["id", "model"], how="inner")
+    rows: list[dict[str, object]] = []
+    names: list[str] = []  # the rows of the tables: each metric, then its SC extremes
+    sampled: list[str] = []
     for metric in metrics:
         for scope in scopes(joined["task"]):
             part = joined if scope == "all" else joined[joined["task"] == scope]
@@ -87,6 +143,13 @@ def metaeval(
             for level in LEVELS:
                 cell = _cell(part, metric, level, resamples, seed)
                 rows.append({"metric": metric, "scope": scope, "level": level, **cell})
+        names.append(metric)
+        runs = _judge_runs(samples, metric)
+        if runs is not None:
+            extra = _extremes(runs, metric, humans, scopes(joined["task"]), seed)
+            rows += extra
+            names += list(dict.fromkeys(str(row["metric"]) for row in extra))
+            sampled.append(f"{metric} ({len(runs.metrics)})")
     long = pd.DataFrame(rows)
     long["n"] = long["n"].astype(int)
     tables = {"correlations": long}
@@ -95,11 +158,18 @@ def metaeval(
             index="metric", columns="scope", values=list(METHODS)
         )
         order = [(m, s) for s in scopes(joined["task"]) for m in METHODS]
-        wide = wide[order].reindex(metrics)
+        wide = wide[order].reindex(names)
         wide.columns = [f"{scope} {method}" for method, scope in wide.columns]
         tables[level] = wide
     tables["raters"] = rater_agreement(rated)
     notes = samples.notes()
+    if sampled:
+        notes.append(
+            f"judged with self-consistency: {', '.join(sampled)} judge samples; the rows "
+            "[worst of N] and [best of N] give per cell the lowest and highest correlation "
+            "of the judge samples taken one at a time (the k-th usable sample of each "
+            "writing), without intervals"
+        )
     unrated = len(writings) - len(joined)
     if unrated:
         notes.append(f"left out {unrated} writing(s) of the logs that have no human rating")

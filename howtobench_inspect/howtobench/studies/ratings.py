@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import itertools
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -117,12 +118,42 @@ def human_scores(ratings: pd.DataFrame) -> pd.DataFrame:
     return means.rename("human").reset_index().rename(columns={"infer_id": "id"})
 
 
+# Weighted kappa's weights: quadratic, so that a two-point disagreement on the 1-5 scale
+# costs four times a one-point one; with them kappa approaches the intraclass
+# correlation (Fleiss and Cohen 1973), comparable with the Pearson the paper reports
+# beside its kappa (section 5.2: kappa 0.71, Pearson 0.87), and it is the usual choice
+# for ordinal quality scores.
+KAPPA_WEIGHTS = "quadratic"
+
+
+def _kappas(a: pd.Series, b: pd.Series, labels: list[float]) -> tuple[float, float]:
+    """Cohen's kappa and its quadratic-weighted form between two raters' scores."""
+    # imported here: scikit-learn's metrics take a second to import, which every other
+    # study would pay for
+    from sklearn.metrics import cohen_kappa_score
+
+    # both raters giving one and the same score only: kappa is undefined, and NaN (left
+    # out of the mean) rather than a warning
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return (
+            float(cohen_kappa_score(a, b, labels=labels)),
+            float(cohen_kappa_score(a, b, labels=labels, weights=KAPPA_WEIGHTS)),
+        )
+
+
 def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
     """Simple agreement statistics, one row.
 
     - rater pairs / mean pairwise Pearson: Pearson between two raters over the writings
       both rated, for every pair of raters sharing at least three writings (with
       variation), averaged with equal weight per pair;
+    - mean pairwise kappa / weighted kappa: Cohen's kappa (paper section 5.2) and its
+      quadratic-weighted form (see `KAPPA_WEIGHTS`), per pair of raters sharing at least
+      three writings, averaged alike. The categories are every whole number from the
+      lowest score given to the highest (so that a weight is the distance in points,
+      even across a score nobody gave); with scores that are not whole numbers kappa
+      has no categories and is NaN;
     - mean |difference| and exact agreement: over every two ratings of the same writing.
     """
     by_writing = ratings.groupby(["infer_id", "model"], sort=False)["score"]
@@ -135,11 +166,24 @@ def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
     table = ratings[ratings["rater"] != ""].pivot_table(
         index=["infer_id", "model"], columns="rater", values="score", aggfunc="mean"
     )
-    pearsons = []
+    whole = bool((ratings["score"] == ratings["score"].round()).all())
+    labels = (
+        [float(v) for v in range(int(ratings["score"].min()), int(ratings["score"].max()) + 1)]
+        if whole
+        else []
+    )
+    pearsons: list[float] = []
+    kappas: list[tuple[float, float]] = []
     for a, b in itertools.combinations(raters, 2):
         both = table[[a, b]].dropna()
-        if len(both) >= MIN_PAIRS and both[a].std() > 0 and both[b].std() > 0:
+        if len(both) < MIN_PAIRS:
+            continue
+        if both[a].std() > 0 and both[b].std() > 0:
             pearsons.append(float(np.corrcoef(both[a], both[b])[0, 1]))
+        # a rater's mean of two ratings of one writing may fall between categories
+        if labels and (both == both.round()).all().all():
+            kappas.append(_kappas(both[a], both[b], labels))
+    kappas = [k for k in kappas if not np.isnan(k[0])]
     counts = by_writing.size()
     return pd.DataFrame(
         {
@@ -149,6 +193,11 @@ def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
             "writings_rated_twice_or_more": [int((counts >= 2).sum())],
             "rater_pairs": [len(pearsons)],
             "mean_pairwise_pearson": [float(np.mean(pearsons)) if pearsons else np.nan],
+            "kappa_pairs": [len(kappas)],
+            "mean_pairwise_kappa": [float(np.mean([k for k, _ in kappas])) if kappas else np.nan],
+            f"mean_pairwise_{KAPPA_WEIGHTS}_kappa": [
+                float(np.mean([w for _, w in kappas])) if kappas else np.nan
+            ],
             "mean_abs_difference": [float(np.mean(diffs)) if diffs else np.nan],
             "exact_agreement": [float(np.mean([d == 0 for d in diffs])) if diffs else np.nan],
         }

@@ -1,11 +1,14 @@
 """Robustness to disturbances (paper section 6.2, Table 7): score change per metric.
 
-A perturbed log judges disturbed versions of the clean log's writings; its task
-metadata `perturb` names the disturbance (drop, repeat, transfer:letter, inject, ...).
-Samples are matched by sample id and epoch; a cell is the mean over matched samples
-(both scored) of perturbed minus clean score, pooled over the perturbed logs of the same
-disturbance. The disturbances only spoil a writing, so a metric whose mean rises under
-one is flagged: it rewards the disturbance.
+A perturbed log judges disturbed versions of a clean log's writings; its task metadata
+`perturb` names the disturbance (drop, repeat, transfer:letter, inject, ...). The paper
+disturbs 5 writings of each of 10 models, so the clean side may be several runs, one per
+writer (and task), pooled: each perturbed sample is paired with the clean sample of the
+same writer, task, sample id and epoch. A cell is the mean over all pairs (both scored)
+of perturbed minus clean score, pooled over writers and over the perturbed logs of the
+same disturbance; the detail table says how many pairs and writers each cell has. The
+disturbances only spoil a writing, so a metric whose mean rises under one is flagged: it
+rewards the disturbance.
 """
 
 from __future__ import annotations
@@ -15,22 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from howtobench.studies.logs import Samples, StudyError, as_samples
+from howtobench.studies.logs import WRITING, Samples, StudyError, as_samples, per_writing
+from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 
-MATCH: list[str] = ["id", "epoch"]
-
-
-def _other_writers(clean: Samples, perturbed: Samples) -> list[str]:
-    """A note per perturbed log whose writer differs from the clean log's: its samples are
-    matched by id all the same, which is right only if it disturbs the same writings."""
-    writer = clean.frame["model"].iloc[0]
-    models = perturbed.frame.groupby("run", sort=False)["model"].first()
-    return [
-        f"{log} is by {model}, the clean log by {writer}: matched by sample id and epoch"
-        for log, model in models.items()
-        if model != writer
-    ]
+MATCH: list[str] = [*WRITING, "epoch"]  # writer, task, sample id, epoch
+Logs = Samples | str | Path | Sequence[str | Path]
 
 
 def _named(perturb: object) -> bool:
@@ -38,22 +31,61 @@ def _named(perturb: object) -> bool:
     return isinstance(perturb, str) and bool(perturb.strip())
 
 
-def _clean_log(clean: Samples | str | Path) -> Samples:
-    samples = clean if isinstance(clean, Samples) else as_samples([clean])
-    logs = samples.frame["run"].unique()
-    if len(logs) != 1:
-        raise StudyError(
-            f"give exactly one clean run (a log, with its eval-retry logs if any), not {len(logs)}"
-        )
-    perturb = samples.frame["perturb"].iloc[0]
-    if _named(perturb):
-        raise StudyError(f"{logs[0]}: the clean log is itself perturbed (perturb={perturb})")
+def _clean_runs(clean: Logs) -> Samples:
+    """The clean runs, none of them perturbed."""
+    if isinstance(clean, Samples):
+        samples = clean
+    else:
+        samples = as_samples([clean] if isinstance(clean, str | Path) else list(clean))
+    for run, perturb in samples.frame.groupby("run", sort=False)["perturb"].first().items():
+        if _named(perturb):
+            raise StudyError(f"{run}: the clean log is itself perturbed (perturb={perturb})")
     return samples
 
 
-def _changes(clean: Samples, perturbed: Samples, metrics: list[str]) -> pd.DataFrame:
-    """Long table: disturbance, metric, clean, perturbed, change (one row per matched pair)."""
-    base = clean.frame[[*MATCH, *metrics]]
+def _clean_table(clean: Samples, metrics: list[str]) -> pd.DataFrame:
+    """One row per writer, task, sample id and epoch: the clean scores. A writing scored
+    in two clean runs (two runs of one writer and task) is refused by `per_writing`."""
+    try:
+        return per_writing(clean, metrics, keys=MATCH)[[*MATCH, *metrics]]
+    except StudyError as err:
+        raise StudyError(f"clean logs: {err}; give one clean run per writer and task") from err
+
+
+def _pairs(
+    log: str, rows: pd.DataFrame, base: pd.DataFrame, metrics: list[str], notes: list[str]
+) -> pd.DataFrame:
+    """The perturbed run's samples with their clean scores (columns `<metric> clean`).
+
+    A run whose writer has no clean run is matched by task, id and epoch when the clean
+    side is one writer's (what this study did before it pooled writers), with a note."""
+    writer = rows["model"].iloc[0]
+    clean_writers = list(dict.fromkeys(base["model"]))
+    if writer not in clean_writers and len(clean_writers) == 1:
+        notes.append(
+            f"{log} is by {writer}, the clean log by {clean_writers[0]}: matched by task, "
+            "sample id and epoch"
+        )
+        base = base.assign(model=writer)
+    matched = rows.merge(base, on=MATCH, suffixes=("", " clean"))
+    if matched.empty:
+        raise StudyError(
+            f"{log}: no sample (writer {writer}, task, sample id and epoch) in common with the "
+            f"clean logs (their writers: {first_few(clean_writers)})"
+        )
+    if len(matched) < len(rows):
+        notes.append(
+            f"{log}: {len(rows) - len(matched)} of its {len(rows)} samples have no clean "
+            "counterpart and are left out"
+        )
+    return matched
+
+
+def _changes(
+    clean: Samples, perturbed: Samples, metrics: list[str], notes: list[str]
+) -> pd.DataFrame:
+    """Long table: disturbance, metric, writer, clean, perturbed, change (one row per pair)."""
+    base = _clean_table(clean, metrics)
     parts = []
     for log, rows in perturbed.frame.groupby("run", sort=False):
         disturbance = rows["perturb"].iloc[0]
@@ -61,19 +93,15 @@ def _changes(clean: Samples, perturbed: Samples, metrics: list[str]) -> pd.DataF
             raise StudyError(
                 f"{log}: no 'perturb' in its task metadata, so it is not a perturbed run"
             )
-        matched = rows.merge(base, on=MATCH, suffixes=("", " clean"))
-        if matched.empty:
-            raise StudyError(
-                f"{log}: no sample (id and epoch) in common with the clean log "
-                f"{clean.frame['log'].iloc[0]}"
-            )
+        matched = _pairs(str(log), rows, base, metrics, notes)
         for metric in metrics:
-            pairs = matched[[metric, f"{metric} clean"]].dropna()
+            pairs = matched[["model", metric, f"{metric} clean"]].dropna()
             parts.append(
                 pd.DataFrame(
                     {
                         "disturbance": disturbance,
                         "metric": metric,
+                        "writer": pairs["model"],
                         "clean": pairs[f"{metric} clean"],
                         "perturbed": pairs[metric],
                     }
@@ -84,33 +112,35 @@ def _changes(clean: Samples, perturbed: Samples, metrics: list[str]) -> pd.DataF
     return long
 
 
-def _without(samples: Samples, clean_log: str) -> Samples:
-    """The perturbed logs, less the clean run when a folder holds both."""
-    clean = Path(clean_log).resolve()
-    keep = samples.frame["run"].map(lambda log: Path(log).resolve() != clean)
+def _without(samples: Samples, clean: Samples) -> Samples:
+    """The perturbed logs, less the clean runs when a folder holds both."""
+    runs = {Path(run).resolve() for run in clean.frame["run"].unique()}
+    keep = samples.frame["run"].map(lambda log: Path(log).resolve() not in runs)
     if not keep.any():
-        raise StudyError("no perturbed log besides the clean one")
+        raise StudyError("no perturbed log besides the clean ones")
     return Samples(samples.frame[keep], samples.metrics, samples.log_notes)
 
 
-def robustness(
-    clean: Samples | str | Path, perturbed: Samples | Sequence[str | Path]
-) -> StudyResult:
+def robustness(clean: Logs, perturbed: Samples | Sequence[str | Path]) -> StudyResult:
     """Tables `changes` (Table 7 layout: rows metrics; columns the clean mean, then the
-    mean change per disturbance), `detail` (per metric and disturbance: pairs, means,
-    share of samples raised) and `raised` (the flagged cells)."""
-    clean_samples = _clean_log(clean)
-    perturbed_samples = _without(as_samples(perturbed), clean_samples.frame["run"].iloc[0])
+    mean change per disturbance), `detail` (per metric and disturbance: pairs, writers,
+    means, share of samples raised) and `raised` (the flagged cells).
+
+    `clean` is one clean log or folder, or several (one run per writer and task)."""
+    clean_samples = _clean_runs(clean)
+    perturbed_samples = _without(as_samples(perturbed), clean_samples)
     metrics = [m for m in clean_samples.metrics if m in perturbed_samples.metrics]
     if not metrics:
         raise StudyError(
             "the clean and perturbed logs share no metric (clean: "
             f"{', '.join(clean_samples.metrics)}; perturbed: {', '.join(perturbed_samples.metrics)})"
         )
-    long = _changes(clean_samples, perturbed_samples, metrics)
+    matching: list[str] = []
+    long = _changes(clean_samples, perturbed_samples, metrics, matching)
     grouped = long.groupby(["metric", "disturbance"], sort=False)
     detail = grouped.agg(
         pairs=("change", "size"),
+        writers=("writer", "nunique"),
         clean_mean=("clean", "mean"),
         perturbed_mean=("perturbed", "mean"),
         mean_change=("change", "mean"),
@@ -124,7 +154,7 @@ def robustness(
     changes.columns.name = None
     raised = detail[detail["raised"]].drop(columns="raised").reset_index(drop=True)
     notes = list(dict.fromkeys(clean_samples.notes() + perturbed_samples.notes()))
-    notes += _other_writers(clean_samples, perturbed_samples)
+    notes += matching
     notes += [
         f"RAISED: {r.metric} rises by {r.mean_change:+.3f} under {r.disturbance}"
         for r in raised.itertuples()

@@ -1,0 +1,204 @@
+"""BLEURT between the writing and the human reference: Table 3's "BLEU-rt" row.
+
+The paper (section 5.1) lists BLEURT (Sellam et al. 2020) among the reference-based
+baselines and reports it in Table 3 (meta-evaluation) and Table 7 (robustness, on a
+0-100 scale); it names no checkpoint. Here the checkpoint is the user's choice
+(`-T bleurt_checkpoint=PATH_OR_HUB_ID`); for Chinese a multilingual one is needed, such
+as lucadiliello/BLEURT-20 or its distilled BLEURT-20-D12 (the BLEURT-20 family is
+multilingual, RemBERT-based, with a SentencePiece vocabulary; the older bleurt-base and
+bleurt-large checkpoints are English BERT).
+
+The model is lucadiliello's PyTorch port (`bleurt-pytorch`, the `bleurt` extra); no
+model code is written here. torch and transformers are imported only when a scorer is
+built, so the package works without the extra. A checkpoint is loaded once per process;
+inference runs in worker threads, one forward pass at a time, and the pairs that wait
+meanwhile go together into the next pass (up to `batch_size`). As in Google's BLEURT, a
+(reference, writing) pair longer than the model takes is cut from the longer side; how
+many tokens the pair had is kept in the score's metadata.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio.to_thread
+from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
+from inspect_ai.solver import TaskState
+
+from howtobench.errors import UserError
+from howtobench.judge.guards import unscorable
+from howtobench.parameters import ParameterError, positive_integer
+
+PARAMETER = "bleurt_checkpoint"
+INSTALL = "pip install 'howtobench[bleurt]'"
+_MEMO_SIZE = 4096  # scores kept per checkpoint: epochs of a replay score the same pairs
+
+
+@dataclass
+class _Request:
+    """One (reference, writing) pair waiting for its score."""
+
+    reference: str
+    candidate: str
+    value: float | None = None
+    tokens: int = 0  # length of the pair uncut
+    error: BaseException | None = None
+
+
+@dataclass
+class BleurtModel:
+    """A loaded checkpoint: scores pairs, batching those that wait for the same pass."""
+
+    checkpoint: str
+    model: Any  # bleurt_pytorch.BleurtForSequenceClassification, in eval mode
+    tokenizer: Any
+    max_tokens: int
+    batch_size: int = 8
+    _pending: list[_Request] = field(default_factory=list)
+    _queue: threading.Lock = field(default_factory=threading.Lock)
+    _forward: threading.Lock = field(default_factory=threading.Lock)
+    _memo: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
+
+    def predict(self, references: list[str], candidates: list[str]) -> list[float]:
+        """One forward pass over the pairs (the port's own recipe: reference first)."""
+        import torch
+
+        inputs = self.tokenizer(
+            references,
+            candidates,
+            padding="longest",
+            truncation=True,
+            max_length=self.max_tokens,
+            return_tensors="pt",
+        ).to(self.model.device)
+        with torch.inference_mode():
+            return [float(v) for v in self.model(**inputs).logits.flatten().tolist()]
+
+    def _tokens(self, reference: str, candidate: str) -> int:
+        """Length of the pair uncut ([CLS] reference [SEP] writing [SEP])."""
+        encoded = self.tokenizer(reference, candidate, truncation=False, verbose=False)
+        return len(encoded["input_ids"])
+
+    def score(self, reference: str, candidate: str) -> tuple[float, int]:
+        """The BLEURT score of one pair and its length in tokens uncut; blocking, so call
+        it from a worker thread.
+
+        Group commit: the caller queues its pair, then takes the forward lock; whoever
+        holds it scores the oldest waiting pairs, its own among them, so the callers
+        queued meanwhile find their score ready and one pass served them all. The
+        tokenizer is used under that lock too: a fast tokenizer's padding and truncation
+        settings are state that concurrent calls would trip over.
+        """
+        key = (reference, candidate)
+        if key in self._memo:
+            return self._memo[key]
+        request = _Request(reference, candidate)
+        with self._queue:
+            self._pending.append(request)
+        with self._forward:
+            while request.value is None and request.error is None:
+                with self._queue:
+                    batch = self._pending[: self.batch_size]
+                    del self._pending[: self.batch_size]
+                try:
+                    values = self.predict(
+                        [r.reference for r in batch], [r.candidate for r in batch]
+                    )
+                    lengths = [self._tokens(r.reference, r.candidate) for r in batch]
+                except Exception as err:  # each caller in the batch raises it
+                    for waiting in batch:
+                        waiting.error = err
+                    continue
+                for waiting, value, tokens in zip(batch, values, lengths, strict=True):
+                    waiting.value, waiting.tokens = value, tokens
+                    if len(self._memo) < _MEMO_SIZE:
+                        self._memo[(waiting.reference, waiting.candidate)] = (value, tokens)
+        if request.error is not None:
+            raise request.error
+        assert request.value is not None
+        return request.value, request.tokens
+
+
+_LOADED: dict[str, BleurtModel] = {}
+_LOADING = threading.Lock()
+
+
+def load(checkpoint: str, batch_size: int = 8) -> BleurtModel:
+    """The checkpoint's model, loaded once per process (a large one takes seconds and GBs).
+
+    Raises a `ParameterError` naming `-T bleurt_checkpoint` when it cannot be loaded, and
+    a `UserError` with the install command when the extra is missing. Scorers sharing a
+    checkpoint share its model, and the batch size set last.
+    """
+    if importlib.util.find_spec("bleurt_pytorch") is None:
+        raise UserError(f"the bleurt scorer needs the 'bleurt' extra: {INSTALL}")
+    local = Path(checkpoint).expanduser()
+    if local.exists():  # one folder named two ways is loaded once
+        checkpoint = str(local.resolve())
+    with _LOADING:
+        if checkpoint not in _LOADED:
+            _LOADED[checkpoint] = _load(checkpoint)
+        loaded = _LOADED[checkpoint]
+    loaded.batch_size = batch_size
+    return loaded
+
+
+def _load(checkpoint: str) -> BleurtModel:
+    import torch
+    from bleurt_pytorch import BleurtForSequenceClassification, BleurtTokenizer
+
+    try:
+        model = BleurtForSequenceClassification.from_pretrained(checkpoint)
+        tokenizer = BleurtTokenizer.from_pretrained(checkpoint)
+    except (OSError, ValueError, TypeError) as err:  # what from_pretrained raises
+        first = (str(err).strip().splitlines() or [type(err).__name__])[0]
+        raise ParameterError(
+            PARAMETER,
+            f"cannot load a BLEURT checkpoint from {checkpoint!r} ({first}); give a folder "
+            "saved by bleurt-pytorch or a hub id such as lucadiliello/BLEURT-20-D12",
+        ) from err
+    model.to("cuda" if torch.cuda.is_available() else "cpu").eval()
+    # the tokenizer's own limit (bleurt-base-128 takes 128), within the position table
+    max_tokens = min(tokenizer.model_max_length, model.config.max_position_embeddings)
+    return BleurtModel(checkpoint, model, tokenizer, max_tokens)
+
+
+@scorer(metrics=[mean(), stderr(), grouped(mean(), "genre")])
+def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
+    """BLEURT of the writing against the human reference (paper section 5.1, Table 3).
+
+    Args:
+        checkpoint: a folder saved by bleurt-pytorch, or a hub id (the task's
+            `-T bleurt_checkpoint`); there is no default, since the paper names none.
+        batch_size: most pairs in one forward pass.
+    """
+    if checkpoint is None or not str(checkpoint).strip():
+        raise ParameterError(
+            PARAMETER,
+            "the bleurt scorer needs a checkpoint: a local folder or a hub id, e.g. "
+            f"-T {PARAMETER}=lucadiliello/BLEURT-20-D12 (needs {INSTALL})",
+        )
+    model = load(str(checkpoint).strip(), positive_integer(batch_size, "bleurt_batch_size"))
+
+    async def score(state: TaskState, target: Target) -> Score:
+        reference = target.text
+        if not reference.strip():
+            return Score.unscored(reason="the sample has no reference to compare with")
+        marked = unscorable(state)
+        if marked:
+            return Score.unscored(reason=marked)
+        value, tokens = await anyio.to_thread.run_sync(
+            model.score, reference, state.output.completion
+        )
+        cut = f", cut to {model.max_tokens}" if tokens > model.max_tokens else ""
+        return Score(
+            value=value,
+            explanation=f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}",
+            metadata={"tokens": tokens, "max_tokens": model.max_tokens},
+        )
+
+    return score
