@@ -95,6 +95,85 @@ def test_hub_source_goes_through_the_same_record_path(monkeypatch: pytest.Monkey
         load_generations("hub", "open", "gpt-4o", records)
 
 
+def _published_rows(shared_data: Path) -> list[dict]:
+    return [
+        json.loads(line)
+        for task in ds.TASKS
+        for line in (shared_data / task / "aligned.jsonl").open(encoding="utf-8")
+    ]
+
+
+def _serve(monkeypatch: pytest.MonkeyPatch, rows: list[dict]) -> None:
+    monkeypatch.setattr("datasets.load_dataset", lambda path, revision, split: rows)
+
+
+def _fingerprint_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if "published" in r.getMessage()]
+
+
+def test_published_fingerprint_is_that_of_the_paper_data(shared_data: Path) -> None:
+    """The stored pin, recomputed here from the raw files without the package's code."""
+    import hashlib
+
+    from howtobench.fingerprint import PUBLISHED
+
+    for task in ds.TASKS:
+        rows = [
+            json.loads(line)
+            for line in (shared_data / task / "aligned.jsonl").open(encoding="utf-8")
+        ]
+        digest = hashlib.sha256()
+        for key in sorted((r["infer_id"], r["basic_instruction"], r["reference"]) for r in rows):
+            digest.update(("\x1f".join(key) + "\x1e").encode("utf-8"))
+        assert (PUBLISHED[task].count, PUBLISHED[task].sha256) == (len(rows), digest.hexdigest())
+
+
+def test_hub_rows_equal_to_the_paper_data_load_without_a_warning(
+    shared_data: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    rows = _published_rows(shared_data)
+    _serve(monkeypatch, rows[::-1])  # the hub's row order does not matter
+    counts = {task: len(load_records("hub", task)) for task in ds.TASKS}
+    assert counts == {"completion": 379, "guide": 456, "open": 467}
+    assert _fingerprint_warnings(caplog) == []
+
+
+def test_hub_rows_that_differ_are_used_with_one_warning_line_per_task(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # as many open records as published (467), other content; guide: a count that differs
+    rows = [aligned_row(f"infer_{i}", "open", information="") for i in range(467)]
+    rows += [aligned_row("infer_guide", "guide")]
+    _serve(monkeypatch, rows)
+    assert len(load_records("hub", "open")) == 467
+    assert len(load_records("hub", "guide")) == 1
+    warnings = _fingerprint_warnings(caplog)
+    assert len(warnings) == 2 and all("\n" not in w for w in warnings)
+    assert "467 open records differ from the published ones" in warnings[0]
+    assert "content hash" in warnings[0]
+    assert "1 guide records, the published benchmark has 456" in warnings[1]
+
+
+def test_hub_unreachable_is_one_line_saying_what_works_offline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def offline(path: str, revision: str, split: str) -> list[dict]:
+        raise ConnectionError(
+            "Couldn't reach 'andrewzhuoerfeng/HowToBench' on the Hub (LocalEntryNotFoundError)\n"
+        )
+
+    monkeypatch.setattr("datasets.load_dataset", offline)
+    with pytest.raises(DataError) as caught:
+        load_records("hub", "guide")
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"hf://{ds.HF_REPO}@{ds.HF_REVISION}: cannot load the benchmark")
+    assert "ConnectionError: Couldn't reach" in message
+    assert "-T dataset=demo" in message
+    assert "git clone https://github.com/ZhuoerFeng/ACL2026-Tree-of-Writing" in message
+    assert "-T dataset=ACL2026-Tree-of-Writing/data" in message
+
+
 def test_unknown_source_path() -> None:
     with pytest.raises(DataError, match="dataset not found"):
         load_records("/no/such/place", "open")

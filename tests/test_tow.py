@@ -65,7 +65,7 @@ def test_guide_scores_every_sample_with_the_tree(tmp_path: Path) -> None:
     metrics = {s.name: s.metrics for s in log.results.scores}
     assert set(metrics) >= {"overall", "content", "format", "impression", "logic"}
     assert {"mean", "stderr"} <= set(metrics["content"])
-    assert {"others", "letters", "plan"} <= {k.removeprefix("grouped_") for k in metrics["overall"]}
+    assert {"report", "letters", "plan"} <= {k.removeprefix("grouped_") for k in metrics["overall"]}
 
 
 def test_transcript_shows_negotiator_and_experts_as_spans(tmp_path: Path) -> None:

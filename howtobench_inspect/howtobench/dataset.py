@@ -1,7 +1,8 @@
 """Writing records from the four sources, validated, and turned into inspect samples.
 
 Sources (the `dataset` task parameter):
-- `hub` (default): the published benchmark on the Hugging Face hub, pinned revision;
+- `hub` (default): the published benchmark on the Hugging Face hub, checked by content
+  against the data published with the paper (`howtobench.fingerprint`);
 - a folder laid out like the paper repository's `data/`
   (`<task>/aligned.jsonl`, `<task>/inferences/<model>.jsonl`);
 - one JSONL file of the user's own writing tasks (see `parse_user_record`);
@@ -24,6 +25,7 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from howtobench.errors import UserError
+from howtobench.fingerprint import difference
 from howtobench.genres import canonical_genre
 
 logger = logging.getLogger(__name__)
@@ -32,8 +34,17 @@ TASKS: tuple[str, ...] = ("completion", "guide", "open")
 FILL_MARKER = "[fill in the blank]"
 
 HF_REPO = "andrewzhuoerfeng/HowToBench"
-# The hub repository publishes no tags; pin by revision here and bump deliberately.
+# The hub repository publishes no tags or releases, so the revision is its moving `main`;
+# what pins the data is its content: `_hub_records` checks each task against the
+# fingerprint of the paper's published data (`howtobench.fingerprint.PUBLISHED`).
 HF_REVISION = "main"
+PAPER_REPOSITORY = "https://github.com/ZhuoerFeng/ACL2026-Tree-of-Writing"
+# Offline, the hub cannot be read: say what works without it, in one line.
+HUB_UNREACHABLE_HELP = (
+    "without network access run -T dataset=demo, or use the paper's data folder: "
+    f"git clone {PAPER_REPOSITORY}, then -T dataset=ACL2026-Tree-of-Writing/data "
+    "(replay needs that folder too)"
+)
 
 DEMO_FILE = Path(__file__).parent / "data" / "demo" / "demo.jsonl"
 
@@ -276,15 +287,32 @@ def _user_records(path: Path, task: str) -> list[WritingRecord]:
 
 
 def _hub_records(task: str) -> list[WritingRecord]:
-    """The published benchmark from the hub (needs network access on first use)."""
+    """The published benchmark from the hub (needs network access on first use).
+
+    Whatever `load_dataset` raises (no network, hub down, repository moved) becomes a
+    one-line `DataError` saying what works offline. Records that differ from the paper's
+    published data are used, with one warning line saying what differs (the hub's `main`
+    may have changed since the paper; see `howtobench.fingerprint`).
+    """
     from datasets import load_dataset
 
-    rows = load_dataset(HF_REPO, revision=HF_REVISION, split="train")
     source = f"hf://{HF_REPO}@{HF_REVISION}"
+    try:
+        rows = load_dataset(HF_REPO, revision=HF_REVISION, split="train")
+    except Exception as err:  # the datasets library raises many kinds; all mean "no data"
+        reason = " ".join(str(err).split())[:160] or "no message"
+        raise DataError(
+            source,
+            f"cannot load the benchmark ({type(err).__name__}: {reason}); " + HUB_UNREACHABLE_HELP,
+        ) from err
     records = (
         parse_benchmark_record(row, source, index) for index, row in enumerate(rows, start=1)
     )
-    return [r for r in records if r.task == task]
+    kept = [r for r in records if r.task == task]
+    differs = difference(task, kept)
+    if differs:
+        logger.warning("%s: %s; scores may not compare with the paper's", source, differs)
+    return kept
 
 
 def resolve_source(dataset: str | None) -> str | Path:
@@ -325,8 +353,9 @@ def load_generations(
     if source == "hub":
         raise DataError(
             f"hf://{HF_REPO}",
-            "replay needs stored generations: point "
-            "dataset= at a local data folder or a JSONL file with 'generations'",
+            "replay needs stored generations: point dataset= at a local data folder "
+            f"(git clone {PAPER_REPOSITORY}, then -T dataset=ACL2026-Tree-of-Writing/data) "
+            "or a JSONL file with 'generations'",
         )
     if isinstance(source, Path) and source.is_dir():
         return _folder_generations(source, task, model, records)

@@ -1,8 +1,17 @@
-"""Canonical genres: the 12 columns of the paper's Table 4, and our mapping from raw labels.
+"""Canonical genres: the 12 rows of the paper's Table 4, and our mapping from raw labels.
 
 The published data carries 21 raw Chinese genre labels (`sub_task`); the paper reports
-12 genres but publishes no mapping. This mapping is ours and is kept stable so that
-results stay comparable across releases; the README documents it.
+12 genres but publishes no mapping. Ours is chosen so that Table 4 adds up: its genre
+rows partition the 1,302 items, so for every model the item-weighted mean of the genre
+rows must equal the All row. With 公文 under `others` every model overshoots (RMSE 0.111
+over the 10 models); among the plausible mappings (each raw label to a genre a reader
+would accept; docs/reproduction.md lists the search) this one fits best up to noise:
+RMSE 0.017, against 0.003 (at most 0.0045) from the table's rounding alone. Two moves
+carry the fit: 公文 (178 items) to `report` and 纪实 (100) to `fiction`; the six small
+labels with more than one plausible genre (16 items) keep the RMSE within 0.0157-0.0170
+wherever they go, so Table 4 cannot place them and they stay where their meaning puts them. The residual says the paper's own grouping was not
+exactly this one (its genres came from a classifier, per item, §4.3). The raw label
+stays in the sample metadata (`genre_raw`), so users can regroup.
 """
 
 CANONICAL_GENRES: tuple[str, ...] = (
@@ -25,7 +34,8 @@ RAW_TO_CANONICAL: dict[str, str] = {
     "文章": "comment",
     "诗歌": "poem",
     "散文": "prose",
-    "纪实": "prose",
+    # 纪实 (literary non-fiction from CN Writer) with the narratives: 0.030 -> 0.017 (Table 4)
+    "纪实": "fiction",
     "小说": "fiction",
     "信件类写作": "letters",
     "申请类写作": "letters",
@@ -38,7 +48,12 @@ RAW_TO_CANONICAL: dict[str, str] = {
     "方案": "plan",
     "教案": "plan",
     "规章制度": "regulation",
-    "公文": "others",
+    # 公文 (official documents, mostly work reports, summaries and meeting speeches) in a
+    # row of its own: under `others` Table 4's genre rows overshoot its All row by
+    # 0.05-0.20 for every model (RMSE 0.111); under `report` 0.030, and 0.017 with 纪实
+    # below; `speech`, `plan`, `regulation` or `letters` fit worse (0.039-0.098)
+    "公文": "report",
+    # a notice is A.3's "delivery" (announcements), which has no Table 4 row
     "通知": "others",
     "文秘知识": "others",
     "介绍说明": "others",

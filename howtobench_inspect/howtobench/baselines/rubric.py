@@ -29,7 +29,7 @@ from howtobench.judge.replies import Form, ReplyError, bounded, exact_keys
 
 def rubric_question(judge_input: JudgeInput) -> Question:
     language = judge_input.language
-    chosen = genre_rubric(judge_input.genre, language)
+    chosen = genre_rubric(judge_input.genre, language, judge_input.genre_raw)
     slots = ", ".join(f'"{i}": <1-10>' for i in chosen.ids)
     return Question(
         system=baseline_prompt("rubric_system", language),

@@ -1,0 +1,74 @@
+"""The published benchmark pinned by content, since its hub repository has no tags.
+
+`datasets.load_dataset` reads the hub repository at `main`, which its owners may change at
+any time. A score is only comparable with the paper's (and with last month's) on the same
+items, so the hub loader checks each task's records against the fingerprint of the data
+published with the paper (its repository's `data/`): the number of records, and one hash
+over the id, instruction and reference of every record, in id order so that row order does
+not matter. A mismatch is logged, not refused: the data may have been fixed on purpose.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Protocol
+
+# Separators that do not occur in the text: between the fields of a record, between records.
+_FIELD, _RECORD = "\x1f", "\x1e"
+
+
+class Fingerprinted(Protocol):
+    """What a record needs for the fingerprint (a `howtobench.dataset.WritingRecord`)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def instruction(self) -> str: ...
+
+    @property
+    def reference(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """How many records a task has, and the SHA-256 of their ids, instructions and references."""
+
+    count: int
+    sha256: str
+
+
+def fingerprint(records: Iterable[Fingerprinted]) -> Fingerprint:
+    """The fingerprint of one task's records (any order)."""
+    rows = sorted((r.id, r.instruction, r.reference) for r in records)
+    digest = hashlib.sha256()
+    for row in rows:
+        digest.update((_FIELD.join(row) + _RECORD).encode("utf-8"))
+    return Fingerprint(len(rows), digest.hexdigest())
+
+
+# Computed once from the paper repository's data/ (commit efe51d9) with
+# `fingerprint(load_records(<data folder>, task))`; tests recompute them from that copy.
+PUBLISHED: dict[str, Fingerprint] = {
+    "completion": Fingerprint(
+        379, "3f5d36e7deb713c00d7f6395ee9320df145d34c15b9d1fac36b7874e69cbf843"
+    ),
+    "guide": Fingerprint(456, "92e7a21be12ffd9a3ffe1b384e9286ebe178346edb2abf063f8cf2e7fa1b17dc"),
+    "open": Fingerprint(467, "32e791cccc4dd9896a1132938ccbf2df8602e851c7168e56297f6746d154ea35"),
+}
+
+
+def difference(task: str, records: Iterable[Fingerprinted]) -> str | None:
+    """What differs between `records` and the published `task`, in a few words, or None."""
+    expected = PUBLISHED[task]
+    got = fingerprint(records)
+    if got.count != expected.count:
+        return f"{got.count} {task} records, the published benchmark has {expected.count}"
+    if got.sha256 != expected.sha256:
+        return (
+            f"the {got.count} {task} records differ from the published ones in ids, instructions "
+            f"or references (content hash {got.sha256[:12]}, published {expected.sha256[:12]})"
+        )
+    return None
