@@ -139,7 +139,7 @@ def valid_plan(question: Question) -> dict[str, Any]:
     """3-6 dimensions, their weights and scores from the writing; overall their weighted mean."""
     writing = question.writing or ""
     names = _PLAN_NAMES[: 3 + int(_unit(writing, "count") * 4)]
-    dimensions = [
+    dimensions: list[dict[str, Any]] = [
         {
             "name": name,
             "weight": round(0.5 + _unit(writing, "weight", name), 2),

@@ -62,7 +62,10 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                 "no dollars per writing"
             )
         used = log.stats.role_usage or {}
-        bound = {role: config.model for role, config in (log.eval.model_roles or {}).items()}
+        bound = {
+            role: ",".join(c.model for c in config) if isinstance(config, list) else config.model
+            for role, config in (log.eval.model_roles or {}).items()
+        }
         # every bound role, with no usage when its calls all came from the cache
         usages = [
             (role, bound.get(role, log.eval.model), used.get(role, ModelUsage()))

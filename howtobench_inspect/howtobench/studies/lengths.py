@@ -22,7 +22,7 @@ from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing, s
 from howtobench.studies.plots import scatter_grid
 from howtobench.studies.tables import StudyResult
 
-LENGTHS: tuple[str, ...] = ("input_length", "output_length")
+LENGTHS: tuple[str, str] = ("input_length", "output_length")
 DEFAULT_SCORES: tuple[str, ...] = ("tow.overall", "tow.content")
 
 

@@ -272,7 +272,7 @@ def _reuse_weights(log: EvalLog) -> bool | None:
     metadata; None when the log does not say (older logs)."""
     for spec in log.eval.scorers or []:
         if spec.name.split("/")[-1] == "tow" and "reuse_weights" in (spec.options or {}):
-            return bool(spec.options["reuse_weights"])
+            return bool((spec.options or {})["reuse_weights"])
     for source in (log.eval.task_args or {}, log.eval.metadata or {}):
         if isinstance(source.get("reuse_weights"), bool):
             return bool(source["reuse_weights"])

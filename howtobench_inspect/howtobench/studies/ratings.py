@@ -46,12 +46,12 @@ def read_ratings(source: str | Path | pd.DataFrame) -> pd.DataFrame:
     try:
         with path.open(encoding="utf-8-sig", newline="") as f:
             reader = csv.DictReader(f, skipinitialspace=True)
-            rows = [(reader.line_num, row) for row in reader]
-            columns = reader.fieldnames or []
+            lines = [(reader.line_num, row) for row in reader]
+            fields = list(reader.fieldnames or [])
     except (UnicodeDecodeError, csv.Error) as err:
         raise StudyError(f"{path}: cannot read the ratings as UTF-8 CSV ({err})") from err
-    frame = pd.DataFrame([row for _, row in rows], columns=columns, dtype=object)
-    return _checked(frame, str(path), [f"line {line}" for line, _ in rows])
+    frame = pd.DataFrame([row for _, row in lines], columns=fields, dtype=object)
+    return _checked(frame, str(path), [f"line {line}" for line, _ in lines])
 
 
 def _score(value: Any) -> float | None:
