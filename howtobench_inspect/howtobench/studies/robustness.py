@@ -71,7 +71,7 @@ def _pairs(
     if matched.empty:
         raise StudyError(
             f"{log}: no sample (writer {writer}, task, sample id and epoch) in common with the "
-            f"clean logs (their writers: {first_few(clean_writers)})"
+            f"clean logs (their writers: {first_few(sorted(clean_writers))})"
         )
     if len(matched) < len(rows):
         notes.append(
