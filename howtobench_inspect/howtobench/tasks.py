@@ -19,6 +19,7 @@ from howtobench.dataset import (
 )
 from howtobench.errors import UserError
 from howtobench.judge.calls import JUDGE_MAX_RETRIES
+from howtobench.judge.models import grader
 from howtobench.parameters import (
     Anchor,
     ParameterError,
@@ -33,6 +34,7 @@ from howtobench.parameters import (
 from howtobench.perturb import Perturbation
 from howtobench.perturb import perturb as perturb_solver
 from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, check_names, check_taken
+from howtobench.tree.scorer import WEIGHTINGS
 from howtobench.tree.spec import tree_for
 from howtobench.writer import StoredWritings, writer, writer_prompt
 
@@ -91,7 +93,7 @@ def howtobench_task(
         nodes=names(nodes, "nodes") or None,
         samples=positive_integer(judge_samples, "judge_samples"),
         reuse_weights=boolean(reuse_weights, "reuse_weights"),
-        weights=choice(weights, "weights", ("negotiated", "uniform")),
+        weights=choice(weights, "weights", WEIGHTINGS),
         temperature=temperature(judge_temperature, "judge_temperature"),
         bleurt_checkpoint=_text(bleurt_checkpoint, "bleurt_checkpoint"),
     )
@@ -195,15 +197,11 @@ def _check_grader() -> None:
     the task is built, so a run that would fail at its first sample stops here.
     (Built from Python before `eval()`, no model is known yet: the scorer checks then.)"""
     try:
-        model = get_model(role="grader")
+        grader()
+    except UserError as error:
+        raise ParameterError("scorers", str(error)) from None
     except ValueError:
         return
-    if str(model) == "none/none":
-        raise ParameterError(
-            "scorers",
-            "the judge scorers need a judge model: bind one with --model-role grader=<model>, "
-            "or choose scorers=rouge_l,bleu (the evaluated model is 'none')",
-        )
 
 
 def _sample(record: WritingRecord, anchors: dict[str, str] | None, source: Anchor) -> Sample:

@@ -9,7 +9,7 @@ unscored samples with the reason, and the record of every reply.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 from typing import Any
@@ -18,13 +18,10 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, stderr
 from inspect_ai.solver import TaskState
 
-from howtobench.judge.calls import surface_outage
-from howtobench.judge.guards import unjudgeable
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange, Form, ask
-from howtobench.judge.sampling import default_temperature, judge_scope, self_consistent
-from howtobench.judge.store import ReplyStore
+from howtobench.judge.sampling import judge_writing
 
 # The value is {"overall": x}; sub-scores go to the metadata, as their keys vary by genre.
 METRICS: dict[str, Any] = {"*": [mean(), stderr()], "overall": [grouped(mean(), "genre")]}
@@ -77,27 +74,16 @@ def single_call_judge(
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
-        noted: dict[str, Any] = {"reference": judge_input.anchor_seen(reference)}
-        if judge_input.cleaned:
-            noted["writing_cleaned"] = judge_input.cleaned
-        refused = unjudgeable(state, judge_input, noted)
-        if refused is not None:
-            return refused
         asked = question(judge_input)
-        noted.update(asked.about)
+        noted = {**judge_input.seen(reference), **asked.about}
         materials = judge_input.materials(with_anchor=reference)
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=asked.system),
             judge_question(materials, asked.instructions),
         ]
-        asking = Asking(
-            tries,
-            ReplyStore.beside_inspect_cache() if cache else None,
-            temperature,
-            default_temperature(samples),
-        )
+        asking = Asking.for_scorer(tries, cache, temperature, samples)
 
-        async def judge_once(index: int) -> Score:
+        async def judge_once(scope: Mapping[str, str]) -> Score:
             questions = [
                 ask(
                     model,
@@ -105,14 +91,14 @@ def single_call_judge(
                     asked.form,
                     language=judge_input.language,
                     asking=asking,
-                    scope=judge_scope(state.epoch, index),
+                    scope=scope,
                 )
                 for model in panel(panel_judges)
             ]
             exchanges = await ask_panel(questions)
             return panel_score(exchanges, pool, noted)
 
-        return await surface_outage(self_consistent(samples, judge_once))
+        return await judge_writing(state, judge_input, noted, samples, judge_once)
 
     return score
 

@@ -109,10 +109,8 @@ def _reply_text(output: ModelOutput) -> str:
 
 def _classified(error: Exception, model: Model) -> Exception:
     """The judge-level meaning of an exception raised by `model.generate`."""
-    cause: BaseException = error
     if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
-        cause = error.last_attempt.exception() or error
-        return _unavailable(model, cause)
+        return _unavailable(model, error.last_attempt.exception() or error)
     status = getattr(error, "status_code", None)
     if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
         return _unavailable(model, error)

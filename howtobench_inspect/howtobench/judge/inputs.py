@@ -10,6 +10,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from inspect_ai.model import ChatMessageUser, ContentText
 from inspect_ai.scorer import Target
@@ -62,8 +63,8 @@ class JudgeInput:
         if task not in TASKS:
             raise ValueError(f"unknown task type '{task}' (expected one of {', '.join(TASKS)})")
         writing, cleaned = clean_text(state.output.completion)
+        reference = clean_text(meta.get("reference") or target.text)[0]
         anchor_source = meta.get("anchor_source") or "human"
-        anchor = meta.get("anchor") if anchor_source != "human" else None
         return cls(
             task=task,
             genre=meta.get("genre") or DEFAULT_GENRE,
@@ -71,11 +72,11 @@ class JudgeInput:
             language=meta.get("language") or detect_language(instruction + grounding),
             instruction=clean_text(instruction)[0],
             grounding=clean_text(grounding)[0],
-            reference=clean_text(meta.get("reference") or target.text)[0],
+            reference=reference,
             writing=writing,
-            anchor=clean_text(
-                anchor if anchor is not None else meta.get("reference") or target.text
-            )[0],
+            anchor=reference
+            if anchor_source == "human"
+            else clean_text(meta.get("anchor") or "")[0],
             anchor_source=anchor_source,
             cleaned=cleaned,
         )
@@ -92,6 +93,14 @@ class JudgeInput:
                 else f"none ({self.anchor_source}'s anchor writing is empty)"
             )
         return self.anchor_source
+
+    def seen(self, with_anchor: bool) -> dict[str, Any]:
+        """What every judge score records about its input: the anchor the judges saw, and
+        what cleaning changed in the writing (when anything)."""
+        record: dict[str, Any] = {"reference": self.anchor_seen(with_anchor)}
+        if self.cleaned:
+            record["writing_cleaned"] = self.cleaned
+        return record
 
     @property
     def too_long(self) -> str | None:

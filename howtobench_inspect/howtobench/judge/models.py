@@ -12,6 +12,8 @@ from typing import TypeVar
 from inspect_ai.model import Model, get_model
 from inspect_ai.util import collect
 
+from howtobench.errors import UserError
+
 T = TypeVar("T")
 
 
@@ -26,12 +28,15 @@ def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model
 
 
 def grader() -> Model:
-    """inspect's `grader` role; with none bound, inspect gives the evaluated model."""
+    """inspect's `grader` role; with none bound, inspect gives the evaluated model.
+
+    Raises `UserError` when that is 'none' (a replay run without a judge bound), and
+    inspect's `ValueError` when no model is known yet (outside an eval)."""
     model = get_model(role="grader")
     if str(model) == "none/none":
-        raise ValueError(
-            "LLM judging needs a judge model: bind one with --model-role grader=<model> "
-            "(the evaluated model is 'none', as in replay runs)"
+        raise UserError(
+            "the judge scorers need a judge model: bind one with --model-role grader=<model>, "
+            "or choose scorers=rouge_l,bleu (the evaluated model is 'none')"
         )
     return model
 

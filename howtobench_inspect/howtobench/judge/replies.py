@@ -137,6 +137,14 @@ class Asking:
     temperature: float | None = None  # the scorer's; None: the role's own, else `fallback`
     fallback_temperature: float = 0.0
 
+    @classmethod
+    def for_scorer(cls, tries: int, cache: bool, temperature: float | None, samples: int) -> Asking:
+        """A judge scorer's asking: the reply store unless `cache=False` (read when
+        scoring starts, so `INSPECT_CACHE_DIR` set for a run is honoured), and 0 as the
+        fallback temperature, or 0.7 when several judge samples need spread."""
+        store = ReplyStore.beside_inspect_cache() if cache else None
+        return cls(tries, store, temperature, 0.0 if samples <= 1 else 0.7)
+
     def config(self, model: Model) -> GenerateConfig:
         """The settings of every call to `model` (see `judge_config`)."""
         return judge_config(model, self.temperature, self.fallback_temperature)

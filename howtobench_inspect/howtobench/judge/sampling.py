@@ -16,27 +16,44 @@ from statistics import fmean, pstdev
 from typing import Any
 
 from inspect_ai.scorer import Score
+from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
+from howtobench.judge.calls import surface_outage
+from howtobench.judge.guards import unjudgeable
+from howtobench.judge.inputs import JudgeInput
 
-def judge_scope(epoch: int, judge_sample: int, *, per_epoch: bool = True) -> Mapping[str, str]:
+
+def judge_scope(epoch: int, judge_sample: int) -> Mapping[str, str]:
     """The scope of a judge question in the reply store: its epoch (a question asked
     anew each epoch) and its judge sample (one answer per sample of self-consistency)."""
-    scope = {"epoch": str(epoch)} if per_epoch else {}
+    scope = {"epoch": str(epoch)}
     if judge_sample:
         scope["judge_sample"] = str(judge_sample)
     return scope
 
 
-def default_temperature(samples: int) -> float:
-    """When no temperature is set: 0 (deterministic) for one judge sample; sampling
-    needs spread, so 0.7 for several."""
-    return 0.0 if samples <= 1 else 0.7
-
-
 def enough_samples(samples: int) -> int:
     """The fewest usable judge samples for a score: half of them, rounded up."""
     return math.ceil(samples / 2)
+
+
+async def judge_writing(
+    state: TaskState,
+    judge_input: JudgeInput,
+    metadata: dict[str, Any],
+    samples: int,
+    judge_once: Callable[[Mapping[str, str]], Awaitable[Score]],
+) -> Score:
+    """What every judge scorer does with one writing: refuse what must not reach a judge
+    (`unjudgeable`), judge it `samples` times (`judge_once(scope)`, one scope per judge
+    sample), and raise an outage as its own one-line error (`surface_outage`)."""
+    refused = unjudgeable(state, judge_input, metadata)
+    if refused is not None:
+        return refused
+    return await surface_outage(
+        self_consistent(samples, lambda index: judge_once(judge_scope(state.epoch, index)))
+    )
 
 
 def _values(score: Score) -> dict[str, float] | None:

@@ -17,13 +17,10 @@ from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stde
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, span
 
-from howtobench.judge.calls import surface_outage
-from howtobench.judge.guards import unjudgeable
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange
-from howtobench.judge.sampling import default_temperature, judge_scope, self_consistent
-from howtobench.judge.store import ReplyStore
+from howtobench.judge.sampling import judge_writing
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import Verdict, judge_leaf
 from howtobench.tree.headings import formatting_verdict
@@ -37,6 +34,10 @@ def node_names(nodes: str | Sequence[str] | None) -> tuple[str, ...] | None:
         return None
     items = nodes.split(",") if isinstance(nodes, str) else list(nodes)
     return tuple(n.strip() for n in items if n.strip())
+
+
+# How the content and format leaves are weighted: by the negotiator, or equally.
+WEIGHTINGS: tuple[str, ...] = ("negotiated", "uniform")
 
 
 @scorer(
@@ -82,34 +83,19 @@ def tree_of_writing(
     """
     panel_judges = panel_models(judges)
     kept_nodes = node_names(nodes)
-    if weights not in ("negotiated", "uniform"):
-        raise ValueError(f"weights must be negotiated or uniform, got {weights!r}")
+    if weights not in WEIGHTINGS:
+        raise ValueError(f"weights must be one of {', '.join(WEIGHTINGS)}, got {weights!r}")
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
-        noted: dict[str, Any] = {
-            "task": judge_input.task,
-            "reference": judge_input.anchor_seen(reference),
-        }
-        if judge_input.cleaned:
-            noted["writing_cleaned"] = judge_input.cleaned
-        refused = unjudgeable(state, judge_input, noted)
-        if refused is not None:
-            return refused
         tree = tree_for(judge_input.task, kept_nodes)
-        asking = Asking(
-            tries,
-            ReplyStore.beside_inspect_cache() if cache else None,
-            temperature,
-            default_temperature(samples),
-        )
-        return await surface_outage(
-            self_consistent(
-                samples,
-                lambda index: judge_once(
-                    judge_input, tree, asking, judge_scope(state.epoch, index)
-                ),
-            )
+        asking = Asking.for_scorer(tries, cache, temperature, samples)
+        return await judge_writing(
+            state,
+            judge_input,
+            {"task": judge_input.task, **judge_input.seen(reference)},
+            samples,
+            lambda scope: judge_once(judge_input, tree, asking, scope),
         )
 
     async def judge_once(
