@@ -121,3 +121,21 @@ def test_nodes_off_their_scale_are_clipped_and_recorded() -> None:
     )
     assert low.clipped == {"content": pytest.approx(-6.2)}
     assert low.value["content"] == 1 and low.value["overall"] == pytest.approx((4 + 2) / 5)
+
+
+def test_a_rounding_error_past_the_scale_is_no_clipping() -> None:
+    """Negotiated weights as the simulator gives them, summing to 1 + 2e-16 in floats."""
+    tree = tree_for("open")
+    weights = {
+        "opening_ending": 0.25,
+        "rhetoric": 0.25,
+        "logic": 0.25,
+        "emotion": 0.25,
+        "plots": 0.428113,
+        "paragraphing": 0.419762,
+        "formatting": 0.152125,
+    }
+    leaves = {leaf.id: 10.0 for leaf in tree.leaves}
+    assert sum(weights[i] * 10 for i in ("plots", "paragraphing", "formatting")) > 10
+    result = aggregate(tree, weights, leaves)
+    assert result.clipped == {} and result.value["format"] == 10

@@ -45,13 +45,19 @@ def raw_node_scores(
     return scores
 
 
+# Weights that sum to 1 in floating point can put a node a rounding error past its
+# scale (10.000000000000002): that is not a weight leaving the scale, so not recorded.
+ROUNDING = 1e-9
+
+
 def clip_nodes(tree: Tree, raw: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """Node scores clipped to their scales, and the raw values of those clipped."""
+    """Node scores clipped to their scales, and the raw values of those clipped by more
+    than a rounding error."""
     nodes, clipped = {}, {}
     for node, value in raw.items():
         low, high = tree.scale(node)
         nodes[node] = min(max(value, low), high)
-        if nodes[node] != value:
+        if abs(nodes[node] - value) > ROUNDING:
             clipped[node] = value
     return nodes, clipped
 
