@@ -69,11 +69,8 @@ def shared_data() -> Path:
 
 @pytest.fixture(autouse=True)
 def fresh_judging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test starts with an empty generate cache and no weights settled in memory."""
-    from howtobench.tree import negotiator
-
+    """Each test starts with an empty inspect cache and reply store."""
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "inspect-cache"))
-    negotiator.SETTLED.clear()
 
 
 @pytest.fixture

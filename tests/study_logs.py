@@ -23,7 +23,6 @@ from judges import Question, Reply, ScriptedJudge
 from howtobench import completion, guide, open_writing, tree_of_writing
 from howtobench.dataset import DEMO_FILE
 from howtobench.simulator import valid_weights
-from howtobench.tree import negotiator
 
 WRITERS = ("w-a", "w-b", "w-c", "w-d")
 TASKS = {"completion": completion, "guide": guide, "open": open_writing}
@@ -84,7 +83,6 @@ def run(
     roles = {"grader": quiet(judge)} if judge else None
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECT_CACHE_DIR", str(folder / "cache"))
-        negotiator.SETTLED.clear()
         logs = eval(
             tasks,
             model="none",
@@ -93,7 +91,6 @@ def run(
             display="log",  # plain log lines: rich's summary of many tasks is slow to lay out
             **kwargs,
         )
-        negotiator.SETTLED.clear()
     assert all(log.status == "success" for log in logs), [log.error for log in logs]
     return logs
 

@@ -148,7 +148,7 @@ def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
         assert rubric.name == ("prose" if meta["genre_raw"] == "纪实" else meta["genre"])
     scores = {s.id: s.scores["rubric"] for s in log.samples}
     english = scores["demo_open_4"]
-    assert english.value == {"overall": 7}
+    assert english.value == 7
     assert english.metadata["rubric"] == "argumentative"
     assert english.metadata["scores"] == {
         "thesis": 8,
@@ -165,15 +165,15 @@ def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
     assert "thesis 8 · evidence 6 · reasoning 5" in english.explanation
     assert scores["demo_open_1"].metadata["scores"]["imagery"] == 3  # the poem's rubric
     [overall] = [s for s in log.results.scores if s.scorer == "rubric"]
-    assert overall.name == "overall" and overall.metrics["mean"].value == 7
-    assert {"mean", "stderr", "grouped_poem", "grouped_argumentative"} <= set(overall.metrics)
+    assert overall.name == "rubric" and overall.metrics["mean"].value == 7
+    assert {"mean", "stderr", "poem", "argumentative", "all"} <= set(overall.metrics)
 
 
 def test_autoplan_records_dimensions_and_shares(tmp_path: Path) -> None:
     judge = ScriptedJudge(baselines)
     log = run(speech_task(scorers="autoplan"), tmp_path, judge)
     score = log.samples[0].scores["autoplan"]
-    assert score.value == {"overall": 7.2}
+    assert score.value == 7.2
     assert score.metadata["shares"] == pytest.approx(PLAN_SHARES)
     assert score.metadata["dimensions"] == PLAN["dimensions"]
     assert score.metadata["reason"] == "content counts double"
@@ -205,8 +205,8 @@ def test_bad_replies_are_asked_again_with_the_error_stated(tmp_path: Path) -> No
     }
     assert len(judge.questions) == 4
     scores = log.samples[0].scores
-    assert scores["rubric"].value == {"overall": 7}
-    assert scores["autoplan"].value == {"overall": 7.2}
+    assert scores["rubric"].value == 7
+    assert scores["autoplan"].value == 7.2
     assert len(scores["rubric"].metadata["judges"][0]["replies"]) == 2
 
 
@@ -227,15 +227,16 @@ def test_unusable_replies_leave_the_sample_unscored_with_the_reason(tmp_path: Pa
     )
     scores = {s.id: s.scores for s in log.samples}
     rubric_score, plan_score = scores["demo_open_1"]["rubric"], scores["demo_open_1"]["autoplan"]
-    assert rubric_score.reason == (
+    assert rubric_score.reason == plan_score.reason == "grader_failed"
+    assert rubric_score.explanation == (
         'mockllm/judge: the score of "imagery" must be a whole number from 1 to 10, got 42'
     )
-    assert plan_score.reason == 'mockllm/judge: "overall" must be a number from 1 to 10, got 0'
+    assert plan_score.explanation == 'mockllm/judge: "overall" must be a number from 1 to 10, got 0'
     for score in (rubric_score, plan_score):
         [record] = score.metadata["judges"]
         assert len(record["replies"]) == 3 and record["overall"] is None
         assert "shares" not in score.metadata and "scores" not in score.metadata
-    assert scores["demo_open_2"]["rubric"].value == {"overall": 7}
+    assert scores["demo_open_2"]["rubric"].value == 7
     assert judge.count("rubric") == judge.count("autoplan") == 3 + 3
     for result in log.results.scores:
         assert result.scored_samples == 3 and result.unscored_samples == 1
@@ -262,14 +263,14 @@ def test_panel_averages_overall_and_keeps_every_reply(tmp_path: Path) -> None:
     assert strict.count("rubric") == kind.count("rubric") == 1
     assert strict.count("autoplan") == kind.count("autoplan") == 1
     graded = scores["rubric"]
-    assert graded.value == {"overall": 6.5}
+    assert graded.value == 6.5
     assert graded.metadata["scores"] == dict.fromkeys(SPEECH, 5.5)
     assert graded.metadata["by_judge"] == {"mockllm/strict": 4, "mockllm/kind": 9}
     assert [j["model"] for j in graded.metadata["judges"]] == ["mockllm/strict", "mockllm/kind"]
     assert all(len(j["replies"]) == 1 for j in graded.metadata["judges"])
     assert graded.explanation.startswith("overall 6.50 = mean of 2 judges")
     planned = scores["autoplan"]
-    assert planned.value == {"overall": 6.5}
+    assert planned.value == 6.5
     # each judge's shares are thirds; a name one judge did not plan counts 0 for it
     third = 1 / 3
     assert planned.metadata["shares"] == pytest.approx(
@@ -314,17 +315,17 @@ def test_self_consistency_means_three_cached_judge_samples(tmp_path: Path) -> No
     scores = log.samples[0].scores
     for name, values in (("rubric", [5, 6, 7]), ("autoplan", [4.0, 6.0, 8.0])):
         score = scores[name]
-        assert score.value == {"overall": pytest.approx(fmean(values))}
+        assert score.value == pytest.approx(fmean(values))
         record = score.metadata["self_consistency"]
         assert record["n"] == record["scored"] == 3
-        assert sorted(v["overall"] for v in record["values"]) == values
-        assert record["std"]["overall"] == pytest.approx(pstdev(values))
+        assert sorted(record["values"]) == values
+        assert record["std"] == pytest.approx(pstdev(values))
     others = scores["autoplan"].metadata["self_consistency"]["samples_metadata"]
     assert [m["shares"] for m in others] == [pytest.approx(PLAN_SHARES)] * 2
     # three distinct cache keys: a repeated run is answered from the cache, no new calls
     again = run(speech_task(scorers="rubric,autoplan", judge_samples=3), tmp_path, judge)
     assert len(judge.questions) == 6
-    assert again.samples[0].scores["rubric"].value == {"overall": pytest.approx(6)}
+    assert again.samples[0].scores["rubric"].value == pytest.approx(6)
 
 
 def test_tow_rubric_and_autoplan_score_together(tmp_path: Path) -> None:
@@ -351,15 +352,15 @@ def test_tow_rubric_and_autoplan_score_together(tmp_path: Path) -> None:
     log = run(speech_task(scorers="tow,rubric,autoplan,rouge_l"), tmp_path, judge)
     scores = log.samples[0].scores
     assert set(scores) == {"tow", "rubric", "autoplan", "rouge_l"}
-    assert scores["rubric"].value == {"overall": 7}
-    assert scores["autoplan"].value == {"overall": 7.2}
+    assert scores["rubric"].value == 7
+    assert scores["autoplan"].value == 7.2
     assert isinstance(scores["tow"].value, dict) and "content" in scores["tow"].value
     assert judge.count("rubric") == judge.count("autoplan") == judge.count("negotiator") == 1
     assert len(judge.questions) == 1 + 7 + 2
     assert {(s.scorer, s.name) for s in log.results.scores} >= {
         ("tow", "overall"),
-        ("rubric", "overall"),
-        ("autoplan", "overall"),
+        ("rubric", "rubric"),
+        ("autoplan", "autoplan"),
     }
 
 

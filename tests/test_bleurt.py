@@ -165,7 +165,8 @@ def test_an_eval_scores_what_the_model_computes(tiny_checkpoint: Path, tmp_path:
         ("demo_open_4", "the perturber returned nothing"),
     ]:
         score = samples[unscored].scores["bleurt"]
-        assert math.isnan(score.value) and score.reason == reason
+        assert math.isnan(score.value) and score.reason == "scoring_failed"
+        assert score.explanation == reason
 
     scored = ["demo_open_1", "demo_open_2", "demo_open_3"]
     assert samples["demo_open_2"].output.completion == ""  # an empty writing is scored too

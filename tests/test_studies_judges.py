@@ -84,5 +84,5 @@ def test_the_same_judge_twice_on_the_same_writings(second_judge_logs: Path, tmp_
 
 
 def test_a_log_without_the_metric_or_a_panel(writers_logs: Path) -> None:
-    with pytest.raises(StudyError, match="no judge panel \\(by_judge\\) and no 'rubric.overall'"):
-        judges([writers_logs], metric="rubric.overall")
+    with pytest.raises(StudyError, match="no judge panel \\(by_judge\\) and no 'rubric'"):
+        judges([writers_logs], metric="rubric")

@@ -191,8 +191,8 @@ def test_bad_ratings_files(samples: Samples, tmp_path: Path, content: str, messa
 
 
 def test_a_metric_the_logs_lack(samples: Samples) -> None:
-    with pytest.raises(StudyError, match="needs the metric 'rubric.overall'"):
-        metaeval(samples, ratings(), metrics=["rubric.overall"], resamples=0)
+    with pytest.raises(StudyError, match="needs the metric 'rubric'"):
+        metaeval(samples, ratings(), metrics=["rubric"], resamples=0)
 
 
 def test_every_metric_by_default(samples: Samples) -> None:
@@ -258,25 +258,30 @@ def per_run_points(folder: Path, scorer: str, key: str) -> list[list[dict]]:
         values = row["metadata"][scorer]["self_consistency"]["values"]
         for k, value in enumerate(values):
             runs[k].append(
-                {"model": row["model"], "x": value[key], "y": human[(row["id"], row["model"])]}
+                {
+                    "model": row["model"],
+                    "x": value[key] if key else value,
+                    "y": human[(row["id"], row["model"])],
+                }
             )
     return runs
 
 
 def test_sc_worst_and_best_correlate_each_judge_sample_alone(sc_logs: Path) -> None:
     guide_ratings = ratings()[ratings()["infer_id"].str.startswith("demo_guide")]
-    result = metaeval([sc_logs], guide_ratings, ["tow.overall", "rubric.overall"], resamples=50)
+    result = metaeval([sc_logs], guide_ratings, ["tow.overall", "rubric"], resamples=50)
     long = result.tables["correlations"]
     assert list(result.tables["sample"].index) == [
         "tow.overall",
         "tow.overall [worst of 3]",
         "tow.overall [best of 3]",
-        "rubric.overall",
-        "rubric.overall [worst of 3]",
-        "rubric.overall [best of 3]",
+        "rubric",
+        "rubric [worst of 3]",
+        "rubric [best of 3]",
     ]
-    for scorer in ("tow", "rubric"):
-        runs = per_run_points(sc_logs, scorer, "overall")
+    for metric in ("tow.overall", "rubric"):
+        scorer, _, key = metric.partition(".")
+        runs = per_run_points(sc_logs, scorer, key)
         assert all(len(points) == 12 for points in runs)
         sample = [stats.pearsonr([p["x"] for p in r], [p["y"] for p in r]) for r in runs]
         system = []
@@ -287,15 +292,15 @@ def test_sc_worst_and_best_correlate_each_judge_sample_alone(sc_logs: Path) -> N
         pearsons = [r.statistic for r in sample]
         assert max(pearsons) - min(pearsons) > 0.01  # the judge samples differ
         for scope in ("guide", "all"):  # one task: both scopes hold the same writings
-            low = row(result, f"{scorer}.overall [worst of 3]", scope, "sample")
-            high = row(result, f"{scorer}.overall [best of 3]", scope, "sample")
+            low = row(result, f"{metric} [worst of 3]", scope, "sample")
+            high = row(result, f"{metric} [best of 3]", scope, "sample")
             assert low["pearson"] == pytest.approx(min(pearsons))
             assert high["pearson"] == pytest.approx(max(pearsons))
             assert low["pearson_p"] == pytest.approx(sample[int(np.argmin(pearsons))].pvalue)
             assert low["n"] == high["n"] == 12
             assert math.isnan(low["pearson_low"]) and math.isnan(high["spearman_high"])
-            low = row(result, f"{scorer}.overall [worst of 3]", scope, "system")
-            high = row(result, f"{scorer}.overall [best of 3]", scope, "system")
+            low = row(result, f"{metric} [worst of 3]", scope, "system")
+            high = row(result, f"{metric} [best of 3]", scope, "system")
             assert low["spearman"] == pytest.approx(min(system))
             assert high["spearman"] == pytest.approx(max(system))
             assert low["n"] == 4

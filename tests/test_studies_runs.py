@@ -38,7 +38,6 @@ from howtobench.cli import main
 from howtobench.dataset import DEMO_FILE
 from howtobench.studies import StudyError, consistency, load_samples, report
 from howtobench.studies.cost import cost
-from howtobench.tree import negotiator
 
 JUDGE = ScriptedJudge(hashed_judge("judge-1"), name="judge")
 CRASH_ONCE: set[str] = set()  # instructions on which the writer's next call crashes
@@ -91,7 +90,6 @@ def instruction(sample_id: str) -> str:
 
 
 def run_guide(folder: Path, **kwargs: Any) -> EvalLog:
-    negotiator.SETTLED.clear()
     [log] = eval(
         guide(dataset="demo", scorers="tow,rouge_l"),
         model="flaky/writer",
@@ -119,7 +117,6 @@ def retried(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]
         first = run_guide(folder / "logs", max_samples=1)
         assert first.status == "error" and not CRASH_ONCE
         time.sleep(1.1)  # a retry comes later; log times are in whole seconds
-        negotiator.SETTLED.clear()
         [second] = eval_retry(first.location, log_dir=str(folder / "logs"), display="none")
     assert second.status == "success"
     return folder / "logs", Path(first.location), Path(second.location)

@@ -59,7 +59,7 @@ def test_sample_without_reference_is_unscored_with_reason(tmp_path: Path) -> Non
     data.write_text('{"instruction": "写一首诗", "generations": {"m": "春风"}}\n', encoding="utf-8")
     log = _run(open_writing(dataset=str(data), replay="m", scorers="rouge_l"), tmp_path)
     score = log.samples[0].scores["rouge_l"]
-    assert score.reason and "no reference" in str(score.reason)
+    assert score.reason == "scoring_failed" and "no reference" in str(score.explanation)
 
 
 def test_live_writer_receives_the_task_prompt(tmp_path: Path) -> None:

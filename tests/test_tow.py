@@ -22,7 +22,6 @@ from judges import (
 
 from howtobench import completion, guide, open_writing, tree_of_writing
 from howtobench.dataset import load_generations, load_records
-from howtobench.tree import negotiator
 
 
 def run(task: Task, tmp_path: Path, judge: ScriptedJudge, **kwargs: object) -> EvalLog:
@@ -158,7 +157,8 @@ def test_unusable_expert_replies_leave_the_sample_unscored_with_the_reason(tmp_p
     log = run(guide(dataset="demo", replay="demo-writer-b"), tmp_path, judge)
     scores = {s.id: s.scores["tow"] for s in log.samples}
     broken = scores["demo_guide_2"]
-    assert broken.reason == "emotion (mockllm/judge): the reply holds no JSON object"
+    assert broken.reason == "grader_failed"
+    assert broken.explanation == "emotion (mockllm/judge): the reply holds no JSON object"
     assert (
         broken.metadata["leaves"]["emotion"]["judges"][0]["replies"]
         == ["这篇文章的情感很真挚，我给七分。"] * 3
@@ -179,7 +179,8 @@ def test_failed_negotiation_leaves_the_sample_unscored(tmp_path: Path) -> None:
     judge = ScriptedJudge(answer)
     log = run(open_writing(dataset="demo", replay="demo-writer-a", genre="poem"), tmp_path, judge)
     score = log.samples[0].scores["tow"]
-    assert score.reason.startswith(
+    assert score.reason == "grader_failed"
+    assert str(score.explanation).startswith(
         "negotiator (mockllm/judge): the weights must hold exactly opening_ending"
     )
     assert judge.count("negotiator") == 3
@@ -191,8 +192,7 @@ def test_one_negotiator_call_per_instruction_across_models_epochs_and_runs(tmp_p
     for model in ("demo-writer-a", "demo-writer-b"):
         run(guide(dataset="demo", replay=model), tmp_path, judge, epochs=2)
     assert judge.count("negotiator") == 3
-    # A later run in a fresh process: nothing settled in memory, the generate cache answers.
-    negotiator.SETTLED.clear()
+    # A later run (a new task, so a new scorer with nothing settled): the store answers.
     log = run(guide(dataset="demo", replay="demo-writer-a"), tmp_path, judge)
     assert judge.count("negotiator") == 3
     assert all(s.scores["tow"].metadata["weights"] == weights_for_guide() for s in log.samples)

@@ -27,7 +27,6 @@ from judges import UNIFORM, weights_for
 from howtobench import guide
 from howtobench.baselines.prompts import genre_rubric
 from howtobench.simulator import Fault, JudgeSimulator, Question, asked_ids, valid_weights
-from howtobench.tree.negotiator import SETTLED
 
 INSTRUCTIONS = {
     "a": "请写一篇关于社区花园的文章。",
@@ -69,9 +68,7 @@ def grader(simulator: JudgeSimulator, **config: Any) -> Any:
 
 
 def run(task: Task, tmp_path: Path, simulator: JudgeSimulator, **kwargs: Any) -> EvalLog:
-    """One eval with the simulator as the grader; a fresh process-level weights memo, as
-    a new `inspect eval` process would have."""
-    SETTLED.clear()
+    """One eval with the simulator as the grader."""
     roles = kwargs.pop("model_roles", {})
     [log] = eval(
         task,
@@ -117,7 +114,9 @@ def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
     assert first.status == "success"
     found = scores(first)
     assert found["c"].value["overall"] > 0
-    assert "logic" in str(found["a"].reason) and "negotiator" in str(found["b"].reason)
+    assert found["a"].reason == found["b"].reason == "grader_failed"
+    assert "logic" in str(found["a"].explanation)
+    assert "negotiator" in str(found["b"].explanation)
     assert simulator.questions[("logic", WRITINGS["a"])] == 3  # asked, then re-asked twice
     assert simulator.questions[negotiator_subject(simulator, INSTRUCTIONS["b"])] == 3
 
@@ -202,7 +201,6 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
     )
     judge["down"] = False
     before = Counter(simulator.questions)
-    SETTLED.clear()
     [retried] = eval_retry(first, log_dir=str(tmp_path / "logs"), display="none")
     assert retried.status == "success"
     assert all(isinstance(s.value, dict) for s in scores(retried).values())
@@ -251,8 +249,8 @@ def test_drafts_are_passed_over_for_every_judge(serve: Any, tmp_path: Path) -> N
     tow = scores(log)["a"]
     assert (tow.value["logic"], tow.value["rhetoric"], tow.value["emotion"]) == (9, 8, 7)
     assert tow.metadata["weights"] == final_weights
-    assert scores(log, "rubric")["a"].value == {"overall": 6}
-    assert scores(log, "autoplan")["a"].value == {"overall": 5}
+    assert scores(log, "rubric")["a"].value == 6
+    assert scores(log, "autoplan")["a"].value == 5
     assert simulator.calls["logic"] == 3  # one per writing: no draft needed a re-ask
 
 
@@ -387,8 +385,14 @@ def test_each_fault_costs_one_sample_with_a_reason_and_the_run_ends_complete(
     log = run(guide(dataset=str(data), replay="m"), tmp_path, simulator)
     assert log.status == "success" and len(log.samples) == 6
     found = scores(log)
-    reasons = {k: str(s.reason) for k, s in found.items() if s.reason}
-    assert set(reasons) == {"refused", "empty_body", "bad_body", "huge"}
+    codes = {k: s.reason for k, s in found.items() if s.reason}
+    assert codes == {
+        "refused": "grader_failed",
+        "empty_body": "grader_failed",
+        "bad_body": "grader_failed",
+        "huge": "scoring_failed",
+    }
+    reasons = {k: str(found[k].explanation) for k in codes}
     assert all("\n" not in reason for reason in reasons.values())
     assert "rhetoric" in reasons["refused"] and "HTTP 400" in reasons["refused"]
     assert "logic" in reasons["empty_body"] and "could not be read" in reasons["empty_body"]
@@ -624,7 +628,10 @@ def test_self_consistency_needs_half_of_its_judge_samples(serve: Any, tmp_path: 
     found = scores(log)
     one = found["a"]
     assert one.value != one.value  # unscored
-    assert str(one.reason).startswith("only 1 of 3 judge samples were usable (at least 2 needed)")
+    assert one.reason == "grader_failed"
+    assert str(one.explanation).startswith(
+        "only 1 of 3 judge samples were usable (at least 2 needed)"
+    )
     assert one.metadata["self_consistency"]["scored"] == 1
     two = found["b"]
     assert two.metadata["self_consistency"] | {"values": None, "samples_metadata": None} == {
@@ -662,11 +669,12 @@ def test_a_refused_or_empty_rewrite_is_not_scored_as_the_writing(
     )
     for scorer in ("tow", "rouge_l"):
         found = scores(log, scorer)
-        assert str(found["a"].reason).startswith(
+        assert found["a"].reason == found["b"].reason == "scoring_failed"
+        assert str(found["a"].explanation).startswith(
             "perturbation transfer:poem: the perturber refused"
         )
         assert (
-            found["b"].reason
+            found["b"].explanation
             == "perturbation transfer:poem: the perturber returned an empty rewrite"
         )
         assert found["c"].reason is None

@@ -1,9 +1,5 @@
 """The three HoWToBench tasks: completion, guided writing and open writing."""
 
-import inspect
-from collections.abc import Callable
-from typing import Any
-
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, get_model
@@ -37,30 +33,6 @@ from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, chec
 from howtobench.tree.scorer import WEIGHTINGS
 from howtobench.tree.spec import tree_for
 from howtobench.writer import StoredWritings, writer, writer_prompt
-
-PARAMETERS = """
-    Args:
-        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: score this model's stored writings instead of generating.
-        genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
-            `bleurt`).
-        judges: expert panel of the judge scorers (comma list of models); default the
-            grader role.
-        reference: the judges' anchor: true (the human reference), false (none), or the
-            name of a model whose stored writing serves as the anchor.
-        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
-        judge_samples: self-consistency: judge each writing this many times (mean).
-        reuse_weights: negotiate weights once per instruction (false: every time).
-        weights: `negotiated` (default) or `uniform` (ToW w/o plan: equal weights in each
-            group, no negotiator call).
-        judge_temperature: the judges' sampling temperature; default the judge role's
-            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
-        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
-        perturb: disturb the writing before scoring: drop, repeat, inject,
-            transfer:<comment|letter|official|poem>.
-        perturb_seed: seed of the disturbances.
-"""
 
 
 def howtobench_task(
@@ -146,7 +118,7 @@ def howtobench_task(
         # bounded retries (inspect's default is to retry forever): a dead judge or
         # writer ends the run in about a minute; --max-retries overrides it
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
-        version=1,
+        version=2,  # 2: rubric and autoplan scores are floats; unscored reasons are codes
     )
 
 
@@ -212,26 +184,199 @@ def _sample(record: WritingRecord, anchors: dict[str, str] | None, source: Ancho
     return sample
 
 
-def _register(task_type: str, summary: str) -> Callable[..., Task]:
-    """The inspect task `task_type`, taking every parameter of `howtobench_task` but the
-    first (the signature is copied, so inspect lists and checks the parameters)."""
+@task
+def completion(
+    dataset: str | None = "hub",
+    replay: str | None = None,
+    genre: str | None = None,
+    scorers: str | list[str] | None = None,
+    judges: str | list[str] | None = None,
+    reference: bool | str | None = True,
+    nodes: str | list[str] | None = None,
+    judge_samples: int = 1,
+    reuse_weights: bool = True,
+    weights: str = "negotiated",
+    judge_temperature: float | None = None,
+    bleurt_checkpoint: str | None = None,
+    perturb: str | None = None,
+    perturb_seed: int = 0,
+) -> Task:
+    """Level I, completion: write the passage missing from a text (379 instructions).
 
-    def build(**options: Any) -> Task:
-        return howtobench_task(task_type, **options)
+    The grounding is the text with one passage cut out and marked `[fill in the blank]`;
+    the reference is the removed passage (paper section 4.5).
 
-    signature = inspect.signature(howtobench_task)
-    build.__signature__ = signature.replace(  # type: ignore[attr-defined]
-        parameters=list(signature.parameters.values())[1:]
+    Args:
+        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
+        replay: score this model's stored writings instead of generating.
+        genre: keep one canonical genre (e.g. `argumentative`).
+        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
+            `bleurt`); default `tow`.
+        judges: expert panel of the judge scorers (comma list of models); default the
+            grader role.
+        reference: the judges' anchor: true (the human reference), false (none), or the
+            name of a model whose stored writing serves as the anchor.
+        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
+        judge_samples: self-consistency: judge each writing this many times (mean).
+        reuse_weights: negotiate weights once per instruction (false: every time).
+        weights: `negotiated` (default) or `uniform` (ToW w/o plan: equal weights in each
+            group, no negotiator call).
+        judge_temperature: the judges' sampling temperature; default the judge role's
+            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
+        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
+        perturb: disturb the writing before scoring: drop, repeat, inject,
+            transfer:<comment|letter|official|poem>.
+        perturb_seed: seed of the disturbances.
+
+    Returns:
+        The task: its samples, the writer (or the replayed writings) and the scorers.
+    """
+    return howtobench_task(
+        "completion",
+        dataset=dataset,
+        replay=replay,
+        genre=genre,
+        scorers=scorers,
+        judges=judges,
+        reference=reference,
+        nodes=nodes,
+        judge_samples=judge_samples,
+        reuse_weights=reuse_weights,
+        weights=weights,
+        judge_temperature=judge_temperature,
+        bleurt_checkpoint=bleurt_checkpoint,
+        perturb=perturb,
+        perturb_seed=perturb_seed,
     )
-    build.__name__ = build.__qualname__ = "open_writing" if task_type == "open" else task_type
-    build.__doc__ = summary + "\n" + PARAMETERS
-    return task(name=task_type)(build)
 
 
-completion = _register(
-    "completion", "Level I: write the passage missing from a text (379 instructions)."
-)
-guide = _register("guide", "Level II: write from an instruction and an outline (456 instructions).")
-open_writing = _register(
-    "open", "Level III: write from a one-sentence instruction only (467 instructions)."
-)
+@task
+def guide(
+    dataset: str | None = "hub",
+    replay: str | None = None,
+    genre: str | None = None,
+    scorers: str | list[str] | None = None,
+    judges: str | list[str] | None = None,
+    reference: bool | str | None = True,
+    nodes: str | list[str] | None = None,
+    judge_samples: int = 1,
+    reuse_weights: bool = True,
+    weights: str = "negotiated",
+    judge_temperature: float | None = None,
+    bleurt_checkpoint: str | None = None,
+    perturb: str | None = None,
+    perturb_seed: int = 0,
+) -> Task:
+    """Level II, guided writing: write from an instruction and an outline (456 instructions).
+
+    The model gets an instruction and an outline drawn from the reference; the
+    reference is the whole text (paper section 4.5).
+
+    Args:
+        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
+        replay: score this model's stored writings instead of generating.
+        genre: keep one canonical genre (e.g. `argumentative`).
+        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
+            `bleurt`); default `tow`.
+        judges: expert panel of the judge scorers (comma list of models); default the
+            grader role.
+        reference: the judges' anchor: true (the human reference), false (none), or the
+            name of a model whose stored writing serves as the anchor.
+        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
+        judge_samples: self-consistency: judge each writing this many times (mean).
+        reuse_weights: negotiate weights once per instruction (false: every time).
+        weights: `negotiated` (default) or `uniform` (ToW w/o plan: equal weights in each
+            group, no negotiator call).
+        judge_temperature: the judges' sampling temperature; default the judge role's
+            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
+        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
+        perturb: disturb the writing before scoring: drop, repeat, inject,
+            transfer:<comment|letter|official|poem>.
+        perturb_seed: seed of the disturbances.
+
+    Returns:
+        The task: its samples, the writer (or the replayed writings) and the scorers.
+    """
+    return howtobench_task(
+        "guide",
+        dataset=dataset,
+        replay=replay,
+        genre=genre,
+        scorers=scorers,
+        judges=judges,
+        reference=reference,
+        nodes=nodes,
+        judge_samples=judge_samples,
+        reuse_weights=reuse_weights,
+        weights=weights,
+        judge_temperature=judge_temperature,
+        bleurt_checkpoint=bleurt_checkpoint,
+        perturb=perturb,
+        perturb_seed=perturb_seed,
+    )
+
+
+@task(name="open")
+def open_writing(
+    dataset: str | None = "hub",
+    replay: str | None = None,
+    genre: str | None = None,
+    scorers: str | list[str] | None = None,
+    judges: str | list[str] | None = None,
+    reference: bool | str | None = True,
+    nodes: str | list[str] | None = None,
+    judge_samples: int = 1,
+    reuse_weights: bool = True,
+    weights: str = "negotiated",
+    judge_temperature: float | None = None,
+    bleurt_checkpoint: str | None = None,
+    perturb: str | None = None,
+    perturb_seed: int = 0,
+) -> Task:
+    """Level III, open writing: write from a one-sentence instruction (467 instructions).
+
+    The model gets one sentence built from the reference's summary and theme, nothing
+    more; the reference is the whole text (paper section 4.5).
+
+    Args:
+        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
+        replay: score this model's stored writings instead of generating.
+        genre: keep one canonical genre (e.g. `argumentative`).
+        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
+            `bleurt`); default `tow`.
+        judges: expert panel of the judge scorers (comma list of models); default the
+            grader role.
+        reference: the judges' anchor: true (the human reference), false (none), or the
+            name of a model whose stored writing serves as the anchor.
+        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
+        judge_samples: self-consistency: judge each writing this many times (mean).
+        reuse_weights: negotiate weights once per instruction (false: every time).
+        weights: `negotiated` (default) or `uniform` (ToW w/o plan: equal weights in each
+            group, no negotiator call).
+        judge_temperature: the judges' sampling temperature; default the judge role's
+            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
+        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
+        perturb: disturb the writing before scoring: drop, repeat, inject,
+            transfer:<comment|letter|official|poem>.
+        perturb_seed: seed of the disturbances.
+
+    Returns:
+        The task: its samples, the writer (or the replayed writings) and the scorers.
+    """
+    return howtobench_task(
+        "open",
+        dataset=dataset,
+        replay=replay,
+        genre=genre,
+        scorers=scorers,
+        judges=judges,
+        reference=reference,
+        nodes=nodes,
+        judge_samples=judge_samples,
+        reuse_weights=reuse_weights,
+        weights=weights,
+        judge_temperature=judge_temperature,
+        bleurt_checkpoint=bleurt_checkpoint,
+        perturb=perturb,
+        perturb_seed=perturb_seed,
+    )

@@ -23,7 +23,7 @@ from rapidfuzz.distance import LCSseq
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from howtobench.judge.guards import unscorable
+from howtobench.judge.guards import unscorable, unscored
 
 jieba.setLogLevel(60)
 _TOKENIZER_13A = Tokenizer13a()
@@ -90,7 +90,7 @@ def rouge_l() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         tokens = _tokens(state, target)
         if isinstance(tokens, str):
-            return Score.unscored(reason=tokens)
+            return unscored("scoring_failed", tokens)
         hypothesis, reference = tokens
         return Score(
             value=rouge_l_f1(hypothesis, reference),
@@ -113,7 +113,7 @@ def bleu_scorer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         tokens = _tokens(state, target)
         if isinstance(tokens, str):
-            return Score.unscored(reason=tokens)
+            return unscored("scoring_failed", tokens)
         hypothesis, reference = tokens
         bleu_1, bleu_4 = bleu(hypothesis, reference)
         return Score(

@@ -18,13 +18,16 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, stderr
 from inspect_ai.solver import TaskState
 
+from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange, Form, ask
 from howtobench.judge.sampling import judge_writing
 
-# The value is {"overall": x}; sub-scores go to the metadata, as their keys vary by genre.
-METRICS: dict[str, Any] = {"*": [mean(), stderr()], "overall": [grouped(mean(), "genre")]}
+# The value is the overall score, a float, so inspect names its column after the scorer
+# (`rubric`, `autoplan`) and beside `tow` every column says whose score it is; the
+# sub-scores go to the metadata, as their keys vary by genre.
+METRICS = [mean(), stderr(), grouped(mean(), "genre")]
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ def panel_score(exchanges: list[Exchange[Verdict]], pool: Pooling, noted: dict[s
     verdicts = [(ex.model, ex.value) for ex in exchanges if ex.value is not None]
     if len(verdicts) < len(exchanges):
         reason = "; ".join(f"{ex.model}: {ex.error}" for ex in exchanges if ex.value is None)
-        return Score.unscored(reason=reason, metadata=metadata)
+        return unscored("grader_failed", reason, metadata)
     overall = fmean(v.overall for _, v in verdicts)
     metadata.update(pool(verdicts))
     if len(verdicts) == 1:
@@ -123,7 +126,7 @@ def panel_score(exchanges: list[Exchange[Verdict]], pool: Pooling, noted: dict[s
     lines = [head] + [
         f"{model}: overall {v.overall:g} | {v.summary}\n  {v.reason}" for model, v in verdicts
     ]
-    return Score(value={"overall": overall}, explanation="\n".join(lines), metadata=metadata)
+    return Score(value=overall, explanation="\n".join(lines), metadata=metadata)
 
 
 def _judge_record(exchange: Exchange[Verdict]) -> dict[str, Any]:

@@ -1,4 +1,9 @@
-"""Writings a scorer must not score: what a solver marked unusable, and what is too long.
+"""Writings a scorer must not score, and how every scorer of the package says it did not.
+
+Unscored samples follow inspect's convention (`model_graded_qa`): the reason is one of
+inspect's `ScoreReason` codes, `grader_failed` when a judge's replies were unusable and
+`scoring_failed` when the scorer could not run (no reference, a writing that must not be
+sent to a judge), and the detail is in the explanation, so logs can be filtered by code.
 
 A solver that could not produce the writing under test (a perturber that refused or
 returned nothing) marks the sample with `UNSCORABLE` and the reason instead of letting
@@ -10,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.scorer import Score
+from inspect_ai.scorer import Score, ScoreReason
 from inspect_ai.solver import TaskState
 
 from howtobench.judge.inputs import JudgeInput
@@ -24,9 +29,14 @@ def unscorable(state: TaskState) -> str | None:
     return str(reason) if reason else None
 
 
+def unscored(code: ScoreReason, detail: str, metadata: dict[str, Any] | None = None) -> Score:
+    """An unscored score: inspect's reason code, the detail as its explanation."""
+    return Score.unscored(reason=code, explanation=detail, metadata=metadata)
+
+
 def unjudgeable(
     state: TaskState, judge_input: JudgeInput, metadata: dict[str, Any]
 ) -> Score | None:
     """An unscored score when the writing must not go to a judge, else None."""
     reason = unscorable(state) or judge_input.too_long
-    return None if reason is None else Score.unscored(reason=reason, metadata=metadata)
+    return None if reason is None else unscored("scoring_failed", reason, metadata)

@@ -20,7 +20,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from howtobench.judge.calls import surface_outage
-from howtobench.judge.guards import unjudgeable
+from howtobench.judge.guards import unjudgeable, unscored
 from howtobench.judge.inputs import JudgeInput
 
 
@@ -72,7 +72,7 @@ async def self_consistent(samples: int, judge: Callable[[int], Awaitable[Score]]
         return await judge(0)
     scores = await collect(*(judge(index) for index in range(samples)))
     scored = [(s, v) for s in scores if (v := _values(s)) is not None]
-    reasons = [str(s.reason) for s in scores if _values(s) is None]
+    reasons = [str(s.explanation) for s in scores if _values(s) is None]
     needed = enough_samples(samples)
     record: dict[str, Any] = {
         "n": samples,
@@ -83,16 +83,16 @@ async def self_consistent(samples: int, judge: Callable[[int], Awaitable[Score]]
     }
     if len(scored) < needed:
         first_failed = next(s for s in scores if _values(s) is None)
-        return Score.unscored(
-            reason=(
-                f"only {len(scored)} of {samples} judge samples were usable "
-                f"(at least {needed} needed): {reasons[0]}"
-            ),
-            metadata={**(first_failed.metadata or {}), "self_consistency": record},
+        return unscored(
+            "grader_failed",
+            f"only {len(scored)} of {samples} judge samples were usable "
+            f"(at least {needed} needed): {reasons[0]}",
+            {**(first_failed.metadata or {}), "self_consistency": record},
         )
     keys = list(scored[0][1])
     mean = {k: fmean(v[k] for _, v in scored) for k in keys}
-    record["std"] = {k: pstdev([v[k] for _, v in scored]) for k in keys}
+    std = {k: pstdev([v[k] for _, v in scored]) for k in keys}
+    record["std"] = std[""] if keys == [""] else std
     record["samples_metadata"] = [s.metadata for s, _ in scored[1:]]
     first = scored[0][0]
     return Score(

@@ -4,7 +4,7 @@ It reads task type, genre, instruction and grounding, never the writing or the
 reference, so its weights are a property of the instruction, and every writer of an
 instruction must be judged with the same weights. They are negotiated once per
 instruction and judge model: in a process, concurrent epochs and writings wait for the
-same call (`SettledWeights`); across processes sharing a cache folder, a file lock per
+same call (`SettledWeights`, owned by the scorer); across processes sharing a cache folder, a file lock per
 instruction makes the others wait and then read the kept reply (`ReplyStore`); later
 runs read it too. Each score records the weights' fingerprint.
 """
@@ -109,22 +109,19 @@ def weights_form(tree: Tree) -> Form[Weights]:
 
 
 class SettledWeights:
-    """The weights settled in this process, so concurrent writings, epochs and judge
+    """The weights one tow scorer has settled, so concurrent writings, epochs and judge
     samples of one instruction wait for one negotiation instead of starting their own.
 
-    Keyed on the reply store and the question's key (model, endpoint, generation
-    settings, messages). Across processes and runs the store's file lock and its kept
-    reply do the same; `clear()` forgets this process's part (a new run in the same
-    process reads the store again).
+    Each scorer owns one (made when the scorer is built), so a new task or `inspect
+    score` starts empty, and with `cache=False` nothing outlives the scorer. Keyed on
+    the reply store and the question's key (model, endpoint, generation settings,
+    messages), so a different judge or setting negotiates anew. Across processes and
+    runs the store's file lock and its kept reply do the same.
     """
 
     def __init__(self) -> None:
         self._settled: dict[tuple[str, str], Exchange[Weights]] = {}
         self._locks: dict[tuple[object, str, str], anyio.Lock] = {}
-
-    def clear(self) -> None:
-        self._settled.clear()
-        self._locks.clear()
 
     async def negotiate(
         self,
@@ -181,7 +178,3 @@ async def _held(lock: FileLock | None) -> AsyncIterator[None]:
         yield
     finally:
         lock.release()
-
-
-# The weights settled in this process, shared by every tow scorer in it.
-SETTLED = SettledWeights()

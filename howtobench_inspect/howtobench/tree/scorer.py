@@ -17,6 +17,7 @@ from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stde
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, span
 
+from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange
@@ -24,7 +25,7 @@ from howtobench.judge.sampling import judge_writing
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import Verdict, judge_leaf
 from howtobench.tree.headings import formatting_verdict
-from howtobench.tree.negotiator import SETTLED, Weights, fixed_weights
+from howtobench.tree.negotiator import SettledWeights, Weights, fixed_weights
 from howtobench.tree.spec import Leaf, Tree, tree_for
 
 
@@ -83,6 +84,7 @@ def tree_of_writing(
     """
     panel_judges = panel_models(judges)
     kept_nodes = node_names(nodes)
+    settled = SettledWeights()  # this scorer's weights, one negotiation per instruction
     if weights not in WEIGHTINGS:
         raise ValueError(f"weights must be one of {', '.join(WEIGHTINGS)}, got {weights!r}")
 
@@ -113,7 +115,7 @@ def tree_of_writing(
             if not tree.negotiated:
                 return fixed_weights(tree, "no negotiated node kept"), False
             async with span("negotiator"):
-                return await SETTLED.negotiate(
+                return await settled.negotiate(
                     grader(),
                     tree_for(tree.task),  # the full tree's weights, also in an ablation
                     judge_input,
@@ -225,7 +227,7 @@ def _tree_score(
     if judge_input.cleaned:
         metadata["writing_cleaned"] = judge_input.cleaned
     if failures:
-        return Score.unscored(reason="; ".join(failures), metadata=metadata)
+        return unscored("grader_failed", "; ".join(failures), metadata)
     assert weights is not None
     result = aggregate(tree, weights.values, leaves)
     metadata["clipped"] = result.clipped
