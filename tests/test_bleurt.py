@@ -186,31 +186,41 @@ def test_an_eval_scores_what_the_model_computes(tiny_checkpoint: Path, tmp_path:
 
 def test_pairs_waiting_together_go_in_one_pass(tiny_checkpoint: Path) -> None:
     model = bleurt_module.load(str(tiny_checkpoint), batch_size=8)
-    model._memo.clear()
     passes: list[int] = []
     predict = model.predict
+    running = threading.Event()
+    release = threading.Event()
 
     def counted(references: list[str], candidates: list[str]) -> list[float]:
         passes.append(len(references))
+        running.set()
+        release.wait(10)  # the first pass runs until the other pairs are queued
         return predict(references, candidates)
 
-    pairs = [("我们爱公园。", "公园很美"), ("城市需要绿地", "绿地"), ("春风", "秋雨")]
+    # pairs no other test scores, so none is answered from the model's memory
+    first = ("排队的第一对。", "先到先算")
+    pairs = [("我们爱排队的公园。", "公园很美"), ("城市需要排队", "绿地"), ("春风排队", "秋雨")]
     results: dict[int, Any] = {}
+
+    def score(i: int) -> None:
+        results[i] = model.score(*pairs[i])
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(model, "predict", counted)
-        with model._forward:  # a pass is running: the three pairs queue behind it
-            threads = [
-                threading.Thread(target=lambda i=i: results.update({i: model.score(*pairs[i])}))
-                for i in range(3)
-            ]
-            for thread in threads:
-                thread.start()
-            deadline = time.monotonic() + 10
-            while len(model._pending) < 3 and time.monotonic() < deadline:
-                time.sleep(0.01)
+        ahead = threading.Thread(target=model.score, args=first)
+        ahead.start()
+        assert running.wait(10)
+        threads = [threading.Thread(target=score, args=(i,)) for i in range(3)]
         for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 10
+        while model.queued < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert model.queued == 3
+        release.set()
+        for thread in [ahead, *threads]:
             thread.join(10)
-    assert passes == [3]
+    assert passes == [1, 3]  # the three that waited went in one pass
     expected = direct_scores(tiny_checkpoint, pairs)
     assert [results[i][0] for i in range(3)] == pytest.approx(
         [v for v, _ in expected], rel=1e-4, abs=1e-5
@@ -220,7 +230,7 @@ def test_pairs_waiting_together_go_in_one_pass(tiny_checkpoint: Path) -> None:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(model, "predict", counted)
         assert model.score(*pairs[0]) == results[0]
-    assert passes == [3]
+    assert passes == [1, 3]
 
 
 def test_a_sentencepiece_checkpoint_like_bleurt_20(sentencepiece_checkpoint: Path) -> None:
