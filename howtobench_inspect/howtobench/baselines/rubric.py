@@ -77,14 +77,16 @@ def rubric(
 
     Args:
         judges: judge panel (model names or models); default the `grader` role. Each judge
-            answers separately; `overall` is the panel's mean.
+            answers separately; the score is the panel's mean.
         reference: show the judges the anchor text (the human reference, or another model's
             writing); False judges reference-free.
         task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
         samples: self-consistency: judge each writing this many times, report the mean
             and record the spread.
-        cache: reuse judge replies through inspect's generate cache.
-        temperature: judge sampling temperature; default 0, or 0.7 with several `samples`.
+        cache: keep checked judge replies in the reply store, so a rerun asks nothing
+            already answered (`howtobench.judge.store`).
+        temperature: judge sampling temperature; default the judge role's own, else 0
+            (0.7 with several `samples`).
         tries: how often the question is asked before the sample is left unscored.
     """
     return single_call_judge(
