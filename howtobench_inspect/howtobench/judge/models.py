@@ -13,17 +13,19 @@ from inspect_ai.model import Model, get_model
 from inspect_ai.util import collect
 
 from howtobench.errors import UserError
+from howtobench.parameters import names
 
 T = TypeVar("T")
 
 
 def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model]:
-    """A comma list of model names (from the CLI), or a list of names and models."""
-    if not judges:
-        return []
-    items = judges.split(",") if isinstance(judges, str) else list(judges)
+    """A comma list of model names (`-S judges=a,b`), or a list of names and models."""
+    if isinstance(judges, str) or judges is None:
+        return list(names(judges, "judges"))
     return [
-        j.strip() if isinstance(j, str) else j for j in items if not isinstance(j, str) or j.strip()
+        j.strip() if isinstance(j, str) else j
+        for j in judges
+        if not isinstance(j, str) or j.strip()
     ]
 
 

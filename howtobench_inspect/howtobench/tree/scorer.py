@@ -22,20 +22,12 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange
 from howtobench.judge.sampling import judge_writing
+from howtobench.parameters import names
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import Verdict, judge_leaf
 from howtobench.tree.headings import formatting_verdict
 from howtobench.tree.negotiator import SettledWeights, Weights, fixed_weights
 from howtobench.tree.spec import Leaf, Tree, tree_for
-
-
-def node_names(nodes: str | Sequence[str] | None) -> tuple[str, ...] | None:
-    """A comma list or a list of root node names; None keeps every node."""
-    if not nodes:
-        return None
-    items = nodes.split(",") if isinstance(nodes, str) else list(nodes)
-    return tuple(n.strip() for n in items if n.strip())
-
 
 # How the content and format leaves are weighted: by the negotiator, or equally.
 WEIGHTINGS: tuple[str, ...] = ("negotiated", "uniform")
@@ -83,7 +75,7 @@ def tree_of_writing(
         tries: how often one question is asked before the sample is left unscored.
     """
     panel_judges = panel_models(judges)
-    kept_nodes = node_names(nodes)
+    kept_nodes = names(nodes, "nodes") or None
     settled = SettledWeights()  # this scorer's weights, one negotiation per instruction
     if weights not in WEIGHTINGS:
         raise ValueError(f"weights must be one of {', '.join(WEIGHTINGS)}, got {weights!r}")
