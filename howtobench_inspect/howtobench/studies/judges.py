@@ -59,6 +59,13 @@ def judge_scores(samples: Samples, metric: str = "tow.overall") -> pd.DataFrame:
     return scores
 
 
+def _compared(samples: Samples, metric: str) -> str:
+    """The score the heatmap correlates, for its title: a log with a judge panel gives each
+    judge's ToW overall (`by_judge`), a log without one the chosen metric."""
+    panel = samples.frame.groupby("run", sort=False)["by_judge"].agg(lambda j: j.notna().any())
+    return " and ".join(dict.fromkeys("tow.overall" if found else metric for found in panel))
+
+
 def judges(
     logs: Samples | Sequence[str | Path],
     ratings: str | Path | pd.DataFrame | None = None,
@@ -91,9 +98,12 @@ def judges(
     pearson = wide.corr(method="pearson", min_periods=MIN_PAIRS)
     pearson.index.name = overlap.index.name = "judge"
     notes = samples.notes()
+    title = f"Pearson r between judges of {_compared(samples, metric)}, per writing"
+    if ratings is not None:
+        title += f"\n{HUMAN}: the mean of a writing's human ratings"
     return StudyResult(
         "judges",
         {"pearson": pearson, "overlap": overlap},
-        {"heatmap": heatmap(pearson, "Pearson correlation between judges")},
+        {"heatmap": heatmap(pearson, title, overlap)},
         notes,
     )

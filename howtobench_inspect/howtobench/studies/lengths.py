@@ -24,6 +24,10 @@ from howtobench.studies.tables import StudyResult
 
 LENGTHS: tuple[str, str] = ("input_length", "output_length")
 DEFAULT_SCORES: tuple[str, ...] = ("tow.overall", "tow.content")
+LENGTH_LABELS: dict[str, str] = {  # a score's axis keeps its own name, e.g. tow.overall
+    "input_length": "input length (characters of instruction and grounding)",
+    "output_length": "output length (characters of the writing)",
+}
 
 
 def stars(p: float) -> str:
@@ -63,8 +67,10 @@ def lengths(
     rows, figures = [], {}
     for task in scopes(points["task"])[:-1]:  # per task only: lengths differ by task
         part = points[points["task"] == task]
-        rows += [{"task": task, "x": x, "y": y, **_line(part, x, y)} for x, y in pairs]
-        figures[task] = scatter_grid(part, pairs, hue="model", title=f"{task}: length and score")
+        fits = [{"task": task, "x": x, "y": y, **_line(part, x, y)} for x, y in pairs]
+        rows += fits
+        title = f"{task}: length against score, one point per writing ({len(part)} writings)"
+        figures[task] = scatter_grid(part, pd.DataFrame(fits), "model", title, LENGTH_LABELS)
     long = pd.DataFrame(rows)
     long["n"] = long["n"].astype(int)
     labels = long["x"].str.removesuffix("_length") + " ~ " + long["y"].str.removesuffix("_length")

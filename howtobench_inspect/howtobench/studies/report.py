@@ -27,8 +27,9 @@ from matplotlib.figure import Figure
 
 from howtobench.genres import CANONICAL_GENRES
 from howtobench.studies.logs import Samples, as_samples, first_few, per_writing, scopes
-from howtobench.studies.plots import weight_boxes
+from howtobench.studies.plots import strips
 from howtobench.studies.tables import StudyResult
+from howtobench.tree.spec import LEAVES
 
 ALL = "All"
 
@@ -56,8 +57,10 @@ def _board(writings: pd.DataFrame, metric: str, how: str) -> pd.DataFrame:
 
 
 def _weight_figures(samples: Samples) -> dict[str, Figure]:
-    """One box plot per genre of each leaf's weight over the genre's instructions (the
-    weights of an instruction averaged over the models and epochs that repeat them)."""
+    """One figure per genre of each leaf's weight over the genre's instructions (the
+    weights of an instruction averaged over the models and epochs that repeat them): a
+    point per instruction, a box where there are enough. A leaf is coloured by the ToW
+    node its weight feeds, whose leaf weights sum to 1."""
     rows = samples.frame[samples.frame["weights"].notna()]
     if rows.empty:
         return {}
@@ -67,10 +70,18 @@ def _weight_figures(samples: Samples) -> dict[str, Figure]:
     leaves = [c for c in weights.columns if c not in ("task", "id", "genre")]
     per_instruction = weights.groupby(["task", "id", "genre"], sort=False)[leaves].mean()
     figures = {}
+    nodes = {leaf.id: f"tow.{leaf.node} leaves" for leaf in LEAVES}
     for genre, part in per_instruction.groupby(level="genre", sort=True):
-        title = f"{genre}: negotiated weights ({len(part)} instructions)"
+        n = len(part)
+        title = f"{genre}: ToW negotiated leaf weights, {n} instruction{'' if n == 1 else 's'}"
         name = re.sub(r"[^\w.-]+", "_", str(genre))
-        figures[f"weights_{name}"] = weight_boxes(part[leaves].dropna(axis=1, how="all"), title)
+        figures[f"weights_{name}"] = strips(
+            part[leaves].dropna(axis=1, how="all"),
+            title,
+            xlabel="negotiated weight (a node's leaf weights sum to 1)",
+            point="one instruction (mean over writers and epochs)",
+            groups=nodes,
+        )
     return figures
 
 
