@@ -8,11 +8,14 @@ Parts (each prints a Markdown table; `--json FILE` keeps the numbers):
   fixed simulated latency and connection limit, in a warmed-up process: judge calls and
   prompt characters per writing, wall time of the eval, its ratio to the ideal bound
   (calls x latency / connections), the span from the first request to the last answer,
-  and the calls and time of a repeated run (inspect's generate cache).
+  and the calls and time of a repeated run (answered from the reply store).
 - reuse: judge calls per writing when the same instructions are judged for all 10 stored
   models (the negotiator runs once per instruction).
-- overhead: our scorer's own work per writing (prompts, reply checks, formatting rule,
-  aggregation), with no model call at all.
+- overhead: the ToW scorer's own work per writing (prompts, reply checks, formatting rule,
+  aggregation, rendering), timed by re-scoring a log with inspect's `score()`: the judge
+  replies come from the reply store (no model call at all), or from an in-process model
+  that answers at once (inspect's model-call work included); what re-scoring costs with
+  a scorer that does nothing is subtracted.
 - overlap: `rouge_l` and `bleu` over every stored generation (3 tasks x 10 models), in
   one inspect run per task and model, spread over the machine's cores.
 """
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import platform
 import socket
@@ -35,19 +39,23 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import eval
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai import eval, score
+from inspect_ai.log import EvalLog
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import TaskState
 
-from howtobench import completion, guide, open_writing
-from howtobench.dataset import TASKS, load_generations, load_records
-from howtobench.judge.inputs import JudgeInput
-from howtobench.simulator import classify, valid_reply
-from howtobench.tree import negotiator
-from howtobench.tree.aggregate import aggregate, render
-from howtobench.tree.experts import expert_messages, score_form
-from howtobench.tree.headings import formatting_verdict
-from howtobench.tree.negotiator import negotiator_messages, weights_form
-from howtobench.tree.spec import tree_for
+from howtobench import completion, guide, open_writing, tree_of_writing
+from howtobench.dataset import TASKS
+from howtobench.simulator.protocol import classify
+from howtobench.simulator.replies import valid_reply
 
 MODEL = "gpt-4o-2024-11-20"
 JUDGE_SCORERS = ("tow", "rubric", "autoplan")
@@ -59,6 +67,12 @@ def table(rows: list[dict[str, Any]]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(str(row[h]) for h in header) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def scored(found: Score | None) -> bool:
+    """A judge's score: a dict (tow) or a number (rubric, autoplan); unscored is NaN."""
+    value = found.value if found is not None else None
+    return isinstance(value, dict) or (isinstance(value, int | float) and math.isfinite(value))
 
 
 def judged_run(
@@ -86,7 +100,7 @@ def judged_run(
         display="none",
     )
     elapsed = time.perf_counter() - start
-    unscored = sum(1 for s in log.samples or [] if not isinstance(s.scores[scorer].value, dict))
+    unscored = sum(1 for s in log.samples or [] if not scored((s.scores or {}).get(scorer)))
     if log.status != "success" or unscored:
         raise RuntimeError(f"{scorer}: run {log.status}, {unscored} writings unscored")
     return elapsed
@@ -132,12 +146,12 @@ class Simulator:
 
 
 def with_simulator(latency: float, body: Callable[[Simulator], Any]) -> Any:
-    """`body` against a fresh simulator, cache and process memory: a first run."""
+    """`body` against a fresh simulator and cache (each task builds a scorer of its own,
+    with no weights settled yet): a first run."""
     simulator = Simulator(latency)
     os.environ["SIM_BASE_URL"] = simulator.base_url
     os.environ["SIM_API_KEY"] = "none"
     os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
-    negotiator.SETTLED.clear()
     try:
         return body(simulator)
     finally:
@@ -155,7 +169,7 @@ def measure_judge(
     wall = judged_run(data, scorer, writings, connections)
     first = simulator.stats()
     calls = sum(first["calls"].values())
-    prompt_chars, reply_chars = first["tokens"]["prompt"], first["tokens"]["completion"]
+    prompt_chars, reply_chars = first["characters"]["prompt"], first["characters"]["completion"]
     repeat_wall = judged_run(data, scorer, writings, connections)
     ideal = calls * latency / connections
     return {
@@ -214,44 +228,76 @@ def bench_reuse(data: Path, instructions: int) -> list[dict[str, Any]]:
     return [with_simulator(0.0, measure)]
 
 
-def bench_overhead(data: Path, writings: int) -> list[dict[str, Any]]:
-    """Everything the ToW scorer computes for one writing, with replies already at hand."""
-    records = load_records(str(data), "guide")[:writings]
-    outputs = load_generations(str(data), "guide", MODEL, records)
-    tree = tree_for("guide")
-    llm_leaves = [leaf for leaf in tree.leaves if leaf.judge == "llm"]
-    replies: list[tuple[JudgeInput, str, dict[str, str]]] = []
-    for record in records:  # the simulator's replies, computed outside the timing
-        judge_input = JudgeInput(
-            task="guide",
-            genre=record.genre,
-            genre_raw=record.genre_raw,
-            language="zh",
-            instruction=record.instruction,
-            grounding=record.grounding,
-            reference=record.reference,
-            writing=outputs[record.id],
-            anchor=record.reference,
-            anchor_source="human",
+def instant_grader() -> Model:
+    """A grader in this process that answers at once with the simulator's valid reply to
+    what each prompt asks: the scorer's work with no wait for a judge."""
+
+    def answer(messages: list[ChatMessage], *_: object) -> ModelOutput:
+        output = ModelOutput.from_content("mockllm/instant", valid_reply(classify(messages)))
+        output.usage = ModelUsage()  # given, so mockllm counts no tokens with a tokenizer
+        return output
+
+    return get_model("mockllm/instant", custom_outputs=answer)
+
+
+@scorer(metrics=[mean()])
+def no_work() -> Scorer:
+    """What re-scoring a log costs inspect by itself, to subtract."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return Score(value=0)
+
+    return score
+
+
+def rescoring_seconds(log: EvalLog, scorer: Scorer, grader: Model, repeats: int) -> float:
+    """The fastest of `repeats` re-scorings of every writing of `log` with `scorer`."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        score(
+            log,
+            scorer,
+            model_roles={"grader": grader},
+            action="overwrite",
+            display="none",
+            copy=False,
         )
-        negotiation = valid_reply(classify(negotiator_messages(tree, judge_input)))
-        verdicts = {
-            leaf.id: valid_reply(classify(expert_messages(leaf, judge_input, True)))
-            for leaf in llm_leaves
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def bench_overhead(data: Path, writings: int, repeats: int = 3) -> list[dict[str, Any]]:
+    """The ToW scorer's own work per writing: `tree_of_writing` itself re-scores a judged
+    log, with every judge reply at hand."""
+    os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
+    grader = instant_grader()
+    [log] = eval(  # judged once, which also fills the reply store
+        guide(dataset=str(data), replay=MODEL, scorers="tow"),
+        model="none",
+        model_roles={"grader": grader},
+        limit=writings,
+        log_dir=tempfile.mkdtemp(prefix="bench-logs-"),
+        score_display=False,
+        display="none",
+    )
+    count = len(log.samples or [])
+    base = rescoring_seconds(log, no_work(), grader, repeats)
+    ways = {
+        "reply store, no model call": tree_of_writing(),
+        "instant in-process model": tree_of_writing(cache=False),
+    }
+    return [
+        {
+            "judge replies from": way,
+            "writings": count,
+            "ms/writing": round(
+                (rescoring_seconds(log, tow, grader, repeats) - base) / count * 1000, 2
+            ),
+            "re-scoring with no work, ms/writing": round(base / count * 1000, 2),
         }
-        replies.append((judge_input, negotiation, verdicts))
-    start = time.perf_counter()
-    for judge_input, negotiation, verdicts in replies:
-        negotiator_messages(tree, judge_input)
-        weights = weights_form(tree).read(negotiation)
-        leaves = {}
-        for leaf in llm_leaves:
-            expert_messages(leaf, judge_input, True)
-            leaves[leaf.id] = leaf.map(score_form(leaf).read(verdicts[leaf.id]).score)
-        leaves["formatting"] = float(formatting_verdict(judge_input.writing).score)
-        render(tree, weights.values, aggregate(tree, weights.values, leaves), {})
-    per_writing = (time.perf_counter() - start) / len(replies) * 1000
-    return [{"writings": len(replies), "ms/writing": round(per_writing, 2)}]
+        for way, tow in ways.items()
+    ]
 
 
 def _overlap_share(jobs: list[tuple[str, str, str]]) -> int:

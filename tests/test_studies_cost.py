@@ -1,54 +1,178 @@
-"""The cost study: logged tokens per role, priced with a cost file, per scored writing."""
+"""The cost study: logged tokens per model and role (cache writes and reads included),
+priced with a cost file, per scored writing.
+
+The judges here come from a model provider registered in this file (`caching/<name>`), so
+that a panel named by `-T judges=...` and a role bound to a list of models both reach
+them by name; each call reports cache writes and reads, as a provider with prompt
+caching does. Expected numbers are read from the log with inspect's reader.
+"""
 
 from pathlib import Path
+from typing import Any
 
+import pandas as pd
 import pytest
 from inspect_ai import eval
-from judges import SCORES, ScriptedJudge, fixed_scores
+from inspect_ai.log import EvalLog
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelOutput,
+    ModelUsage,
+    modelapi,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+from judges import SCORES, Reply, ScriptedJudge, fixed_scores
 
 from howtobench import open_writing
 from howtobench.cli import main
+from howtobench.simulator.protocol import Question
 from howtobench.studies import StudyError
 from howtobench.studies.cost import cost
 
+PRICES = (
+    "{model}:\n  input: 2.0\n  output: 8.0\n  input_cache_write: 2.5\n  input_cache_read: 0.5\n"
+)
 
-def test_cost_per_role_and_writing(tmp_path: Path) -> None:
-    judge = ScriptedJudge(fixed_scores(SCORES), name="priced-judge")
+
+def _answer(question: Question) -> Reply:
+    """The scripted judge, which also writes when it is the evaluated model."""
+    return "一首短诗。\n\n第二节。" if question.kind == "writer" else fixed_scores(SCORES)(question)
+
+
+class CachingModels(ModelAPI):
+    """`caching/<name>` answers as the scripted judge; of each prompt a fifth is billed as
+    cache read, a tenth as cache write, the rest as input."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig = GenerateConfig(),  # noqa: B008 (inspect's signature)
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config)
+        self.judge = ScriptedJudge(_answer, name=model_name)
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> ModelOutput:
+        output = self.judge(input)
+        prompt = sum(len(message.text) for message in input)
+        read, write = prompt // 5, prompt // 10
+        output.usage = ModelUsage(
+            input_tokens=prompt - read - write,
+            output_tokens=len(output.completion),
+            total_tokens=prompt + len(output.completion),
+            input_tokens_cache_write=write,
+            input_tokens_cache_read=read,
+        )
+        return output
+
+
+@modelapi(name="caching")
+def caching() -> type[ModelAPI]:
+    return CachingModels
+
+
+def _run(folder: Path, judges: list[str] | None = None, **kwargs: Any) -> EvalLog:
     [log] = eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="poem"),
+        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", judges=judges),
         model="none",
-        model_roles={"grader": judge.model()},
+        log_dir=str(folder),
+        display="none",
+        **kwargs,
+    )
+    assert log.status == "success"
+    return log
+
+
+def _tokens(usage: ModelUsage) -> dict[str, int]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "cache_write_tokens": usage.input_tokens_cache_write or 0,
+        "cache_read_tokens": usage.input_tokens_cache_read or 0,
+        "output_tokens": usage.output_tokens,
+    }
+
+
+def _dollars(usage: ModelUsage) -> float:
+    """The PRICES of a usage, by hand."""
+    tokens = _tokens(usage)
+    rates = {
+        "input_tokens": 2.0,
+        "cache_write_tokens": 2.5,
+        "cache_read_tokens": 0.5,
+        "output_tokens": 8.0,
+    }
+    return sum(tokens[k] * rate for k, rate in rates.items()) / 1e6
+
+
+def test_cost_per_model_role_and_writing_with_cache_tokens(tmp_path: Path) -> None:
+    log = _run(tmp_path / "logs", model_roles={"grader": "caching/priced-judge"})
+    usage = log.stats.role_usage["grader"]
+    assert usage.input_tokens_cache_read and usage.input_tokens_cache_write
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(PRICES.format(model="caching/priced-judge"))
+    result = cost([tmp_path / "logs"], prices)
+    [row] = result.tables["usage"].to_dict("records")
+    assert (row["role"], row["model"], row["writings"]) == ("grader", "caching/priced-judge", 1)
+    assert {k: row[k] for k in _tokens(usage)} == _tokens(usage)
+    assert row["dollars"] == pytest.approx(_dollars(usage))
+    assert row["dollars_per_writing"] == pytest.approx(_dollars(usage))
+    out = tmp_path / "out"
+    assert main(["cost", str(tmp_path / "logs"), "--prices", str(prices), "--out", str(out)]) == 0
+    [written] = pd.read_csv(out / "cost_usage.csv").to_dict("records")
+    assert {k: written[k] for k in _tokens(usage)} == _tokens(usage)
+    by_model = pd.read_csv(out / "cost_by_model.csv").set_index("model")
+    assert (
+        by_model.loc["caching/priced-judge", "cache_read_tokens"] == usage.input_tokens_cache_read
+    )
+
+
+def test_a_role_bound_to_a_panel_counts_each_model_once(tmp_path: Path) -> None:
+    """`--model-role grader=a,b -T judges=a,b`: one row per judge model, its own tokens,
+    priced at its own rate (the study once named the role's model "a,b" and counted the
+    grader's tokens twice, or crashed on the list)."""
+    panel = ["caching/judge-a", "caching/judge-b"]
+    log = _run(tmp_path / "logs", panel, model_roles={"grader": panel})
+    used = log.stats.model_usage
+    assert set(used) == set(panel) and all(used[m].output_tokens for m in panel)
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(PRICES.format(model=panel[0]) + PRICES.format(model=panel[1]))
+    table = cost([tmp_path / "logs"], prices).tables
+    rows = table["usage"].set_index("model")
+    assert list(rows.index) == panel
+    for model in panel:
+        assert rows.loc[model, "role"] == "grader, judges"
+        assert {k: rows.loc[model, k] for k in _tokens(used[model])} == _tokens(used[model])
+        assert rows.loc[model, "dollars"] == pytest.approx(_dollars(used[model]))
+    assert table["by_role"].loc["grader, judges", "output_tokens"] == sum(
+        used[m].output_tokens for m in panel
+    )
+
+
+def test_a_model_that_writes_and_judges_is_split_by_role(tmp_path: Path) -> None:
+    model = "caching/writer-and-judge"
+    [log] = eval(
+        open_writing(dataset="demo", genre="poem"),
+        model=model,
+        model_roles={"grader": model},
         log_dir=str(tmp_path / "logs"),
         display="none",
     )
-    usage = log.stats.role_usage["grader"]
-    prices = tmp_path / "prices.yaml"
-    prices.write_text(
-        "mockllm/priced-judge:\n  input: 2.0\n  output: 8.0\n  input_cache_write: 2.5\n  input_cache_read: 0.5\n"
-    )
-    result = cost([tmp_path / "logs"], prices)
-    [row] = result.tables["usage"].to_dict("records")
-    expected = usage.input_tokens * 2.0 / 1e6 + usage.output_tokens * 8.0 / 1e6
-    assert (
-        row["role"] == "grader" and row["model"] == "mockllm/priced-judge" and row["writings"] == 1
-    )
-    assert row["input_tokens"] == usage.input_tokens > 0
-    assert row["dollars"] == pytest.approx(expected)
-    assert row["dollars_per_writing"] == pytest.approx(expected)
-    assert (
-        main(
-            [
-                "cost",
-                str(tmp_path / "logs"),
-                "--prices",
-                str(prices),
-                "--out",
-                str(tmp_path / "out"),
-            ]
-        )
-        == 0
-    )
-    assert (tmp_path / "out" / "cost_usage.csv").is_file()
+    rows = cost([tmp_path / "logs"]).tables["usage"].set_index("role")
+    grader, total = log.stats.role_usage["grader"], log.stats.model_usage[model]
+    assert {k: rows.loc["grader", k] for k in _tokens(grader)} == _tokens(grader)
+    writer = {k: rows.loc["model", k] for k in _tokens(total)}
+    assert writer == {k: v - _tokens(grader)[k] for k, v in _tokens(total).items()}
+    assert writer["output_tokens"] == len(log.samples[0].output.completion) > 0
 
 
 def test_bad_price_file(tmp_path: Path) -> None:

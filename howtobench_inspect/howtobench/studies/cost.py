@@ -1,12 +1,20 @@
 """What a run cost: tokens per model and role from the logs, priced with inspect's model costs.
 
+Logs are read as every study reads them (`studies.logs`: the headers suffice, and a log
+and its eval-retry continuations are one run, counted by its newest log, whose usage
+includes the others'). Each model of a run gets a row of its own, with the roles it
+played: the evaluated model (`model`), each role bound to it (a role bound to a list of
+models, `--model-role grader=a,b`, names each of them), and `judges` for a panel named
+with `-T judges=a,b` (`unbound` for any other model called by name). A row counts the model's input tokens (at the full rate), cache
+writes, cache reads and output tokens, as inspect logged them (`ModelUsage`). A model
+that played a role alone and also another part is split by inspect's per-role usage.
+
 Prices come from a YAML/JSON file in the format of inspect's `--model-cost-config` (model
 name -> `input`, `output`, `input_cache_write`, `input_cache_read`, in dollars per
 million tokens), or else from inspect's own model data (`get_model_info(...).cost`). The
 file may name any model, a local or simulated one included. A usage that inspect already
 priced (`total_cost`) is taken as logged. Calls answered from inspect's cache record no
-tokens, so a repeated run costs nothing here. An eval-retry log carries the usage of the
-log it continues, so a run of several logs is counted once, by its newest log.
+tokens, so a repeated run costs nothing here.
 """
 
 from __future__ import annotations
@@ -17,6 +25,7 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+from inspect_ai.log import EvalLog
 from inspect_ai.model import (
     ModelCost,
     ModelUsage,
@@ -24,8 +33,19 @@ from inspect_ai.model import (
     get_model_info,
 )
 
+from howtobench.parameters import names
 from howtobench.studies.logs import StudyError, log_files, runs
 from howtobench.studies.tables import StudyResult
+
+EVALUATED = "model"  # the role of the evaluated model: the writer, unless it is replayed
+PANEL = "judges"  # the role of a judge panel named in the task arguments
+UNBOUND = "unbound"  # a model called by name that plays none of these parts
+TOKENS: tuple[str, ...] = (
+    "input_tokens",
+    "cache_write_tokens",
+    "cache_read_tokens",
+    "output_tokens",
+)
 
 
 def load_prices(path: Path) -> dict[str, ModelCost]:
@@ -47,8 +67,60 @@ def _price(model: str, usage: ModelUsage, prices: dict[str, ModelCost]) -> float
     return compute_model_cost(info.cost, usage) if info and info.cost else None
 
 
+def _less(usage: ModelUsage, part: ModelUsage) -> ModelUsage:
+    """What is left of `usage` once `part` of it is counted elsewhere."""
+    return ModelUsage(
+        input_tokens=usage.input_tokens - part.input_tokens,
+        output_tokens=usage.output_tokens - part.output_tokens,
+        total_tokens=usage.total_tokens - part.total_tokens,
+        input_tokens_cache_write=(usage.input_tokens_cache_write or 0)
+        - (part.input_tokens_cache_write or 0),
+        input_tokens_cache_read=(usage.input_tokens_cache_read or 0)
+        - (part.input_tokens_cache_read or 0),
+    )
+
+
+def roles_played(log: EvalLog) -> dict[str, list[str]]:
+    """Model -> the roles it played in the run, from the log's header: each bound role
+    and the panel; the evaluated model is added by `usage_by_role` when it made calls."""
+    played: dict[str, list[str]] = {}
+    for role, config in (log.eval.model_roles or {}).items():
+        for bound in config if isinstance(config, list) else [config]:
+            played.setdefault(bound.model, []).append(role)
+    for judge in names((log.eval.task_args or {}).get(PANEL), PANEL):
+        played.setdefault(judge, []).append(PANEL)
+    return played
+
+
+def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
+    """(roles, model, usage) per model of the run, bound models with no calls included
+    (their calls all came from the cache); a model that played several parts is split
+    where inspect's per-role usage tells them apart (a role bound to it alone)."""
+    played = roles_played(log)
+    used = log.stats.model_usage
+    if log.eval.model in used or not played:
+        played.setdefault(log.eval.model, []).append(EVALUATED)
+    alone = {
+        role: config.model
+        for role, config in (log.eval.model_roles or {}).items()
+        if not isinstance(config, list) and role in log.stats.role_usage
+    }
+    rows = []
+    for model in dict.fromkeys([*used, *played]):
+        roles = played.get(model, [UNBOUND])
+        usage = used.get(model, ModelUsage())
+        split = [role for role in roles if alone.get(role) == model] if len(roles) > 1 else []
+        for role in split:
+            rows.append((role, model, log.stats.role_usage[role]))
+            usage = _less(usage, log.stats.role_usage[role])
+        if len(split) < len(roles):
+            rows.append((", ".join(r for r in roles if r not in split), model, usage))
+    return rows
+
+
 def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
-    """Tokens and dollars per log, model and role, and per scored writing."""
+    """Tables `usage` (tokens and dollars per log and model, and per scored writing),
+    `by_model` and `by_role` (their sums)."""
     table_of_prices = load_prices(prices) if prices is not None else {}
     rows = []
     notes = []
@@ -61,24 +133,7 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                 f"{path}: {run.interrupted()}its header counts no scored writings: "
                 "no dollars per writing"
             )
-        used = log.stats.role_usage or {}
-        bound = {
-            role: ",".join(c.model for c in config) if isinstance(config, list) else config.model
-            for role, config in (log.eval.model_roles or {}).items()
-        }
-        # every bound role, with no usage when its calls all came from the cache
-        usages = [
-            (role, bound.get(role, log.eval.model), used.get(role, ModelUsage()))
-            for role in {**bound, **used}
-        ]
-        # the evaluated model (writer, or judge with no grader bound) is what no role used
-        usages += [
-            ("model", m, u)
-            for m, u in log.stats.model_usage.items()
-            if m not in {model for _, model, _ in usages}
-        ]
-        usages = usages or [("model", log.eval.model, ModelUsage())]
-        for role, model, usage in usages:
+        for role, model, usage in usage_by_role(log):
             if usage.total_tokens == 0:
                 notes.append("calls answered from inspect's cache (or none made) record no tokens")
             dollars = 0.0 if usage.total_tokens == 0 else _price(model, usage, table_of_prices)
@@ -91,6 +146,7 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                     "model": model,
                     "writings": writings,
                     "input_tokens": usage.input_tokens,
+                    "cache_write_tokens": usage.input_tokens_cache_write or 0,
                     "cache_read_tokens": usage.input_tokens_cache_read or 0,
                     "output_tokens": usage.output_tokens,
                     "dollars": dollars,
@@ -99,8 +155,11 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                     else None,
                 }
             )
-    table = pd.DataFrame(rows)
-    total = table.groupby("role", sort=False)[["input_tokens", "output_tokens", "dollars"]].sum(
-        min_count=1
-    )
-    return StudyResult("cost", {"usage": table, "by_role": total}, notes=sorted(set(notes)))
+    table = pd.DataFrame(rows).astype({"dollars": float})
+    totals = {  # dollars unknown for one row are unknown for its total
+        f"by_{key}": table.groupby(key, sort=False)[[*TOKENS, "dollars"]].agg(
+            lambda column: column.sum(skipna=False)
+        )
+        for key in ("model", "role")
+    }
+    return StudyResult("cost", {"usage": table, **totals}, notes=sorted(set(notes)))

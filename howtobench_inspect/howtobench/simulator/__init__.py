@@ -1,0 +1,47 @@
+"""The judge simulator: an OpenAI- and Anthropic-compatible chat server for tests and
+benchmarks that answers by what each judge prompt asks.
+
+Four parts: `protocol` (what a prompt asks), `replies` (valid and faulty replies, the
+fault catalogue), `billing` (tokens and simulated prompt caching), `wire` (the two APIs'
+request and reply shapes), and `server` (the HTTP server). Run it with
+`python -m howtobench.simulator`.
+"""
+
+from howtobench.simulator.billing import Segment, Usage, tokens
+from howtobench.simulator.protocol import Question, asked_dimensions, asked_ids, classify
+from howtobench.simulator.replies import (
+    FAULTS,
+    Faults,
+    out_of_range_reply,
+    simulated_score,
+    valid_plan,
+    valid_reply,
+    valid_rubric,
+    valid_score,
+    valid_weights,
+)
+from howtobench.simulator.server import Fault, JudgeSimulator, Request, Script, main
+
+__all__ = [
+    "FAULTS",
+    "Fault",
+    "Faults",
+    "JudgeSimulator",
+    "Question",
+    "Request",
+    "Script",
+    "Segment",
+    "Usage",
+    "asked_dimensions",
+    "asked_ids",
+    "classify",
+    "main",
+    "out_of_range_reply",
+    "simulated_score",
+    "tokens",
+    "valid_plan",
+    "valid_reply",
+    "valid_rubric",
+    "valid_score",
+    "valid_weights",
+]

@@ -1,0 +1,182 @@
+"""The two APIs the simulator speaks, as their SDKs send and read them.
+
+OpenAI's chat completions (any POST path but Anthropic's) and Anthropic's Messages API
+(`POST /v1/messages`, with or without `stream`; a streamed answer is sent as the SDK's
+server-sent events). Each reads a request body into a `Conversation`, and writes a reply,
+or an error in its own shape.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from howtobench.simulator.billing import PromptCache, Segment, Usage
+
+ANTHROPIC_PATH = "/v1/messages"
+# Anthropic's error types by status (https://docs.anthropic.com/en/api/errors)
+_ANTHROPIC_ERRORS = {400: "invalid_request_error", 429: "rate_limit_error", 500: "api_error"}
+
+
+@dataclass(frozen=True)
+class Conversation:
+    """A request's messages as `classify` reads them (a system prompt first), its content
+    blocks as billed, and whether the request asks for automatic caching or a stream."""
+
+    messages: list[dict[str, Any]]
+    segments: tuple[Segment, ...]
+    automatic_cache: bool = False
+    stream: bool = False
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What goes back over HTTP: a JSON body, or server-sent events."""
+
+    content_type: str
+    data: bytes
+
+
+class Api(Protocol):
+    """One API's side of the exchange."""
+
+    name: str
+
+    def read(self, body: dict[str, Any]) -> Conversation: ...
+
+    def bill(
+        self, cache: PromptCache, model: str, conversation: Conversation, reply: str
+    ) -> Usage: ...
+
+    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Answer: ...
+
+    def error(self, status: int, message: str) -> dict[str, Any]: ...
+
+
+def _segments(messages: list[dict[str, Any]]) -> tuple[Segment, ...]:
+    """Every content block of every message (a string content is one block)."""
+    segments: list[Segment] = []
+    for message in messages:
+        content = message.get("content") or ""
+        parts: list[dict[str, Any]] = [{"text": content}] if isinstance(content, str) else content
+        segments += [
+            Segment(message["role"], part.get("text", ""), part.get("cache_control"))
+            for part in parts
+        ]
+    return tuple(segments)
+
+
+def _json(payload: dict[str, Any]) -> Answer:
+    return Answer("application/json", json.dumps(payload).encode())
+
+
+class OpenAIChat:
+    """OpenAI's chat completions: usage with `prompt_tokens_details.cached_tokens`."""
+
+    name = "openai"
+
+    def read(self, body: dict[str, Any]) -> Conversation:
+        messages = body.get("messages", [])
+        return Conversation(messages, _segments(messages))
+
+    def bill(self, cache: PromptCache, model: str, conversation: Conversation, reply: str) -> Usage:
+        return cache.openai(model, conversation.segments, reply)
+
+    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Answer:
+        prompt = usage.input + usage.cache_read
+        return _json(
+            {
+                "id": f"sim-{time.monotonic_ns()}",
+                "object": "chat.completion",
+                "created": int(time.time()),
+                "model": model,
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": content},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": usage.output,
+                    "total_tokens": prompt + usage.output,
+                    "prompt_tokens_details": {"cached_tokens": usage.cache_read},
+                },
+            }
+        )
+
+    def error(self, status: int, message: str) -> dict[str, Any]:
+        return {"error": {"message": message, "type": "simulated"}}
+
+
+class AnthropicMessages:
+    """Anthropic's Messages API: `system` apart, content blocks that may carry
+    `cache_control`, usage with `cache_creation_input_tokens` and `cache_read_input_tokens`."""
+
+    name = "anthropic"
+
+    def read(self, body: dict[str, Any]) -> Conversation:
+        system = body.get("system") or []
+        head = [{"role": "system", "content": system}] if system else []
+        messages = head + body.get("messages", [])
+        return Conversation(
+            messages,
+            _segments(messages),
+            automatic_cache=bool(body.get("cache_control")),
+            stream=bool(body.get("stream")),
+        )
+
+    def bill(self, cache: PromptCache, model: str, conversation: Conversation, reply: str) -> Usage:
+        return cache.anthropic(model, conversation.segments, conversation.automatic_cache, reply)
+
+    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Answer:
+        message = {
+            "id": f"msg_sim{time.monotonic_ns()}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": [{"type": "text", "text": content}],
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {
+                "input_tokens": usage.input,
+                "output_tokens": usage.output,
+                "cache_creation_input_tokens": usage.cache_write,
+                "cache_read_input_tokens": usage.cache_read,
+            },
+        }
+        return _events(message) if stream else _json(message)
+
+    def error(self, status: int, message: str) -> dict[str, Any]:
+        kind = _ANTHROPIC_ERRORS.get(status, "api_error")
+        return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+def _events(message: dict[str, Any]) -> Answer:
+    """A message as the stream of events the SDK accumulates: the start (with the input
+    usage), one text block in one delta, and the end (with the output usage)."""
+    text = message["content"][0]["text"]
+    usage = message["usage"]
+    start = {**message, "content": [], "stop_reason": None, "usage": {**usage, "output_tokens": 0}}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"message": start}),
+        ("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}}),
+        ("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": text}}),
+        ("content_block_stop", {"index": 0}),
+        (
+            "message_delta",
+            {
+                "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+                "usage": {"output_tokens": usage["output_tokens"]},
+            },
+        ),
+        ("message_stop", {}),
+    ]
+    data = "".join(
+        f"event: {name}\ndata: {json.dumps({'type': name, **payload})}\n\n"
+        for name, payload in events
+    )
+    return Answer("text/event-stream", data.encode())
