@@ -6,18 +6,11 @@ from sacrebleu, so no n-gram or LCS code is written here. ROUGE-L is the token L
 that the paper's code computes (rouge-chinese over jieba words), which the tests check.
 """
 
+from collections.abc import Callable
 from functools import lru_cache
 
 import jieba
-from inspect_ai.scorer import (
-    Score,
-    Scorer,
-    Target,
-    grouped,
-    mean,
-    scorer,
-    stderr,
-)
+from inspect_ai.scorer import Score, Scorer, Target, Value, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from rapidfuzz.distance import LCSseq
 from sacrebleu.metrics import BLEU
@@ -71,33 +64,41 @@ def bleu(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> tuple[float
     return result.bp * result.precisions[0] / 100, result.score / 100
 
 
-def _tokens(state: TaskState, target: Target) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
-    """Writing and reference tokens, or why the sample cannot be scored."""
-    reference = target.text
-    if not reference.strip():
-        return "the sample has no reference to compare with"
-    marked = unscorable(state)
-    if marked:
-        return marked
-    language = state.metadata.get("language", "zh")
-    return tokenize(state.output.completion, language), tokenize(reference, language)
+def _overlap_scorer(
+    measure: Callable[[tuple[str, ...], tuple[str, ...]], Value],
+) -> Scorer:
+    """A scorer comparing the writing's word tokens with the reference's by `measure`;
+    unscored (`scoring_failed`) without a reference or with a writing marked unusable."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        reference = target.text
+        if not reference.strip():
+            return unscored("scoring_failed", "the sample has no reference to compare with")
+        marked = unscorable(state)
+        if marked:
+            return unscored("scoring_failed", marked)
+        language = state.metadata.get("language", "zh")
+        hypothesis, tokens = (
+            tokenize(state.output.completion, language),
+            tokenize(reference, language),
+        )
+        return Score(
+            value=measure(hypothesis, tokens),
+            explanation=f"{len(hypothesis)} writing tokens, {len(tokens)} reference tokens",
+        )
+
+    return score
 
 
 @scorer(metrics=[mean(), stderr(), grouped(mean(), "genre")])
 def rouge_l() -> Scorer:
     """ROUGE-L F1 between the writing and the human reference, on word tokens."""
+    return _overlap_scorer(rouge_l_f1)
 
-    async def score(state: TaskState, target: Target) -> Score:
-        tokens = _tokens(state, target)
-        if isinstance(tokens, str):
-            return unscored("scoring_failed", tokens)
-        hypothesis, reference = tokens
-        return Score(
-            value=rouge_l_f1(hypothesis, reference),
-            explanation=f"{len(hypothesis)} writing tokens, {len(reference)} reference tokens",
-        )
 
-    return score
+def _bleu_value(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> Value:
+    bleu_1, bleu_4 = bleu(hypothesis, reference)
+    return {"bleu_1": bleu_1, "bleu_4": bleu_4}
 
 
 @scorer(
@@ -109,16 +110,4 @@ def rouge_l() -> Scorer:
 )
 def bleu_scorer() -> Scorer:
     """BLEU-1 and BLEU-4 between the writing and the human reference, on word tokens."""
-
-    async def score(state: TaskState, target: Target) -> Score:
-        tokens = _tokens(state, target)
-        if isinstance(tokens, str):
-            return unscored("scoring_failed", tokens)
-        hypothesis, reference = tokens
-        bleu_1, bleu_4 = bleu(hypothesis, reference)
-        return Score(
-            value={"bleu_1": bleu_1, "bleu_4": bleu_4},
-            explanation=f"{len(hypothesis)} writing tokens, {len(reference)} reference tokens",
-        )
-
-    return score
+    return _overlap_scorer(_bleu_value)
