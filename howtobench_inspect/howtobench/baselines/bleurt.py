@@ -30,7 +30,7 @@ from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stde
 from inspect_ai.solver import TaskState
 
 from howtobench.errors import UserError
-from howtobench.judge.guards import unscorable, unscored
+from howtobench.judge.guards import incomparable
 from howtobench.parameters import ParameterError, positive_integer
 
 PARAMETER = "bleurt_checkpoint"
@@ -193,11 +193,9 @@ def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         reference = target.text
-        if not reference.strip():
-            return unscored("scoring_failed", "the sample has no reference to compare with")
-        marked = unscorable(state)
-        if marked:
-            return unscored("scoring_failed", marked)
+        refused = incomparable(state, reference)
+        if refused is not None:
+            return refused
         value, tokens = await anyio.to_thread.run_sync(
             model.score, reference, state.output.completion
         )

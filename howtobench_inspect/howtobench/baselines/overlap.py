@@ -16,7 +16,7 @@ from rapidfuzz.distance import LCSseq
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from howtobench.judge.guards import unscorable, unscored
+from howtobench.judge.guards import incomparable
 
 jieba.setLogLevel(60)
 _TOKENIZER_13A = Tokenizer13a()
@@ -72,11 +72,9 @@ def _overlap_scorer(
 
     async def score(state: TaskState, target: Target) -> Score:
         reference = target.text
-        if not reference.strip():
-            return unscored("scoring_failed", "the sample has no reference to compare with")
-        marked = unscorable(state)
-        if marked:
-            return unscored("scoring_failed", marked)
+        refused = incomparable(state, reference)
+        if refused is not None:
+            return refused
         language = state.metadata.get("language", "zh")
         hypothesis, tokens = (
             tokenize(state.output.completion, language),

@@ -34,6 +34,15 @@ def unscored(code: ScoreReason, detail: str, metadata: dict[str, Any] | None = N
     return Score.unscored(reason=code, explanation=detail, metadata=metadata)
 
 
+def incomparable(state: TaskState, reference: str) -> Score | None:
+    """An unscored score when a reference-based scorer has nothing to compare: no
+    reference, or a writing a solver marked unusable; else None."""
+    if not reference.strip():
+        return unscored("scoring_failed", "the sample has no reference to compare with")
+    marked = unscorable(state)
+    return None if marked is None else unscored("scoring_failed", marked)
+
+
 def unjudgeable(
     state: TaskState, judge_input: JudgeInput, metadata: dict[str, Any]
 ) -> Score | None:
