@@ -1,10 +1,11 @@
 """`howtobench`: the paper's analyses on inspect logs of our tasks, as tables and plots.
 
 Each subcommand runs one study of `howtobench.studies`, prints its tables and notes, and
-with `--out DIR` writes them as CSV and Markdown with its PNG figures and its notes. Bad
-input (a file that is no inspect log, a log of another task, unknown rated ids, a rating
-that is not a finite number, no overlap, a missing score) exits with status 2 and one
-line giving the reason.
+with `--out DIR` writes them as CSV and Markdown with its PNG figures and its notes;
+`howtobench annotate ...` runs the rating studio (`howtobench.annotate`), whose ratings
+`metaeval` reads. Bad input (a file that is no inspect log, a log of another task,
+unknown rated ids, a rating that is not a finite number, no overlap, a missing score,
+a campaign option that cannot be met) exits with status 2 and one line giving the reason.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from howtobench.annotate.app import serve
+from howtobench.annotate.campaign import KINDS, REFERENCE_MODES, Options
+from howtobench.annotate.commands import DEFAULT_URL, export_file, new_campaign, show_links
+from howtobench.errors import UserError
 from howtobench.studies import (
     StudyError,
     StudyResult,
@@ -31,6 +36,7 @@ from howtobench.studies.cost import cost
 from howtobench.studies.lengths import DEFAULT_SCORES
 
 LOGS_HELP = "inspect log files or folders of logs (searched recursively)"
+CAMPAIGN = Options()  # the defaults of `howtobench annotate new`
 
 
 def _names(text: str) -> list[str]:
@@ -51,12 +57,96 @@ def _study(
     return parser
 
 
+def _options(args: argparse.Namespace) -> Options:
+    return Options(
+        args.instructions,
+        tuple(args.raters),
+        args.raters_per_writing,
+        args.seed,
+        args.kind,
+        args.reference,
+    )
+
+
+def _annotate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    summary = "the rating studio: experts rate writings in a browser (paper section 5.2)"
+    group = sub.add_parser("annotate", help=summary, description=summary)
+    actions = group.add_subparsers(dest="action", required=True, metavar="ACTION")
+
+    what = "a campaign in a new SQLite file, from the writings of inspect logs"
+    p = actions.add_parser("new", help=what, description=what)
+    p.add_argument("db", type=Path, metavar="DB", help="the campaign file to create")
+    p.add_argument("--logs", nargs="+", required=True, metavar="LOGS", help=LOGS_HELP)
+    p.add_argument(
+        "--instructions",
+        type=int,
+        metavar="N",
+        help="how many (default: all written by every writer)",
+    )
+    p.add_argument(
+        "--raters",
+        type=_names,
+        default=list(CAMPAIGN.raters),
+        help=f"comma list of rater names (default {','.join(CAMPAIGN.raters)})",
+    )
+    p.add_argument(
+        "--raters-per-writing",
+        type=int,
+        default=CAMPAIGN.per_writing,
+        metavar="K",
+        help=f"default {CAMPAIGN.per_writing}",
+    )
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=CAMPAIGN.seed,
+        help=f"seed of the sampling and orders (default {CAMPAIGN.seed})",
+    )
+    p.add_argument(
+        "--kind",
+        choices=KINDS,
+        default=CAMPAIGN.kind,
+        help="rate each writing 1-5, or pick the best",
+    )
+    p.add_argument(
+        "--reference",
+        choices=REFERENCE_MODES,
+        default=CAMPAIGN.reference,
+        help="rate: show the reference as a 4; pick: put it among the candidates",
+    )
+    p.set_defaults(run=lambda a: print(new_campaign(a.db, a.logs, _options(a))))
+
+    what = "the admin link and each rater's private link"
+    p = actions.add_parser("links", help=what, description=what)
+    p.add_argument("db", type=Path, metavar="DB")
+    p.add_argument(
+        "--url", default=DEFAULT_URL, help=f"where raters reach the studio ({DEFAULT_URL})"
+    )
+    p.add_argument(
+        "--json", action="store_true", help='print {"admin": URL, "raters": {name: URL}}'
+    )
+    p.set_defaults(run=lambda a: print(show_links(a.db, a.url, a.json)))
+
+    what = "serve the rater and admin pages (Ctrl-C stops)"
+    p = actions.add_parser("serve", help=what, description=what)
+    p.add_argument("db", type=Path, metavar="DB")
+    p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
+    p.add_argument("--port", type=int, default=8780, help="default 8780")
+    p.set_defaults(run=lambda a: serve(a.db, a.host, a.port))
+
+    what = "write the ratings (or picks) as CSV or JSONL, by the file's suffix"
+    p = actions.add_parser("export", help=what, description=what)
+    p.add_argument("db", type=Path, metavar="DB")
+    p.add_argument("--out", required=True, type=Path, metavar="FILE", help="ratings.csv or .jsonl")
+    p.set_defaults(run=lambda a: print(export_file(a.db, a.out)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="howtobench",
         description="Analyses of HoWToBench inspect logs (paper arXiv 2604.19071).",
     )
-    sub = parser.add_subparsers(dest="study", required=True, metavar="STUDY")
+    sub = parser.add_subparsers(dest="study", required=True, metavar="COMMAND")
 
     p = _study(
         sub,
@@ -153,16 +243,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="YAML/JSON of model prices per million tokens (inspect's --model-cost-config format)",
     )
+    _annotate(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    command = " ".join(filter(None, (args.study, getattr(args, "action", None))))
     try:
         result = args.run(args)
-    except StudyError as err:
-        print(f"howtobench {args.study}: error: {err}", file=sys.stderr)
+    except (StudyError, UserError) as err:
+        print(f"howtobench {command}: error: {err}", file=sys.stderr)
         return 2
+    if result is None:  # an annotate command, which has printed what it did
+        return 0
     written: list[Path] = []
     if args.out:
         try:

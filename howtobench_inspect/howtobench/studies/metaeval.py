@@ -28,7 +28,13 @@ import pandas as pd
 from howtobench.studies import bootstrap
 from howtobench.studies.correlation import METHODS, MIN_PAIRS, correlate
 from howtobench.studies.logs import Samples, as_samples, per_writing, scopes
-from howtobench.studies.ratings import check_known, human_scores, rater_agreement, read_ratings
+from howtobench.studies.ratings import (
+    check_known,
+    human_scores,
+    per_rater_agreement,
+    rater_agreement,
+    read_ratings,
+)
 from howtobench.studies.tables import StudyResult
 
 LEVELS: tuple[str, ...] = ("system", "sample")
@@ -123,7 +129,9 @@ def metaeval(
 
     Tables: `correlations` (long: metric, scope, level, n, and per method the coefficient,
     p-value and interval), `system` and `sample` (Table 3 layout: rows metrics, columns
-    scope and method) and `raters` (agreement, see `rater_agreement`).
+    scope and method), `raters` (agreement, see `rater_agreement`) and, when the
+    ratings name their raters, `per_rater` (each rater against the others, see
+    `per_rater_agreement`).
     """
     samples = as_samples(logs)
     rated = read_ratings(ratings)
@@ -162,6 +170,8 @@ def metaeval(
         wide.columns = [f"{scope} {method}" for method, scope in wide.columns]
         tables[level] = wide
     tables["raters"] = rater_agreement(rated)
+    if (rated["rater"] != "").any():
+        tables["per_rater"] = per_rater_agreement(rated)
     notes = samples.notes()
     if sampled:
         notes.append(

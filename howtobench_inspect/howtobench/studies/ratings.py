@@ -1,9 +1,10 @@
 """Human ratings: reading them, averaging raters per writing, and how well raters agree.
 
 A ratings file is CSV or JSONL (by its suffix) with the columns `infer_id`, `model`,
-`score` and optionally `rater`, one row per rating. Each rating keeps the line it was
-read from, so that a bad one is named by its line; a score must be a finite number
-(NaN, infinities, text and empty cells are refused: a mean over them is no mean).
+`score` and optionally `rater`, one row per rating; other columns (the rating studio's
+export adds `errors` and `note`) are read past. Each rating keeps the line it was read
+from, so that a bad one is named by its line; a score must be a finite number (NaN,
+infinities, text and empty cells are refused: a mean over them is no mean).
 """
 
 from __future__ import annotations
@@ -68,6 +69,11 @@ def _score(value: Any) -> float | None:
 def _checked(frame: pd.DataFrame, source: str, where: list[str]) -> pd.DataFrame:
     """The ratings, or a `StudyError` naming the first bad line (`where[i]` is row i's)."""
     missing = [c for c in REQUIRED if c not in frame.columns]
+    if missing and "choice" in frame.columns:
+        raise StudyError(
+            f"{source}: the choices of a pick campaign (column choice), not ratings; "
+            "correlations need the scores of a rate campaign"
+        )
     if missing:
         raise StudyError(
             f"{source}: missing column(s) {', '.join(missing)} (a ratings file needs "
@@ -124,9 +130,18 @@ def human_scores(ratings: pd.DataFrame) -> pd.DataFrame:
 # beside its kappa (section 5.2: kappa 0.71, Pearson 0.87), and it is the usual choice
 # for ordinal quality scores.
 KAPPA_WEIGHTS = "quadratic"
+PER_RATER: tuple[str, ...] = (
+    "rater",
+    "ratings",
+    "pairs",
+    "mean_abs_difference",
+    "pearson",
+    "kappa",
+    f"{KAPPA_WEIGHTS}_kappa",
+)
 
 
-def _kappas(a: pd.Series, b: pd.Series, labels: list[float]) -> tuple[float, float]:
+def _kappas(a: np.ndarray, b: np.ndarray, labels: list[float]) -> tuple[float, float]:
     """Cohen's kappa and its quadratic-weighted form between two raters' scores."""
     # imported here: scikit-learn's metrics take a second to import, which every other
     # study would pay for
@@ -142,6 +157,78 @@ def _kappas(a: pd.Series, b: pd.Series, labels: list[float]) -> tuple[float, flo
         )
 
 
+def _categories(scores: pd.Series) -> list[float]:
+    """Kappa's categories: every whole number from the lowest score to the highest, so
+    that a weight is the distance in points even across a score nobody gave; none (no
+    kappa) when a score is not a whole number."""
+    if not (scores == scores.round()).all():
+        return []
+    return [float(v) for v in range(int(scores.min()), int(scores.max()) + 1)]
+
+
+def _statistics(a: np.ndarray, b: np.ndarray, labels: list[float]) -> tuple[float, float, float]:
+    """Pearson, Cohen's kappa and quadratic-weighted kappa between two columns of scores
+    of the same writings, each NaN where it is undefined: fewer than three writings, a
+    column without variation (Pearson), a score between categories (kappa; a rater's
+    mean of two ratings of one writing may fall there)."""
+    if len(a) < MIN_PAIRS:
+        return math.nan, math.nan, math.nan
+    pearson = float(np.corrcoef(a, b)[0, 1]) if a.std() > 0 and b.std() > 0 else math.nan
+    whole = bool(labels) and bool((a == a.round()).all() and (b == b.round()).all())
+    kappa, weighted = _kappas(a, b, labels) if whole else (math.nan, math.nan)
+    return pearson, kappa, weighted
+
+
+def rating_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Every two ratings of one writing, one row each: infer_id, model, rater_a, score_a,
+    rater_b, score_b. The paper's "each writing scored by two annotators" as a first and
+    a second score, the first by the rater whose name sorts first (unnamed ratings in the
+    order given), so that the pooled statistics do not depend on the file's order."""
+    columns = ["infer_id", "model", "rater", "score"]
+    ordered = ratings[columns].sort_values("rater", kind="stable").reset_index(drop=True)
+    ordered["rank"] = ordered.groupby(["infer_id", "model"], sort=False).cumcount()
+    both = ordered.merge(ordered, on=["infer_id", "model"], suffixes=("_a", "_b"))
+    both = both[both["rank_a"] < both["rank_b"]]
+    both = both.sort_values(["infer_id", "model", "rank_a", "rank_b"], kind="stable")
+    kept = ["infer_id", "model", "rater_a", "score_a", "rater_b", "score_b"]
+    return both[kept].astype({"score_a": float, "score_b": float}).reset_index(drop=True)
+
+
+def pooled_agreement(ratings: pd.DataFrame) -> dict[str, float]:
+    """Agreement over every writing's two ratings pooled (`rating_pairs`), as the paper
+    reports one figure for a campaign in which every instruction has its own two raters
+    and two raters share few writings: the number of pairs, Pearson, Cohen's kappa, its
+    quadratic-weighted form, the mean |difference| and the share of exact agreement."""
+    pairs = rating_pairs(ratings)
+    first, second = pairs["score_a"].to_numpy(), pairs["score_b"].to_numpy()
+    diffs = np.abs(first - second)
+    pearson, kappa, weighted = _statistics(first, second, _categories(ratings["score"]))
+    return {
+        "rating_pairs": len(pairs),
+        "pearson": pearson,
+        "kappa": kappa,
+        f"{KAPPA_WEIGHTS}_kappa": weighted,
+        "mean_abs_difference": float(diffs.mean()) if len(diffs) else math.nan,
+        "exact_agreement": float((diffs == 0).mean()) if len(diffs) else math.nan,
+    }
+
+
+def _pairwise(ratings: pd.DataFrame, labels: list[float]) -> list[tuple[float, float, float]]:
+    """`_statistics` for every two named raters sharing at least three writings (a rater's
+    ratings of one writing averaged)."""
+    named = ratings[ratings["rater"] != ""]
+    table = named.pivot_table(
+        index=["infer_id", "model"], columns="rater", values="score", aggfunc="mean"
+    ).to_numpy(dtype=float)
+    rated = ~np.isnan(table)
+    found = []
+    for a, b in itertools.combinations(range(table.shape[1]), 2):
+        both = rated[:, a] & rated[:, b]
+        if both.sum() >= MIN_PAIRS:
+            found.append(_statistics(table[both, a], table[both, b], labels))
+    return found
+
+
 def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
     """Simple agreement statistics, one row.
 
@@ -150,44 +237,18 @@ def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
       variation), averaged with equal weight per pair;
     - mean pairwise kappa / weighted kappa: Cohen's kappa (paper section 5.2) and its
       quadratic-weighted form (see `KAPPA_WEIGHTS`), per pair of raters sharing at least
-      three writings, averaged alike. The categories are every whole number from the
-      lowest score given to the highest (so that a weight is the distance in points,
-      even across a score nobody gave); with scores that are not whole numbers kappa
-      has no categories and is NaN;
-    - mean |difference| and exact agreement: over every two ratings of the same writing.
+      three writings, averaged alike (categories: see `_categories`);
+    - rating pairs, overall Pearson, kappa and weighted kappa, mean |difference| and
+      exact agreement: over every writing's two ratings pooled (`pooled_agreement`).
     """
-    by_writing = ratings.groupby(["infer_id", "model"], sort=False)["score"]
-    diffs = [
-        abs(a - b)
-        for scores in by_writing
-        for a, b in itertools.combinations(scores[1].to_numpy(), 2)
-    ]
-    raters = sorted(r for r in ratings["rater"].unique() if r)
-    table = ratings[ratings["rater"] != ""].pivot_table(
-        index=["infer_id", "model"], columns="rater", values="score", aggfunc="mean"
-    )
-    whole = bool((ratings["score"] == ratings["score"].round()).all())
-    labels = (
-        [float(v) for v in range(int(ratings["score"].min()), int(ratings["score"].max()) + 1)]
-        if whole
-        else []
-    )
-    pearsons: list[float] = []
-    kappas: list[tuple[float, float]] = []
-    for a, b in itertools.combinations(raters, 2):
-        both = table[[a, b]].dropna()
-        if len(both) < MIN_PAIRS:
-            continue
-        if both[a].std() > 0 and both[b].std() > 0:
-            pearsons.append(float(np.corrcoef(both[a], both[b])[0, 1]))
-        # a rater's mean of two ratings of one writing may fall between categories
-        if labels and (both == both.round()).all().all():
-            kappas.append(_kappas(both[a], both[b], labels))
-    kappas = [k for k in kappas if not np.isnan(k[0])]
-    counts = by_writing.size()
+    found = _pairwise(ratings, _categories(ratings["score"]))
+    pearsons = [p for p, _, _ in found if not math.isnan(p)]
+    kappas = [(k, w) for _, k, w in found if not math.isnan(k)]
+    pooled = pooled_agreement(ratings)
+    counts = ratings.groupby(["infer_id", "model"], sort=False).size()
     return pd.DataFrame(
         {
-            "raters": [len(raters)],
+            "raters": [int((ratings["rater"].unique() != "").sum())],
             "ratings": [len(ratings)],
             "writings": [len(counts)],
             "writings_rated_twice_or_more": [int((counts >= 2).sum())],
@@ -198,7 +259,50 @@ def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
             f"mean_pairwise_{KAPPA_WEIGHTS}_kappa": [
                 float(np.mean([w for _, w in kappas])) if kappas else np.nan
             ],
-            "mean_abs_difference": [float(np.mean(diffs)) if diffs else np.nan],
-            "exact_agreement": [float(np.mean([d == 0 for d in diffs])) if diffs else np.nan],
+            "rating_pairs": [pooled["rating_pairs"]],
+            "overall_pearson": [pooled["pearson"]],
+            "overall_kappa": [pooled["kappa"]],
+            f"overall_{KAPPA_WEIGHTS}_kappa": [pooled[f"{KAPPA_WEIGHTS}_kappa"]],
+            "mean_abs_difference": [pooled["mean_abs_difference"]],
+            "exact_agreement": [pooled["exact_agreement"]],
         }
     )
+
+
+def per_rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Each named rater against whoever else rated the same writings, one row per rater:
+    ratings given, pairs (ratings of theirs that another rating shares a writing with),
+    mean |difference|, Pearson, kappa and quadratic kappa over those pairs. Most
+    agreeing first (quadratic kappa, then mean |difference|): the paper had the raters who
+    agreed best with the others re-check every rating (section 5.2)."""
+    pairs = rating_pairs(ratings[ratings["rater"] != ""])
+    mine = pd.concat(
+        [
+            pairs.rename(columns={"rater_a": "rater", "score_a": "own", "score_b": "other"}),
+            pairs.rename(columns={"rater_b": "rater", "score_b": "own", "score_a": "other"}),
+        ]
+    )
+    labels = _categories(ratings["score"])
+    rows = []
+    for rater, count in ratings[ratings["rater"] != ""].groupby("rater").size().items():
+        own = mine[mine["rater"] == rater]
+        pearson, kappa, weighted = _statistics(
+            own["own"].to_numpy(), own["other"].to_numpy(), labels
+        )
+        rows.append(
+            {
+                "rater": rater,
+                "ratings": int(count),
+                "pairs": len(own),
+                "mean_abs_difference": float((own["own"] - own["other"]).abs().mean())
+                if len(own)
+                else np.nan,
+                "pearson": pearson,
+                "kappa": kappa,
+                f"{KAPPA_WEIGHTS}_kappa": weighted,
+            }
+        )
+    table = pd.DataFrame(rows, columns=list(PER_RATER))
+    return table.sort_values(
+        [f"{KAPPA_WEIGHTS}_kappa", "mean_abs_difference"], ascending=[False, True]
+    ).reset_index(drop=True)

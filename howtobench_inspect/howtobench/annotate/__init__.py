@@ -1,0 +1,11 @@
+"""The rating studio: experts rate writings from our logs in a browser, the paper's way.
+
+`sources.py` reads the writings out of inspect logs; `campaign.py` plans a campaign
+(which instructions, which raters, in what order); `store.py` keeps it, and every rating,
+in one SQLite file; `app.py` serves the rater and admin pages (`static/`, with the
+guidelines of `guidelines/`) and their JSON API; `summary.py` is what the admin page
+shows; `export.py` writes the ratings file that `howtobench metaeval` reads; and
+`commands.py` is what `howtobench annotate` prints. `protocol.py` holds the rules a
+rating must follow (paper section 5.2, appendices G and J), checked on the server
+whatever the page does.
+"""

@@ -1,0 +1,389 @@
+"""The studio's web app (Starlette, served by uvicorn): pages, their JSON API, and `serve`.
+
+Routes:
+- `GET /r/<token>`: a rater's page; `GET /admin/<token>`: the admin page, and
+  `GET /admin/<token>/export.csv` or `.jsonl`: the export, as `howtobench annotate
+  export` writes it.
+- `GET /api/assignments`: the rater's instructions with their writings' ids and the
+  rater's own ratings; `GET /api/assignments/<instruction id>`: one instruction's texts;
+  `PUT /api/ratings/<writing id>` (rate campaigns) and `PUT /api/picks/<instruction id>`
+  (pick campaigns) save one verdict; all with `Authorization: Bearer <rater token>`.
+  `GET /api/admin/summary` with the admin token: progress, agreement, re-checks.
+- `/static/...`: the pages' CSS and JavaScript.
+
+Writings are untrusted model output and raters are people, so: tokens are compared in
+constant time with every rater's; a rater's responses carry no model name, no sample id
+and nobody else's verdict; every body is checked here (`protocol`), a bad one answered
+422 with the reason, a writing or instruction of someone else's 404; no traceback
+reaches the browser (500 says to look at the server's log); every response forbids
+scripts, styles and connections from anywhere but this server (Content-Security-Policy)
+and sends no referrer, since the links hold the tokens; the access log is off for the
+same reason. The pages put writings into the document as text, never as HTML.
+"""
+
+from __future__ import annotations
+
+import hmac
+import io
+import ipaddress
+import json
+import socket
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from html import escape
+from pathlib import Path
+from string import Template
+from typing import Any, TypeVar
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from howtobench.annotate.export import write_rows
+from howtobench.annotate.protocol import (
+    NOTE_LIMIT,
+    PASSING,
+    REFERENCE_SCORE,
+    InvalidInput,
+    Pick,
+    Rating,
+    check_pick,
+    check_rating,
+    error_types,
+)
+from howtobench.annotate.store import Settings, Store
+from howtobench.annotate.summary import summary
+from howtobench.studies.logs import StudyError
+
+HERE = Path(__file__).parent
+STATIC = HERE / "static"
+GUIDELINES = HERE / "guidelines"
+BODY_LIMIT = 64 * 1024  # bytes; a note at its limit is at most 8 KB of UTF-8
+POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+# the answer (409) to a verdict of the other kind: where this campaign's verdicts go
+ELSEWHERE = {
+    "rate": "this campaign asks for ratings: PUT /api/ratings/<writing id>",
+    "pick": "this campaign asks for picks: PUT /api/picks/<instruction id>",
+}
+TARGET = {"rate": "writing", "pick": "instruction"}  # what a verdict's id names
+Verdict = TypeVar("Verdict", Rating, Pick)
+HEADERS = {
+    "Content-Security-Policy": POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "X-Frame-Options": "DENY",
+}
+
+
+class Guard:
+    """Outermost middleware: the security headers on every response (errors included),
+    no caching of pages or API answers (they hold tokens and ratings), and the server's
+    own time in a `Server-Timing` header, which the benchmark reads."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+
+        async def sending(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.update(HEADERS)
+                if not scope["path"].startswith("/static/"):
+                    headers["Cache-Control"] = "no-store"
+                headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.2f}"
+            await send(message)
+
+        await self.app(scope, receive, sending)
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def _no_link() -> PlainTextResponse:
+    return PlainTextResponse("This link is not valid.", status_code=404)
+
+
+def _missing(what: str) -> JSONResponse:
+    """Someone else's id, or none at all: the same answer, so ids cannot be probed."""
+    return _error(404, f"no {what} of yours has this id")
+
+
+def _guideline(kind: str, task: str, language: str) -> str:
+    """The guideline of a task (or of picking) in the data's language (English for any
+    language but Chinese), wrapped so that the page shows the one it needs: one for
+    completions (appendix J), one for whole writings, guided or open (and a user's own
+    tasks), one for picking (appendix G)."""
+    name = (
+        "pick" if kind == "pick" else "rate_completion" if task == "completion" else "rate_writing"
+    )
+    shown = "zh" if language == "zh" else "en"
+    text = (GUIDELINES / f"{name}.{shown}.html").read_text(encoding="utf-8")
+    return (
+        f'<section class="guideline" data-task="{escape(task)}" data-language="{shown}" hidden>'
+        f"{text}</section>"
+    )
+
+
+def _bearer(request: Request) -> str:
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() if scheme.lower() == "bearer" else ""
+
+
+def _same(given: str, secret: str) -> bool:
+    return hmac.compare_digest(given.encode("utf-8"), secret.encode("utf-8"))
+
+
+async def _body(request: Request) -> object:
+    """The request's JSON, read up to `BODY_LIMIT` bytes."""
+    raw = b""
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > BODY_LIMIT:
+            raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
+    try:
+        return json.loads(raw)
+    except ValueError:
+        raise InvalidInput("the body is not JSON") from None
+
+
+class Studio:
+    """The app's state: the open campaign, its settings and its two page templates."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.settings: Settings = store.settings()
+        kinds = sorted(store.instruction_kinds())
+        guidelines = "\n".join(_guideline(self.settings.kind, t, lang) for t, lang in kinds)
+        page = Template((STATIC / "rater.html").read_text(encoding="utf-8"))
+        self.rater_page = page.substitute(guidelines=guidelines, lang=self.settings.language)
+        self.admin_page = (STATIC / "admin.html").read_text(encoding="utf-8")
+
+    def rater(self, token: str) -> tuple[str, int] | None:
+        """The rater (name, row id) whose token this is. Compared with every rater's token
+        in constant time, so the answer's timing says nothing about a near miss."""
+        found = None
+        for name, (rater_id, secret) in self.settings.raters.items():
+            if _same(token, secret):
+                found = (name, rater_id)
+        return found
+
+    def admin(self, token: str) -> bool:
+        return _same(token, self.settings.admin_token)
+
+    async def rater_page_for(self, request: Request) -> Response:
+        if self.rater(request.path_params["token"]) is None:
+            return _no_link()
+        return HTMLResponse(self.rater_page)
+
+    async def admin_page_for(self, request: Request) -> Response:
+        if not self.admin(request.path_params["token"]):
+            return _no_link()
+        return HTMLResponse(self.admin_page)
+
+    async def download(self, request: Request) -> Response:
+        if not self.admin(request.path_params["token"]):
+            return _no_link()
+        suffix = request.path_params["suffix"]
+        if suffix not in ("csv", "jsonl"):
+            return PlainTextResponse("Export as .csv or .jsonl.", status_code=404)
+        rating = self.settings.kind == "rate"
+        rows = await run_in_threadpool(self.store.ratings if rating else self.store.picks)
+        text = io.StringIO(newline="")
+        write_rows(rows, rating, text, jsonl=suffix == "jsonl")
+        name = f"{'ratings' if rating else 'picks'}.{suffix}"
+        return Response(
+            text.getvalue(),
+            media_type="text/csv" if suffix == "csv" else "application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
+
+    def _who(self, request: Request) -> tuple[str, int]:
+        found = self.rater(_bearer(request))
+        if found is None:
+            raise HTTPException(401, "give your link's token as Authorization: Bearer <token>")
+        return found
+
+    async def assignments(self, request: Request) -> Response:
+        name, rater_id = self._who(request)
+        items = await run_in_threadpool(self.store.assignments, rater_id)
+        return JSONResponse(
+            {
+                "rater": name,
+                "kind": self.settings.kind,
+                "language": self.settings.language,
+                "reference_score": REFERENCE_SCORE,
+                "passing": PASSING,
+                "note_limit": NOTE_LIMIT,
+                "error_types": error_types(self.settings.language),
+                "instructions": items,
+            }
+        )
+
+    async def texts(self, request: Request) -> Response:
+        _, rater_id = self._who(request)
+        key = request.path_params["key"]
+        found = await run_in_threadpool(self.store.instruction, rater_id, key, self.settings)
+        if found is None:
+            return _missing("instruction")
+        return JSONResponse(found)
+
+    async def _save(
+        self,
+        request: Request,
+        kind: str,
+        check: Callable[[object], Verdict],
+        save: Callable[[int, str, Verdict], str | None],
+    ) -> Response:
+        """Check a verdict (a rating or a pick), store it for the rater, say when."""
+        _, rater_id = self._who(request)
+        if self.settings.kind != kind:
+            return _error(409, ELSEWHERE[self.settings.kind])
+        verdict = check(await _body(request))
+        try:
+            saved = await run_in_threadpool(save, rater_id, request.path_params["key"], verdict)
+        except ValueError as err:  # a pick of a candidate the instruction does not have
+            return _error(422, str(err))
+        if saved is None:
+            return _missing(TARGET[kind])
+        return JSONResponse({"saved": saved})
+
+    async def rate(self, request: Request) -> Response:
+        return await self._save(request, "rate", check_rating, self.store.save_rating)
+
+    async def pick(self, request: Request) -> Response:
+        return await self._save(request, "pick", check_pick, self.store.save_pick)
+
+    async def admin_summary(self, request: Request) -> Response:
+        if not self.admin(_bearer(request)):
+            raise HTTPException(401, "give the admin token as Authorization: Bearer <token>")
+        return JSONResponse(await run_in_threadpool(summary, self.store, self.settings))
+
+
+async def _refused(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, InvalidInput)
+    return _error(422, str(exc))
+
+
+async def _http(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    headers = {"WWW-Authenticate": "Bearer"} if exc.status_code == 401 else None
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": exc.detail}, status_code=exc.status_code, headers=headers)
+    return PlainTextResponse(exc.detail, status_code=exc.status_code, headers=headers)
+
+
+async def _crash(request: Request, exc: Exception) -> Response:
+    # the traceback goes to the server's log (uvicorn logs the exception raised on)
+    return _error(500, "the server failed on this request; its log says why")
+
+
+def create_app(store: Store) -> ASGIApp:
+    """The ASGI app for an open campaign."""
+    studio = Studio(store)
+    handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
+        InvalidInput: _refused,
+        HTTPException: _http,
+        Exception: _crash,
+    }
+    routes = [
+        Route("/r/{token}", studio.rater_page_for),
+        Route("/admin/{token}", studio.admin_page_for),
+        Route("/admin/{token}/export.{suffix}", studio.download),
+        Route("/api/assignments", studio.assignments),
+        Route("/api/assignments/{key}", studio.texts),
+        Route("/api/ratings/{key}", studio.rate, methods=["PUT"]),
+        Route("/api/picks/{key}", studio.pick, methods=["PUT"]),
+        Route("/api/admin/summary", studio.admin_summary),
+        Mount("/static", StaticFiles(directory=STATIC)),
+    ]
+    return Guard(Starlette(routes=routes, exception_handlers=handlers))
+
+
+def links(settings: Settings, base: str) -> dict[str, Any]:
+    """The admin link and each rater's private link under `base` (scheme, host, port)."""
+    root = base.rstrip("/")
+    return {
+        "admin": f"{root}/admin/{settings.admin_token}",
+        "raters": {name: f"{root}/r/{token}" for name, (_, token) in settings.raters.items()},
+    }
+
+
+def _loopback(host: str) -> bool:
+    try:
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A listening TCP socket, bound here so that a busy port is one clean line. Made with
+    the TCP protocol number (not `socket.create_server`'s 0), since asyncio turns Nagle's
+    algorithm off only on connections of such a socket: with it on, every answer, whose
+    head and body go out in two writes, waited 40 ms for the client's delayed ACK."""
+    family, kind, proto, _, address = socket.getaddrinfo(
+        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
+    )[0]
+    listener = socket.socket(family, kind, proto)
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+        listener.listen(2048)
+    except OSError:
+        listener.close()
+        raise
+    return listener
+
+
+def serve(path: Path, host: str, port: int) -> None:
+    """Serve the campaign until Ctrl-C. Anywhere but this machine's loopback address it
+    warns: the links are the only lock, and plain HTTP shows them to the network."""
+    import uvicorn  # here: the other commands need no server
+
+    store = Store(path)
+    app = create_app(store)
+    if not _loopback(host):
+        print(
+            f"warning: serving on {host}, so anyone who can reach port {port} can try links; "
+            "the traffic is plain HTTP: put the studio behind HTTPS (a reverse proxy) "
+            "beyond a trusted network",
+            file=sys.stderr,
+        )
+    try:
+        listener = _listen(host, port)
+    except OSError as err:
+        raise StudyError(
+            f"--host {host} --port {port}: cannot listen there: {err.strerror or err}"
+        ) from err
+    port = listener.getsockname()[1]  # the one the system chose, for --port 0
+    base = f"http://{host}:{port}" if ":" not in host else f"http://[{host}]:{port}"
+    print(f"serving {path} at {base} (Ctrl-C stops)")
+    print(f"admin page: {links(store.settings(), base)['admin']}", flush=True)
+    # log_config=None: uvicorn's own logging setup (dictConfig) closes every handler in
+    # the process, other libraries' too; without it, its warnings and the tracebacks of
+    # failed requests reach stderr through Python's last-resort handler
+    config = uvicorn.Config(
+        app, access_log=False, server_header=False, log_level="warning", log_config=None
+    )
+    try:
+        uvicorn.Server(config).run(sockets=[listener])
+    except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again for us
+        print("stopped")
+    finally:
+        listener.close()
+        store.close()

@@ -1,0 +1,179 @@
+"""A campaign's plan: which instructions are rated, by whom, in what order.
+
+The paper's protocol (section 5.2): instructions picked at random and evenly over the
+genres; one rater rates all the writings of an instruction together, so that they are
+judged on one scale; each writing is rated by two raters, for agreement. Here an
+instruction is eligible when every writer of the logs wrote it (the models are then
+compared on the same instructions); instructions go round the genres one at a time, in a
+random order within each genre, until N are taken, so no genre gets two more than
+another unless it runs out. Each instruction goes to the raters with the least work so
+far, ties broken at random, so the loads differ by at most one instruction and the rater
+pairs vary. Every rater sees their instructions, and the writings within each, in an
+order of their own (labelled A, B, C...), so that neither position nor a neighbour's
+order tells which model wrote what. Everything random comes from one seed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from howtobench.annotate.protocol import MAX_CANDIDATES
+from howtobench.annotate.sources import Instruction
+from howtobench.studies.logs import StudyError
+
+KINDS: tuple[str, ...] = ("rate", "pick")
+REFERENCE_MODES: tuple[str, ...] = ("show", "hide")
+REFERENCE = ""  # the candidate that is the human reference (pick campaigns)
+RATER_NAME_LIMIT = 40
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a campaign asks for (`howtobench annotate new`): how many instructions (None:
+    every eligible one), the raters, how many of them rate each writing, the seed, rating
+    or picking, and whether the reference is shown."""
+
+    count: int | None = None
+    raters: tuple[str, ...] = ("rater-1", "rater-2")
+    per_writing: int = 2
+    seed: int = 0
+    kind: str = "rate"
+    reference: str = "show"
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One rater's instruction: its candidates (writer models, or `REFERENCE`) in the
+    order this rater sees them."""
+
+    rater: str
+    infer_id: str
+    candidates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What `store.create` writes: the settings, the chosen instructions and, per rater,
+    their assignments in the order they rate them."""
+
+    kind: str
+    reference: str
+    seed: int
+    language: str
+    instructions: tuple[Instruction, ...]
+    raters: tuple[str, ...]
+    assignments: tuple[Assignment, ...]
+
+
+def check_raters(names: Sequence[str], per_writing: int) -> tuple[str, ...]:
+    """The rater names, or a `StudyError` about `--raters` / `--raters-per-writing`."""
+    if per_writing < 1:
+        raise StudyError(f"--raters-per-writing: at least 1, not {per_writing}")
+    raters = tuple(name.strip() for name in names)
+    if not raters or any(not name for name in raters):
+        raise StudyError("--raters: give a comma list of names, e.g. ana,ben")
+    twice = sorted(name for name, n in Counter(raters).items() if n > 1)
+    if twice:
+        raise StudyError(f"--raters: {', '.join(twice)} named more than once")
+    odd = [n for n in raters if len(n) > RATER_NAME_LIMIT or not n.isprintable()]
+    if odd:
+        raise StudyError(
+            f"--raters: {odd[0]!r} is not a usable name (printable, at most "
+            f"{RATER_NAME_LIMIT} characters)"
+        )
+    if len(raters) < per_writing:
+        raise StudyError(
+            f"--raters: {len(raters)} rater(s) cannot give each writing {per_writing} "
+            f"ratings by different raters (--raters-per-writing {per_writing})"
+        )
+    return raters
+
+
+def eligible(instructions: Sequence[Instruction]) -> list[Instruction]:
+    """The instructions that every writer of the logs wrote, in id order."""
+    models = sorted({m for item in instructions for m in item.writings})
+    if len(models) > MAX_CANDIDATES - 1:
+        raise StudyError(
+            f"the logs hold {len(models)} writers; one instruction's writings are rated side "
+            f"by side, so at most {MAX_CANDIDATES - 1} can be ({', '.join(models)})"
+        )
+    complete = [item for item in instructions if len(item.writings) == len(models)]
+    if not complete:
+        raise StudyError(
+            f"no instruction was written by all {len(models)} writers of the logs "
+            f"({', '.join(models)}); give logs of the same instructions"
+        )
+    return sorted(complete, key=lambda item: item.infer_id)
+
+
+def sample_evenly(
+    items: Sequence[Instruction], count: int, rng: random.Random
+) -> list[Instruction]:
+    """`count` instructions taken round the genres one at a time (see the module)."""
+    by_genre: dict[str, list[Instruction]] = {}
+    for item in items:
+        by_genre.setdefault(item.genre, []).append(item)
+    queues = [by_genre[genre] for genre in sorted(by_genre)]
+    for queue in queues:
+        rng.shuffle(queue)
+    rng.shuffle(queues)
+    chosen: list[Instruction] = []
+    while len(chosen) < count:
+        for queue in queues:
+            if queue and len(chosen) < count:
+                chosen.append(queue.pop())
+    return chosen
+
+
+def assign(
+    items: Sequence[Instruction], raters: Sequence[str], per_writing: int, rng: random.Random
+) -> dict[str, list[str]]:
+    """Rater -> the ids of their instructions: each instruction to the `per_writing` raters
+    with the fewest writings so far, ties broken at random."""
+    load = dict.fromkeys(raters, 0)
+    given: dict[str, list[str]] = {rater: [] for rater in raters}
+    for item in items:
+        ranked = sorted(raters, key=lambda rater: (load[rater], rng.random()))
+        for rater in ranked[:per_writing]:
+            load[rater] += len(item.writings)
+            given[rater].append(item.infer_id)
+    return given
+
+
+def plan(instructions: Sequence[Instruction], options: Options) -> Plan:
+    """The campaign for these instructions, or a `StudyError` naming the bad option."""
+    kind, reference, seed = options.kind, options.reference, options.seed
+    if kind not in KINDS:
+        raise StudyError(f"--kind: rate or pick, not {kind!r}")
+    if reference not in REFERENCE_MODES:
+        raise StudyError(f"--reference: show or hide, not {reference!r}")
+    names = check_raters(options.raters, options.per_writing)
+    usable = eligible(instructions)
+    wanted = len(usable) if options.count is None else options.count
+    if wanted < 1:
+        raise StudyError(f"--instructions: at least 1, not {wanted}")
+    if wanted > len(usable):
+        raise StudyError(
+            f"--instructions {wanted}: the logs hold {len(usable)} instruction(s) written by "
+            "every writer"
+        )
+    if kind == "pick" and reference == "hide" and len(usable[0].writings) < 2:
+        raise StudyError("--kind pick: one writer and no reference leave nothing to choose from")
+    rng = random.Random(seed)
+    chosen = sample_evenly(usable, wanted, rng)
+    by_id = {item.infer_id: item for item in chosen}
+    assignments: list[Assignment] = []
+    for rater, ids in assign(chosen, names, options.per_writing, rng).items():
+        rng.shuffle(ids)
+        for infer_id in ids:
+            candidates = sorted(by_id[infer_id].writings)
+            if kind == "pick" and reference == "show":
+                candidates.append(REFERENCE)
+            rng.shuffle(candidates)
+            assignments.append(Assignment(rater, infer_id, tuple(candidates)))
+    languages = Counter(item.language for item in chosen)
+    language = "zh" if languages["zh"] * 2 >= len(chosen) else "en"
+    return Plan(kind, reference, seed, language, tuple(chosen), names, tuple(assignments))

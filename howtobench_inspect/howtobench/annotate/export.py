@@ -1,0 +1,56 @@
+"""A campaign's results as a file: ratings for `howtobench metaeval`, or picks.
+
+Rate campaigns give the ratings file of `studies.ratings`: one row per rating with
+`infer_id`, `model`, `rater`, `score`, `errors` and `note`. Pick campaigns give one row
+per pick with `infer_id`, `rater`, `choice` (the chosen writer model, or `reference`),
+`candidates` (every candidate in the order the rater saw them) and `reason`; picks are
+no scores, so `metaeval` refuses them. CSV or JSONL, by the file's suffix; in CSV the
+lists (`errors`, `candidates`) are joined with `;`, in JSONL they are lists.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+from typing import Any, TextIO
+
+from howtobench.annotate.store import Store
+from howtobench.studies.logs import StudyError
+
+RATING_COLUMNS: tuple[str, ...] = ("infer_id", "model", "rater", "score", "errors", "note")
+PICK_COLUMNS: tuple[str, ...] = ("infer_id", "rater", "choice", "candidates", "reason")
+LISTS = ("errors", "candidates")
+SUFFIXES = (".csv", ".jsonl")
+
+
+def write_rows(rows: list[dict[str, Any]], rating: bool, file: TextIO, jsonl: bool) -> None:
+    """Ratings (`rating`) or picks, as CSV or JSONL, to an open text file."""
+    columns = RATING_COLUMNS if rating else PICK_COLUMNS
+    kept = [{key: row[key] for key in columns} for row in rows]
+    if jsonl:
+        file.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in kept)
+        return
+    writer = csv.DictWriter(file, fieldnames=columns)
+    writer.writeheader()
+    for row in kept:
+        writer.writerow({k: ";".join(v) if k in LISTS else v for k, v in row.items()})
+
+
+def export(store: Store, out: Path) -> int:
+    """Write the campaign's ratings (or picks) to `out` and return how many rows; the
+    file is written beside it first and then moved, so a reader never sees half of it."""
+    if out.suffix.lower() not in SUFFIXES:
+        raise StudyError(f"--out {out}: give a .csv or a .jsonl file")
+    rating = store.settings().kind == "rate"
+    rows = store.ratings() if rating else store.picks()
+    partial = out.with_name(f".{out.name}.partial")
+    try:
+        with partial.open("w", encoding="utf-8", newline="") as file:
+            write_rows(rows, rating, file, jsonl=out.suffix.lower() == ".jsonl")
+        os.replace(partial, out)
+    except OSError as err:
+        partial.unlink(missing_ok=True)
+        raise StudyError(f"--out {out}: cannot write it: {err.strerror or err}") from err
+    return len(rows)

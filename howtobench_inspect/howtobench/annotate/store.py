@@ -1,0 +1,491 @@
+"""A campaign in one SQLite file: the plan, the tokens, and every rating as it is saved.
+
+One file is the whole campaign, easy to copy and to back up, with nothing else to run.
+It is opened in WAL mode (readers never wait for a writer; writers take turns, one save
+at a time, in this process's order) with foreign keys on, and every save is committed with
+`synchronous=FULL` before the server answers, so an acknowledged save is on disk:
+neither `kill -9` of the server nor a power cut loses it. `PRAGMA user_version` holds the
+schema version, so a file of another version is refused rather than misread.
+
+The ids a rater's page uses for instructions and candidates are random strings
+(`secrets`), not the sample ids or row numbers, so they reveal neither the sample nor the
+model, and a rater can only reach rows joined to their own assignments.
+"""
+
+from __future__ import annotations
+
+import json
+import queue
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from howtobench.annotate.campaign import REFERENCE, Plan
+from howtobench.annotate.protocol import Pick, Rating, label
+from howtobench.studies.logs import StudyError
+
+SCHEMA_VERSION = 1
+SCHEMA = """
+CREATE TABLE campaign (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    kind TEXT NOT NULL CHECK (kind IN ('rate', 'pick')),
+    reference TEXT NOT NULL CHECK (reference IN ('show', 'hide')),
+    seed INTEGER NOT NULL,
+    language TEXT NOT NULL,
+    admin_token TEXT NOT NULL,
+    created TEXT NOT NULL
+);
+CREATE TABLE instructions (
+    id INTEGER PRIMARY KEY,
+    infer_id TEXT NOT NULL UNIQUE,
+    task TEXT NOT NULL,
+    genre TEXT NOT NULL,
+    language TEXT NOT NULL,
+    instruction TEXT NOT NULL,
+    grounding TEXT NOT NULL,
+    reference TEXT NOT NULL
+);
+CREATE TABLE writings (
+    id INTEGER PRIMARY KEY,
+    instruction_id INTEGER NOT NULL REFERENCES instructions (id),
+    model TEXT NOT NULL,
+    text TEXT NOT NULL,
+    log TEXT NOT NULL,
+    UNIQUE (instruction_id, model)
+);
+CREATE TABLE raters (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE,
+    token TEXT NOT NULL UNIQUE
+);
+CREATE TABLE assignments (
+    id TEXT PRIMARY KEY,
+    rater_id INTEGER NOT NULL REFERENCES raters (id),
+    instruction_id INTEGER NOT NULL REFERENCES instructions (id),
+    position INTEGER NOT NULL,
+    UNIQUE (rater_id, instruction_id),
+    UNIQUE (rater_id, position)
+);
+CREATE TABLE candidates (
+    id TEXT PRIMARY KEY,
+    assignment_id TEXT NOT NULL REFERENCES assignments (id),
+    writing_id INTEGER REFERENCES writings (id),  -- NULL: the human reference
+    position INTEGER NOT NULL,
+    UNIQUE (assignment_id, position),
+    UNIQUE (id, assignment_id)
+);
+CREATE TABLE ratings (
+    candidate_id TEXT PRIMARY KEY REFERENCES candidates (id),
+    score INTEGER NOT NULL CHECK (score BETWEEN 1 AND 5),
+    errors TEXT NOT NULL,  -- a JSON list of error type ids
+    note TEXT NOT NULL,
+    saved TEXT NOT NULL
+);
+CREATE TABLE picks (
+    assignment_id TEXT PRIMARY KEY REFERENCES assignments (id),
+    candidate_id TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    saved TEXT NOT NULL,
+    FOREIGN KEY (candidate_id, assignment_id) REFERENCES candidates (id, assignment_id)
+);
+CREATE INDEX assignments_by_rater ON assignments (rater_id, position);
+CREATE INDEX candidates_by_assignment ON candidates (assignment_id, position);
+"""
+# a candidate's (`c`) assignment, instruction and rater, for the exports
+OWNERS = (
+    "JOIN assignments a ON a.id = c.assignment_id "
+    "JOIN instructions i ON i.id = a.instruction_id "
+    "JOIN raters r ON r.id = a.rater_id"
+)
+TOKEN_BYTES = 24  # 192 random bits per link
+ID_BYTES = 12  # opaque ids of instructions and candidates on a rater's page
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the server needs at hand: the campaign's options and who may come in."""
+
+    kind: str
+    reference: str
+    language: str
+    admin_token: str
+    raters: dict[str, tuple[int, str]]  # name -> (row id, token)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    db = sqlite3.connect(path, check_same_thread=False, timeout=30)
+    db.row_factory = sqlite3.Row
+    db.execute("PRAGMA foreign_keys = ON")
+    db.execute("PRAGMA synchronous = FULL")
+    return db
+
+
+def create(path: Path, plan: Plan) -> None:
+    """Write the campaign to a new file (an existing file is never overwritten)."""
+    if path.exists():
+        raise StudyError(f"{path}: the file exists; give a new file for the campaign")
+    try:
+        db = _connect(path)
+    except sqlite3.Error as err:
+        raise StudyError(f"{path}: cannot create the campaign file: {err}") from err
+    try:
+        db.execute("PRAGMA journal_mode = WAL")
+        with db:
+            _write(db, plan)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        db.close()
+        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            leftover.unlink(missing_ok=True)
+        raise
+    db.close()
+
+
+def _write(db: sqlite3.Connection, plan: Plan) -> None:
+    db.executescript(SCHEMA)
+    db.execute(
+        "INSERT INTO campaign VALUES (1, ?, ?, ?, ?, ?, ?)",
+        (plan.kind, plan.reference, plan.seed, plan.language, _token(), _now()),
+    )
+    instruction_ids, writing_ids = {}, {}
+    for item in plan.instructions:
+        instruction_ids[item.infer_id] = db.execute(
+            "INSERT INTO instructions (infer_id, task, genre, language, instruction, grounding, "
+            "reference) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                item.infer_id,
+                item.task,
+                item.genre,
+                item.language,
+                item.instruction,
+                item.grounding,
+                item.reference,
+            ),
+        ).lastrowid
+        for model, text in sorted(item.writings.items()):
+            writing_ids[(item.infer_id, model)] = db.execute(
+                "INSERT INTO writings (instruction_id, model, text, log) VALUES (?, ?, ?, ?)",
+                (instruction_ids[item.infer_id], model, text, item.where.get(model, "")),
+            ).lastrowid
+    rater_ids = {
+        name: db.execute(
+            "INSERT INTO raters (name, token) VALUES (?, ?)", (name, _token())
+        ).lastrowid
+        for name in plan.raters
+    }
+    positions: dict[str, int] = {}
+    for assignment in plan.assignments:
+        key = secrets.token_urlsafe(ID_BYTES)
+        position = positions[assignment.rater] = positions.get(assignment.rater, -1) + 1
+        db.execute(
+            "INSERT INTO assignments VALUES (?, ?, ?, ?)",
+            (key, rater_ids[assignment.rater], instruction_ids[assignment.infer_id], position),
+        )
+        db.executemany(
+            "INSERT INTO candidates VALUES (?, ?, ?, ?)",
+            [
+                (
+                    secrets.token_urlsafe(ID_BYTES),
+                    key,
+                    None if model == REFERENCE else writing_ids[(assignment.infer_id, model)],
+                    i,
+                )
+                for i, model in enumerate(assignment.candidates)
+            ],
+        )
+
+
+def _token() -> str:
+    return secrets.token_urlsafe(TOKEN_BYTES)
+
+
+class Store:
+    """An open campaign file; safe to use from several threads (one connection each at a
+    time, from a small pool)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        if not path.is_file():
+            raise StudyError(
+                f"{path}: no such campaign file (make one with howtobench annotate new)"
+            )
+        self._idle: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._write_lock = threading.Lock()
+        try:
+            with self._db() as db:
+                version = db.execute("PRAGMA user_version").fetchone()[0]
+                tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.DatabaseError as err:
+            raise StudyError(f"{path}: not a campaign file ({err})") from err
+        if "campaign" not in tables:
+            raise StudyError(f"{path}: not a campaign file (no campaign in it)")
+        if version != SCHEMA_VERSION:
+            raise StudyError(
+                f"{path}: a campaign file of schema version {version}; this howtobench reads "
+                f"version {SCHEMA_VERSION}"
+            )
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        """An idle connection (a new one if none is idle), back in the pool afterwards."""
+        try:
+            db = self._idle.get_nowait()
+        except queue.Empty:
+            db = _connect(self.path)
+        try:
+            yield db
+        finally:
+            self._idle.put(db)
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """A connection in a transaction that commits on leaving, one writer at a time.
+        SQLite lets one writer in at a time anyway, but a writer that finds the file locked
+        sleeps in growing steps (up to 100 ms) before it tries again; waiting for this
+        lock instead wakes the next writer as soon as the last one has committed."""
+        with self._write_lock, self._db() as db, db:
+            yield db
+
+    def close(self) -> None:
+        """Close the idle connections (those in use close when their owner is done)."""
+        while True:
+            try:
+                self._idle.get_nowait().close()
+            except queue.Empty:
+                return
+
+    def settings(self) -> Settings:
+        with self._db() as db:
+            row = db.execute(
+                "SELECT kind, reference, language, admin_token FROM campaign"
+            ).fetchone()
+            raters = {r["name"]: (r["id"], r["token"]) for r in db.execute("SELECT * FROM raters")}
+        return Settings(row["kind"], row["reference"], row["language"], row["admin_token"], raters)
+
+    def instruction_kinds(self) -> set[tuple[str, str]]:
+        """The (task, language) pairs of the campaign: which guidelines its pages need."""
+        with self._db() as db:
+            rows = db.execute("SELECT DISTINCT task, language FROM instructions").fetchall()
+        return {(row["task"], row["language"]) for row in rows}
+
+    def assignments(self, rater_id: int) -> list[dict[str, Any]]:
+        """A rater's instructions in their order, each with its candidates (opaque ids and
+        letters) and the rater's own ratings or pick, but no text: the page fetches one
+        instruction's texts at a time (`instruction`), so that a page load stays small
+        however many instructions a rater has. Never a model name."""
+        with self._db() as db:
+            head = db.execute(
+                "SELECT a.id, i.task, i.language FROM assignments a "
+                "JOIN instructions i ON i.id = a.instruction_id "
+                "WHERE a.rater_id = ? ORDER BY a.position",
+                (rater_id,),
+            ).fetchall()
+            rows = db.execute(
+                "SELECT c.id, c.assignment_id, c.position, g.score, g.errors, g.note, g.saved "
+                "FROM assignments a JOIN candidates c ON c.assignment_id = a.id "
+                "LEFT JOIN ratings g ON g.candidate_id = c.id "
+                "WHERE a.rater_id = ? ORDER BY a.position, c.position",
+                (rater_id,),
+            ).fetchall()
+            picks = {
+                row["assignment_id"]: {
+                    "choice": row["candidate_id"],
+                    "reason": row["reason"],
+                    "saved": row["saved"],
+                }
+                for row in db.execute(
+                    "SELECT p.* FROM picks p JOIN assignments a ON a.id = p.assignment_id "
+                    "WHERE a.rater_id = ?",
+                    (rater_id,),
+                )
+            }
+        candidates: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            rating = None
+            if row["score"] is not None:
+                rating = {
+                    "score": row["score"],
+                    "errors": json.loads(row["errors"]),
+                    "note": row["note"],
+                    "saved": row["saved"],
+                }
+            candidates.setdefault(row["assignment_id"], []).append(
+                {"id": row["id"], "label": label(row["position"]), "rating": rating}
+            )
+        return [
+            {
+                "id": row["id"],
+                "task": row["task"],
+                "language": row["language"],
+                "writings": candidates[row["id"]],
+                "pick": picks.get(row["id"]),
+            }
+            for row in head
+        ]
+
+    def instruction(
+        self, rater_id: int, assignment_id: str, settings: Settings
+    ) -> dict[str, Any] | None:
+        """The texts of one of the rater's instructions: the request, the grounding, the
+        reference (when the campaign shows it as a 4) and each candidate's text by its id;
+        None if no instruction of theirs has that id."""
+        with self._db() as db:
+            head = db.execute(
+                "SELECT i.instruction, i.grounding, i.reference FROM assignments a "
+                "JOIN instructions i ON i.id = a.instruction_id WHERE a.id = ? AND a.rater_id = ?",
+                (assignment_id, rater_id),
+            ).fetchone()
+            rows = db.execute(
+                "SELECT c.id, COALESCE(w.text, i.reference) AS text FROM candidates c "
+                "JOIN assignments a ON a.id = c.assignment_id "
+                "JOIN instructions i ON i.id = a.instruction_id "
+                "LEFT JOIN writings w ON w.id = c.writing_id "
+                "WHERE a.id = ? AND a.rater_id = ? ORDER BY c.position",
+                (assignment_id, rater_id),
+            ).fetchall()
+        if head is None:
+            return None
+        shown = settings.kind == "rate" and settings.reference == "show" and head["reference"]
+        return {
+            "id": assignment_id,
+            "instruction": head["instruction"],
+            "grounding": head["grounding"],
+            "reference": head["reference"] if shown else None,
+            "writings": [{"id": row["id"], "text": row["text"]} for row in rows],
+        }
+
+    def save_rating(self, rater_id: int, candidate_id: str, rating: Rating) -> str | None:
+        """Store the rater's rating of one of their writings and return when it was saved,
+        or None if no writing of theirs has that id."""
+        saved = _now()
+        with self._writing() as db:
+            done = db.execute(
+                "INSERT INTO ratings (candidate_id, score, errors, note, saved) "
+                "SELECT c.id, ?, ?, ?, ? FROM candidates c "
+                "JOIN assignments a ON a.id = c.assignment_id "
+                "WHERE c.id = ? AND a.rater_id = ? AND c.writing_id IS NOT NULL "
+                "ON CONFLICT (candidate_id) DO UPDATE SET score = excluded.score, "
+                "errors = excluded.errors, note = excluded.note, saved = excluded.saved",
+                (
+                    rating.score,
+                    json.dumps(list(rating.errors)),
+                    rating.note,
+                    saved,
+                    candidate_id,
+                    rater_id,
+                ),
+            )
+        return saved if done.rowcount == 1 else None
+
+    def save_pick(self, rater_id: int, assignment_id: str, pick: Pick) -> str | None:
+        """Store the rater's pick for one of their instructions and return when it was
+        saved; None if no instruction of theirs has that id. A choice that is no candidate
+        of that instruction is a `ValueError`."""
+        saved = _now()
+        with self._writing() as db:
+            mine = db.execute(
+                "SELECT 1 FROM assignments WHERE id = ? AND rater_id = ?",
+                (assignment_id, rater_id),
+            ).fetchone()
+            if mine is None:
+                return None
+            try:
+                db.execute(
+                    "INSERT INTO picks VALUES (?, ?, ?, ?) ON CONFLICT (assignment_id) DO UPDATE "
+                    "SET candidate_id = excluded.candidate_id, reason = excluded.reason, "
+                    "saved = excluded.saved",
+                    (assignment_id, pick.choice, pick.reason, saved),
+                )
+            except sqlite3.IntegrityError as err:  # the foreign key: not this one's candidate
+                raise ValueError(
+                    f"'choice': {pick.choice!r} is no candidate of this instruction"
+                ) from err
+        return saved
+
+    def ratings(self) -> list[dict[str, Any]]:
+        """Every rating with its writing's sample id and model, and the rater's name."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT i.infer_id, i.task, w.model, r.name AS rater, g.score, g.errors, "
+                "g.note, g.saved FROM ratings g JOIN candidates c ON c.id = g.candidate_id "
+                f"JOIN writings w ON w.id = c.writing_id {OWNERS} "
+                "ORDER BY i.infer_id, w.model, r.name"
+            ).fetchall()
+        return [{**dict(row), "errors": json.loads(row["errors"])} for row in rows]
+
+    def picks(self) -> list[dict[str, Any]]:
+        """Every pick: the sample id, the rater, the chosen candidate's model (`reference`
+        for the human reference), the candidates in the order shown, and the reason."""
+        with self._db() as db:
+            shown = db.execute(
+                "SELECT c.assignment_id, COALESCE(w.model, 'reference') AS model FROM candidates c "
+                "LEFT JOIN writings w ON w.id = c.writing_id ORDER BY c.assignment_id, c.position"
+            ).fetchall()
+            rows = db.execute(
+                "SELECT p.assignment_id, i.infer_id, i.task, r.name AS rater, "
+                "COALESCE(w.model, 'reference') AS choice, p.reason, p.saved FROM picks p "
+                "JOIN candidates c ON c.id = p.candidate_id "
+                f"LEFT JOIN writings w ON w.id = c.writing_id {OWNERS} "
+                "ORDER BY i.infer_id, r.name"
+            ).fetchall()
+        candidates: dict[str, list[str]] = {}
+        for row in shown:
+            candidates.setdefault(row["assignment_id"], []).append(row["model"])
+        return [
+            {
+                "infer_id": row["infer_id"],
+                "task": row["task"],
+                "rater": row["rater"],
+                "choice": row["choice"],
+                "candidates": candidates[row["assignment_id"]],
+                "reason": row["reason"],
+                "saved": row["saved"],
+            }
+            for row in rows
+        ]
+
+    def progress(self) -> list[dict[str, Any]]:
+        """Per rater: instructions assigned and finished, writings rated, the last save."""
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT r.name, a.id AS assignment, COUNT(c.id) AS candidates, "
+                "COUNT(g.candidate_id) AS rated, MAX(COALESCE(g.saved, p.saved)) AS saved, "
+                "COUNT(DISTINCT p.assignment_id) AS picked "
+                "FROM raters r LEFT JOIN assignments a ON a.rater_id = r.id "
+                "LEFT JOIN candidates c ON c.assignment_id = a.id "
+                "LEFT JOIN ratings g ON g.candidate_id = c.id "
+                "LEFT JOIN picks p ON p.assignment_id = a.id "
+                "GROUP BY r.id, a.id ORDER BY r.name"
+            ).fetchall()
+        table: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            entry = table.setdefault(
+                row["name"],
+                {
+                    "rater": row["name"],
+                    "instructions": 0,
+                    "finished": 0,
+                    "writings": 0,
+                    "rated": 0,
+                    "last_save": None,
+                },
+            )
+            if row["assignment"] is None:
+                continue
+            entry["instructions"] += 1
+            entry["writings"] += row["candidates"]
+            entry["rated"] += row["rated"]
+            entry["finished"] += int(row["picked"] > 0 or row["rated"] == row["candidates"])
+            if row["saved"] and (entry["last_save"] is None or row["saved"] > entry["last_save"]):
+                entry["last_save"] = row["saved"]
+        return list(table.values())

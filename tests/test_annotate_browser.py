@@ -1,0 +1,208 @@
+"""The studio in a real browser: headless Chromium (the system's) driven by Playwright,
+against uvicorn serving on 127.0.0.1.
+
+Set HOWTOBENCH_SCREENSHOTS to a folder (docs/images) to keep the pages' screenshots
+there for the README; otherwise they go to the test's temporary folder.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from annotate_support import (
+    call,
+    demo_logs_fixture,  # noqa: F401 (a fixture)
+    new_campaign,
+    rater_link,
+    server_thread,
+    texts,
+    tokens,
+)
+
+from howtobench.annotate.export import export
+from howtobench.annotate.store import Store
+
+CHROMIUM = Path("/usr/bin/chromium")
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright for Python is not installed (pip install playwright)"
+)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not CHROMIUM.is_file(),
+        reason=f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium fonts-noto-cjk)",
+    ),
+]
+# seed 2 gives ana a completion item first, whose blank the screenshot shows
+SEED = 2
+HOSTILE = '<script>window.pwned = 1</script><img src="x" onerror="window.pwned = 2">'
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1100, "height": 720}, locale="zh-CN")
+    opened = context.new_page()
+    problems: list[str] = []
+    opened.on("pageerror", lambda error: problems.append(str(error)))
+    yield opened
+    context.close()
+    assert not problems, problems
+
+
+def screenshot(page: Any, tmp_path: Path, name: str, whole: bool = False) -> None:
+    folder = Path(os.environ.get("HOWTOBENCH_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(folder / name), full_page=whole)
+
+
+@pytest.fixture
+def studio(demo_logs: Path, tmp_path: Path) -> Iterator[tuple[Store, str]]:
+    store = new_campaign(tmp_path / "c.db", [demo_logs], seed=SEED)
+    with server_thread(store) as base:
+        yield store, base
+    store.close()
+
+
+def wait_saved(page: Any) -> None:
+    sync_api.expect(page.locator("#state")).to_have_text("已全部保存")
+
+
+def test_a_rater_rates_an_instruction_by_mouse_and_keyboard_across_a_reload(
+    studio: tuple[Store, str], demo_logs: Path, page: Any, tmp_path: Path
+) -> None:
+    store, base = studio
+    expect = sync_api.expect
+    page.goto(rater_link(store, base, "ana"))
+    cards = page.locator(".card")
+    expect(cards).to_have_count(2)
+    expect(page.locator("#progress")).to_have_text("第 1 题，共 7 题 · 已完成 0 题")
+    expect(page.locator("#grounding mark")).to_have_text("[fill in the blank]")
+    first, second = cards.nth(0), cards.nth(1)
+    # writing A by mouse: a 2 needs an error type before it is saved
+    first.locator('.score input[value="2"]').click()
+    expect(first.locator(".saved")).to_have_text("未保存：低于 3 分须勾选问题类型")
+    expect(page.locator("#state")).to_have_text("1 处未保存")
+    first.locator('.errors input[value="needless_repetition"]').click()
+    first.locator("textarea").click()
+    page.keyboard.type("开头空泛")
+    wait_saved(page)
+    expect(first.locator(".saved")).to_contain_text("已保存")
+    # halfway: reload, and the page comes back to this instruction with A as saved
+    page.reload()
+    expect(cards).to_have_count(2)
+    assert page.url.endswith("#1")
+    expect(first.locator('.score input[value="2"]')).to_be_checked()
+    expect(first.locator('.errors input[value="needless_repetition"]')).to_be_checked()
+    expect(first.locator("textarea")).to_have_value("开头空泛")
+    expect(second.locator(".score input:checked")).to_have_count(0)
+    # writing B by keyboard
+    page.keyboard.press("j")
+    expect(second).to_have_class("card active")
+    page.keyboard.press("4")
+    page.keyboard.press("m")
+    page.keyboard.type("比参考略弱")
+    page.keyboard.press("Escape")
+    wait_saved(page)
+    expect(page.locator("#progress")).to_have_text("第 1 题，共 7 题 · 已完成 1 题")
+    expect(second.locator(".errors input").first).to_be_disabled()
+    page.keyboard.press("?")
+    expect(page.locator("#keys")).to_be_visible()
+    page.keyboard.press("?")
+    page.evaluate("window.scrollTo(0, 0)")
+    screenshot(page, tmp_path, "studio_rater.png")
+    shown = {
+        "A": first.locator(".writing").text_content(),
+        "B": second.locator(".writing").text_content(),
+    }
+    # the export holds exactly these two ratings, of the writings shown as A and B
+    out = tmp_path / "ratings.jsonl"
+    assert export(store, out) == 2
+    who = texts([demo_logs])
+    rows = sorted(out.read_text(encoding="utf-8").splitlines())
+    expected = [
+        (*who[shown["A"]], "ana", 2, ["needless_repetition"], "开头空泛"),
+        (*who[shown["B"]], "ana", 4, [], "比参考略弱"),
+    ]
+    found = [tuple(json.loads(row).values()) for row in rows]
+    assert sorted(found) == sorted(expected)
+    # coming back without the address's #: the first unfinished instruction
+    page.goto(rater_link(store, base, "ana"))
+    expect(page.locator("#progress")).to_have_text("第 2 题，共 7 题 · 已完成 1 题")
+
+
+def test_writings_with_markup_show_as_text(studio: tuple[Store, str], page: Any) -> None:
+    store, base = studio
+    with sqlite3.connect(store.path) as db:
+        db.execute("UPDATE writings SET text = ?", (HOSTILE,))
+        db.execute("UPDATE instructions SET instruction = ?, reference = ?", (HOSTILE, HOSTILE))
+    page.goto(rater_link(store, base, "ana"))
+    sync_api.expect(page.locator(".card")).to_have_count(2)
+    assert page.locator(".card .writing").first.text_content() == HOSTILE
+    assert page.locator("#instruction").text_content() == HOSTILE
+    assert page.locator("#reference").text_content() == HOSTILE
+    assert page.locator("main script, main img").count() == 0
+    page.wait_for_timeout(200)
+    assert page.evaluate("window.pwned") is None
+
+
+# (rater, writer, task) -> score: ana and ben mostly a point apart, ana far harsher on
+# the weaker writer's completions (re-checks); ben agrees with ana on open writings
+SCORES = {("ana", "demo-writer-a"): 4, ("ana", "demo-writer-b"): 2, ("ben", "demo-writer-b"): 3}
+
+
+def scripted(rater: str, writer: str, task: str) -> int:
+    if rater == "ana" and writer == "demo-writer-b" and task == "completion":
+        return 1
+    if rater == "ben" and writer == "demo-writer-a":
+        return 4 if task == "open" else 5
+    return SCORES[(rater, writer)]
+
+
+def test_the_admin_page_shows_progress_agreement_and_rechecks(
+    studio: tuple[Store, str], demo_logs: Path, page: Any, tmp_path: Path
+) -> None:
+    store, base = studio
+    token = tokens(store)
+    who = texts([demo_logs])
+    for number, name in enumerate(("ana", "ben")):
+        status, answer = call(base, "GET", "/api/assignments", token[name])
+        assert status == 200
+        for item in answer["instructions"][: 5 + number]:
+            status, content = call(base, "GET", f"/api/assignments/{item['id']}", token[name])
+            for writing in content["writings"]:
+                writer = who[writing["text"]][1]
+                score = scripted(name, writer, item["task"])
+                body = {"score": score, "errors": ["off_request"] if score < 3 else []}
+                put = call(base, "PUT", f"/api/ratings/{writing['id']}", token[name], body)
+                assert put[0] == 200
+    page.goto(f"{base}/admin/{token['admin']}")
+    expect = sync_api.expect
+    expect(page.locator("#progress tbody tr")).to_have_count(2)
+    expect(page.locator("#agreement th").nth(1)).to_have_text("Cohen's κ")
+    rated = Counter((row["infer_id"], row["model"]) for row in store.ratings())
+    pairs = page.locator("#agreement tbody td").first
+    expect(pairs).to_have_text(str(sum(1 for n in rated.values() if n == 2)))
+    expect(page.locator("#per-rater tbody tr")).to_have_count(2)
+    assert page.locator("#disagreements tbody tr").count() >= 1
+    screenshot(page, tmp_path, "studio_admin.png", whole=True)
+    with page.expect_download() as download:
+        page.locator("#export-csv").click()
+    saved = tmp_path / "from-page.csv"
+    download.value.save_as(str(saved))
+    assert export(store, tmp_path / "ratings.csv") == len(store.ratings())
+    assert saved.read_bytes() == (tmp_path / "ratings.csv").read_bytes()
