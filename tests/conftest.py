@@ -1,39 +1,35 @@
-"""Shared fixtures: small data folders and files written per test, and the shared benchmark copy."""
+"""The suite's fixtures, each defined once: data folders and files, the shared benchmark
+copy, judge simulators, and the logs the studies' tests read (built once per session).
 
-import json
+Helpers are imported from the `support` package (`from support.judges import ...`);
+nothing here is meant to be imported.
+"""
+
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from howtobench.simulator import JudgeSimulator
-
-SHARED_DATA = Path(__file__).resolve().parents[2] / "shared" / "howtobench-data"
-MARKER = "[fill in the blank]"
-
-
-def write_jsonl(path: Path, rows: list[dict]) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
-    return path
+from support import logs
+from support.data import (
+    SHARED_DATA,
+    aligned_row,
+    perturbed_file,
+    write_jsonl,
+    writers_file,
+)
+from support.judges import Serve
 
 
-def aligned_row(infer_id: str, task: str = "guide", **overrides: str) -> dict:
-    row = {
-        "infer_id": infer_id,
-        "bench_id": f"bench_{infer_id}",
-        "task_type": task,
-        "sub_task": "议论文",
-        "basic_instruction": "请写一篇关于城市公园的议论文。",
-        "information": f"公园是城市的肺。{MARKER}我们应当珍惜它。"
-        if task == "completion"
-        else "- 公园的作用\n- 如何保护",
-        "reference": "公园让城市更宜居。我们要爱护公园。",
-    }
-    row.update(overrides)
-    return row
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test that reads the published benchmark (`-m "not shared_data"`); first,
+    so that `-m` sees the mark when it deselects."""
+    for item in items:
+        if "shared_data" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.shared_data)
 
 
 @pytest.fixture
@@ -62,6 +58,7 @@ def data_folder(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def shared_data() -> Path:
+    """The published benchmark (../shared/howtobench-data); the test skips where it is absent."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"the shared benchmark copy is not at {SHARED_DATA}")
     return SHARED_DATA
@@ -74,12 +71,12 @@ def fresh_judging(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture
-def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator:  # type: ignore[type-arg]
+def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator[Serve]:
     """Start simulators on demand; point the `sim` service at the latest one."""
     started: list[JudgeSimulator] = []
 
-    def start(**options: object) -> JudgeSimulator:
-        simulator = JudgeSimulator(**options).start()  # type: ignore[arg-type]
+    def start(**options: Any) -> JudgeSimulator:
+        simulator = JudgeSimulator(**options).start()
         started.append(simulator)
         monkeypatch.setenv("SIM_BASE_URL", simulator.base_url)
         monkeypatch.setenv("SIM_API_KEY", "none")
@@ -88,3 +85,53 @@ def serve(monkeypatch: pytest.MonkeyPatch) -> Iterator:  # type: ignore[type-arg
     yield start
     for simulator in started:
         simulator.stop()
+
+
+# --- the studies' logs: real runs of our tasks, once per session (support/logs.py) --------
+
+
+@pytest.fixture(scope="session")
+def writers_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The demo records with four writers' writings (`support.data.writers_file`)."""
+    return writers_file(tmp_path_factory.mktemp("writers-data"))
+
+
+@pytest.fixture(scope="session")
+def writers_logs(tmp_path_factory: pytest.TempPathFactory, writers_data: Path) -> Path:
+    """12 logs: four writers × three tasks, tow (judge-1) and rouge_l; one writing unscored."""
+    folder = tmp_path_factory.mktemp("writers-logs")
+    logs.build_writers(folder, writers_data)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def second_judge_logs(tmp_path_factory: pytest.TempPathFactory, writers_data: Path) -> Path:
+    """The four writers' guide writings judged by judge-2."""
+    folder = tmp_path_factory.mktemp("second-judge-logs")
+    logs.build_second_judge(folder, writers_data)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def panel_logs(tmp_path_factory: pytest.TempPathFactory, writers_data: Path) -> Path:
+    """Two writers' guide writings judged by a panel of two (strict and kind)."""
+    folder = tmp_path_factory.mktemp("panel-logs")
+    logs.build_panel(folder, writers_data)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def epochs_logs(tmp_path_factory: pytest.TempPathFactory, writers_data: Path) -> Path:
+    """w-a's guide writings judged in five epochs."""
+    folder = tmp_path_factory.mktemp("epochs-logs")
+    logs.build_epochs(folder, writers_data)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def perturbed_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Open writings clean, with paragraphs dropped, and with the reference injected."""
+    data = perturbed_file(tmp_path_factory.mktemp("perturbed-data"))
+    folder = tmp_path_factory.mktemp("perturbed-logs")
+    logs.build_perturbed(folder, data)
+    return folder

@@ -13,11 +13,8 @@ from pathlib import Path
 from statistics import fmean, pstdev
 
 import pytest
-from inspect_ai import Task, eval
-from inspect_ai.log import EvalLog
-from judges import Question, Reply, ScriptedJudge, fixed_scores, rubric_reply, weights_for
+from inspect_ai import Task, task_with
 
-from conftest import write_jsonl
 from howtobench import autoplan, open_writing, rubric
 from howtobench.baselines.autoplan import check_plan, plan_question
 from howtobench.baselines.prompts import baseline_prompt, genre_rubric
@@ -27,6 +24,9 @@ from howtobench.genres import CANONICAL_GENRES
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import classify, out_of_range_reply, valid_reply
+from support.data import write_jsonl
+from support.evals import run_eval
+from support.judges import Question, Reply, ScriptedJudge, fixed_scores, rubric_reply, weights_for
 
 PLAN = {
     "dimensions": [
@@ -42,19 +42,6 @@ PLAN_SHARES = {"content": 16 / 26, "structure": 6 / 26, "language": 4 / 26}
 SPEECH = ["occasion", "message", "structure", "appeal", "spoken_style"]
 ZH_BANDS = ("（1–3）", "（4–7）", "（8–10）")
 EN_BANDS = ("(1-3)", "(4-7)", "(8-10)")
-
-
-def run(task: Task, tmp_path: Path, judge: ScriptedJudge, **kwargs: object) -> EvalLog:
-    [log] = eval(
-        task,
-        model="none",
-        model_roles={"grader": judge.model()},
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-        **kwargs,
-    )
-    assert log.status == "success", log.error
-    return log
 
 
 def speech_task(**kwargs: object) -> Task:
@@ -111,7 +98,7 @@ def test_each_genre_is_judged_with_its_rubric_in_the_language_of_the_data(
     )
     data = write_jsonl(tmp_path / "genres.jsonl", rows)
     judge = ScriptedJudge(baselines)
-    log = run(open_writing(dataset=str(data), replay="m", scorers="rubric"), tmp_path, judge)
+    [log] = run_eval(open_writing(dataset=str(data), replay="m", scorers="rubric"), tmp_path, judge)
     assert judge.count("rubric") == len(judge.questions) == len(rows)
     questions = {q.writing: q for q in judge.questions}
     for sample in log.samples:
@@ -133,7 +120,7 @@ def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
         return rubric_reply(question, 7, {"thesis": 8, "evidence": 6, "imagery": 3})
 
     judge = ScriptedJudge(answer)
-    log = run(
+    [log] = run_eval(
         open_writing(dataset="demo", replay="demo-writer-a", scorers="rubric"), tmp_path, judge
     )
     assert len(log.samples) == judge.count("rubric") == 4
@@ -171,7 +158,7 @@ def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
 
 def test_autoplan_records_dimensions_and_shares(tmp_path: Path) -> None:
     judge = ScriptedJudge(baselines)
-    log = run(speech_task(scorers="autoplan"), tmp_path, judge)
+    [log] = run_eval(speech_task(scorers="autoplan"), tmp_path, judge)
     score = log.samples[0].scores["autoplan"]
     assert score.value == 7.2
     assert score.metadata["shares"] == pytest.approx(PLAN_SHARES)
@@ -195,7 +182,7 @@ def test_bad_replies_are_asked_again_with_the_error_stated(tmp_path: Path) -> No
         return {**PLAN, "dimensions": PLAN["dimensions"][:2]}
 
     judge = ScriptedJudge(answer)
-    log = run(speech_task(scorers="rubric,autoplan"), tmp_path, judge)
+    [log] = run_eval(speech_task(scorers="rubric,autoplan"), tmp_path, judge)
     retries = {q.kind: q.last for q in judge.questions if q.attempt == 2}
     assert retries == {
         "rubric": retry_message(
@@ -220,7 +207,7 @@ def test_unusable_replies_leave_the_sample_unscored_with_the_reason(tmp_path: Pa
         return baselines(question)
 
     judge = ScriptedJudge(answer)
-    log = run(
+    [log] = run_eval(
         open_writing(dataset="demo", replay="demo-writer-b", scorers="rubric,autoplan"),
         tmp_path,
         judge,
@@ -254,10 +241,9 @@ def test_panel_averages_overall_and_keeps_every_reply(tmp_path: Path) -> None:
     strict = panel_judge("strict", 4, 3, [{"name": n, "weight": 1, "score": 4} for n in "abc"])
     kind = panel_judge("kind", 9, 8, [{"name": n, "weight": 1, "score": 9} for n in "bcd"])
     grader = ScriptedJudge(baselines, name="grader")
-    task = speech_task()
     panel = [strict.model(), kind.model()]
-    task.scorer = [rubric(judges=panel), autoplan(judges=panel)]  # type: ignore[list-item]
-    log = run(task, tmp_path, grader)
+    task = task_with(speech_task(), scorer=[rubric(judges=panel), autoplan(judges=panel)])
+    [log] = run_eval(task, tmp_path, grader)
     scores = log.samples[0].scores
     assert grader.questions == []
     assert strict.count("rubric") == kind.count("rubric") == 1
@@ -285,11 +271,12 @@ def test_panel_averages_overall_and_keeps_every_reply(tmp_path: Path) -> None:
 def test_reference_free_mode_shows_no_reference(tmp_path: Path) -> None:
     reference = next(r for r in load_records("demo", "open") if r.genre == "speech").reference
     with_reference = ScriptedJudge(baselines)
-    log = run(speech_task(scorers="rubric,autoplan"), tmp_path, with_reference)
+    [log] = run_eval(speech_task(scorers="rubric,autoplan"), tmp_path, with_reference)
+    assert len(with_reference.questions) == 2
     assert all(reference.strip() in q.text for q in with_reference.questions)
     assert log.samples[0].scores["rubric"].metadata["reference"] == "human"
     without = ScriptedJudge(baselines)
-    log = run(speech_task(scorers="rubric,autoplan", reference=False), tmp_path, without)
+    [log] = run_eval(speech_task(scorers="rubric,autoplan", reference=False), tmp_path, without)
     assert len(without.questions) == 2
     for question in without.questions:
         assert reference.strip()[:20] not in question.text and "<reference>" not in question.text
@@ -310,7 +297,7 @@ def test_self_consistency_means_three_cached_judge_samples(tmp_path: Path) -> No
 
     judge = ScriptedJudge(answer)
     task = speech_task(scorers="rubric,autoplan", judge_samples=3)
-    log = run(task, tmp_path, judge)
+    [log] = run_eval(task, tmp_path, judge)
     assert judge.count("rubric") == judge.count("autoplan") == 3
     scores = log.samples[0].scores
     for name, values in (("rubric", [5, 6, 7]), ("autoplan", [4.0, 6.0, 8.0])):
@@ -323,7 +310,7 @@ def test_self_consistency_means_three_cached_judge_samples(tmp_path: Path) -> No
     others = scores["autoplan"].metadata["self_consistency"]["samples_metadata"]
     assert [m["shares"] for m in others] == [pytest.approx(PLAN_SHARES)] * 2
     # three distinct cache keys: a repeated run is answered from the cache, no new calls
-    again = run(speech_task(scorers="rubric,autoplan", judge_samples=3), tmp_path, judge)
+    [again] = run_eval(speech_task(scorers="rubric,autoplan", judge_samples=3), tmp_path, judge)
     assert len(judge.questions) == 6
     assert again.samples[0].scores["rubric"].value == pytest.approx(6)
 
@@ -349,7 +336,7 @@ def test_tow_rubric_and_autoplan_score_together(tmp_path: Path) -> None:
         return tow(question)
 
     judge = ScriptedJudge(answer)
-    log = run(speech_task(scorers="tow,rubric,autoplan,rouge_l"), tmp_path, judge)
+    [log] = run_eval(speech_task(scorers="tow,rubric,autoplan,rouge_l"), tmp_path, judge)
     scores = log.samples[0].scores
     assert set(scores) == {"tow", "rubric", "autoplan", "rouge_l"}
     assert scores["rubric"].value == 7

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import importlib.util
 import io
-import json
 import math
 import threading
 import time
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai import eval, task_with
+from inspect_ai import task_with
 from inspect_ai.solver import Generate, Solver, TaskState, chain, solver
 
 from howtobench import open_writing
@@ -28,6 +27,8 @@ from howtobench.dataset import DEMO_FILE
 from howtobench.errors import UserError
 from howtobench.judge.guards import UNSCORABLE
 from howtobench.parameters import ParameterError
+from support.data import demo_records, write_jsonl
+from support.evals import run_eval
 
 EXTRA = "the 'bleurt' extra is not installed (pip install -e '.[bleurt]')"
 MAX_TOKENS = 64  # the tiny model's position table: longer pairs are cut
@@ -71,7 +72,7 @@ def sentencepiece_checkpoint(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from bleurt_pytorch import BleurtConfig, BleurtForSequenceClassification
 
     folder = tmp_path_factory.mktemp("tiny-bleurt-20")
-    records = [json.loads(line) for line in DEMO_FILE.read_text(encoding="utf-8").splitlines()]
+    records = demo_records()
     spm = io.BytesIO()
     sentencepiece.SentencePieceTrainer.train(
         sentence_iterator=iter([r["reference"] for r in records]),
@@ -127,15 +128,12 @@ def direct_scores(checkpoint: Path, pairs: list[tuple[str, str]]) -> list[tuple[
 
 def user_data(folder: Path) -> Path:
     """The demo's open records, one with an empty writing, plus one without a reference."""
-    rows = [json.loads(line) for line in DEMO_FILE.read_text(encoding="utf-8").splitlines()]
-    rows = [r for r in rows if r["task"] == "open"]
+    rows = [r for r in demo_records() if r["task"] == "open"]
     rows[1]["generations"]["demo-writer-a"] = ""
     rows.append(
         {"id": "no_reference", "instruction": "写一首诗", "generations": {"demo-writer-a": "春风"}}
     )
-    path = folder / "open.jsonl"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
-    return path
+    return write_jsonl(folder / "open.jsonl", rows)
 
 
 @solver
@@ -157,8 +155,7 @@ def test_an_eval_scores_what_the_model_computes(tiny_checkpoint: Path, tmp_path:
         solver=chain(task.solver, mark_unusable("demo_open_4")),
         scorer=bleurt(checkpoint=str(tiny_checkpoint), batch_size=3),
     )
-    [log] = eval(task, model="none", log_dir=str(tmp_path / "logs"), display="none")
-    assert log.status == "success", log.error
+    [log] = run_eval(task, tmp_path / "logs")
     samples = {s.id: s for s in log.samples}
     for unscored, reason in [
         ("no_reference", "the sample has no reference to compare with"),

@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import MARKER, aligned_row, write_jsonl
 from howtobench import dataset as ds
 from howtobench.dataset import DataError, load_generations, load_records, record_to_sample
+from support.data import MARKER, aligned_row, write_jsonl
 
 
 def test_folder_source_records_and_sample_metadata(data_folder: Path) -> None:

@@ -1,6 +1,5 @@
 """Fault tolerance through the real stack: inspect, the openai client, HTTP, the simulator."""
 
-import json
 import os
 import signal
 import subprocess
@@ -9,15 +8,21 @@ import time
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval, eval_set
+from inspect_ai import eval_set
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.model import GenerateConfig, get_model
 
 from howtobench import guide, open_writing
 from howtobench.simulator import Faults
+from support.data import write_jsonl
+from support.evals import run_eval
+from support.judges import Serve
 
 
-def test_thirty_percent_transient_failures_still_score_everything(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.slow
+def test_thirty_percent_transient_failures_still_score_everything(
+    serve: Serve, tmp_path: Path
+) -> None:
     faults = Faults(
         rate_429=0.1, rate_500=0.1, rate_drop=0.05, rate_hang=0.05, hang_seconds=5, seed=3
     )
@@ -25,14 +30,7 @@ def test_thirty_percent_transient_failures_still_score_everything(serve, tmp_pat
     grader = get_model(
         "openai-api/sim/judge", config=GenerateConfig(attempt_timeout=1, max_retries=20)
     )
-    [log] = eval(
-        guide(dataset="demo", replay="demo-writer-a"),
-        model="none",
-        model_roles={"grader": grader},
-        log_dir=str(tmp_path),
-        display="none",
-    )
-    assert log.status == "success"
+    [log] = run_eval(guide(dataset="demo", replay="demo-writer-a"), tmp_path, grader)
     assert sum(simulator.faults_sent.values()) >= 5  # faults really happened
     assert set(simulator.faults_sent) >= {"429", "500"}
     assert all(isinstance(s.scores["tow"].value, dict) for s in log.samples)
@@ -55,16 +53,13 @@ def _many_writings(path: Path, count: int) -> Path:
         }
         for i in range(count)
     ]
-    path.write_text(
-        "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-    )
-    return path
+    return write_jsonl(path, rows)
 
 
 @pytest.mark.slow
 def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
-    serve, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
+    serve: Serve, tmp_path: Path
+) -> None:
     simulator = serve(latency=0.25)
     data = _many_writings(tmp_path / "writings.jsonl", 24)
     env = {**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache")}
@@ -96,11 +91,11 @@ def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 60  # inside the suite's 120 s per test
     while sum(simulator.calls.values()) < 70 and time.monotonic() < deadline:
         time.sleep(0.1)
     first.send_signal(signal.SIGINT)
-    first.communicate(timeout=120)
+    first.communicate(timeout=30)
     [interrupted_info] = list_eval_logs(str(logs))
     interrupted = read_eval_log(interrupted_info)
     assert interrupted.status in ("cancelled", "error")
@@ -121,7 +116,7 @@ def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
         env=env,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=100,
     )
     assert retry.returncode == 0, retry.stderr
     final = read_eval_log(max(list_eval_logs(str(logs)), key=lambda info: info.mtime))
@@ -140,7 +135,7 @@ def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
     assert len(repeated) <= 4  # at most the calls in flight when the run was stopped
 
 
-def test_eval_set_over_several_models_is_resumable(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_eval_set_over_several_models_is_resumable(serve: Serve, tmp_path: Path) -> None:
     simulator = serve()
     grader = get_model("openai-api/sim/judge")
     writers = ["openai-api/sim/writer-a", "openai-api/sim/writer-b"]

@@ -7,26 +7,9 @@ from collections import Counter
 from pathlib import Path
 
 from howtobench.genres import CANONICAL_GENRES, RAW_TO_CANONICAL, canonical_genre
+from support.paper import TABLE4_ALL, TABLE4_GENRES
 
 TASKS = ("completion", "guide", "open")
-# Table 4 as printed (paper §5.4): the model cells of each genre row (the AVG column left
-# out) and the All row, models in the table's order: DS-R1, o3-mini, 4o, CL-3.5-S, Gemini,
-# DS-V3, DB, GLM, CL-3-H, LM-3.3.
-TABLE4_GENRES: dict[str, list[float]] = {
-    "argumentative": [6.24, 6.08, 6.23, 5.73, 5.54, 5.61, 5.74, 5.69, 5.16, 4.77],
-    "comment": [5.95, 6.02, 5.98, 5.54, 5.36, 5.53, 5.30, 5.36, 5.10, 4.65],
-    "poem": [6.00, 5.81, 6.34, 5.41, 5.42, 5.60, 5.15, 5.47, 4.58, 4.20],
-    "prose": [6.25, 5.76, 5.75, 5.49, 5.35, 5.16, 5.06, 5.13, 4.89, 4.33],
-    "fiction": [6.08, 5.36, 5.37, 5.32, 5.23, 4.82, 4.84, 4.89, 4.53, 4.25],
-    "letters": [6.38, 6.11, 6.13, 6.08, 6.12, 6.18, 6.07, 6.05, 5.47, 5.64],
-    "others": [6.33, 6.05, 6.30, 5.91, 6.00, 6.02, 6.42, 5.94, 5.63, 5.12],
-    "speech": [6.01, 5.94, 5.64, 5.80, 5.61, 5.74, 5.66, 5.54, 5.28, 4.83],
-    "report": [5.90, 6.00, 5.29, 5.82, 5.26, 5.55, 5.18, 5.11, 5.30, 4.81],
-    "contract": [5.52, 5.80, 4.97, 5.11, 5.08, 5.33, 5.24, 5.18, 5.06, 4.37],
-    "plan": [5.44, 5.75, 5.02, 4.97, 4.94, 5.11, 5.23, 4.83, 4.78, 4.26],
-    "regulation": [5.31, 5.13, 4.66, 4.91, 5.07, 4.87, 5.07, 4.69, 4.59, 4.72],
-}
-TABLE4_ALL = [6.10, 5.86, 5.81, 5.58, 5.43, 5.42, 5.34, 5.34, 5.01, 4.59]
 # The genres a reader could accept for each raw label that has more than one; the others
 # have one (议论文 argumentative, 诗歌 poem, 散文 prose, 小说 fiction, ...).
 PLAUSIBLE: dict[str, tuple[str, ...]] = {

@@ -179,7 +179,14 @@ def test_formatting_rule(case: str) -> None:
     text, expected = CASES[case]
     verdict = formatting_verdict(text)
     assert verdict.score == expected, verdict.reason
-    assert verdict.reason
+    # the reason explains the verdict: the problems behind a lower score, or why it is whole
+    if expected < 10:
+        assert verdict.problems and verdict.reason == "; ".join(verdict.problems)
+    else:
+        assert verdict.problems == ()
+        assert verdict.reason == "plain prose without headings or lists" or (
+            verdict.reason.endswith("heading/list lines in a consistent hierarchy")
+        )
 
 
 def test_problems_name_the_line() -> None:

@@ -1,6 +1,8 @@
 """Judge replies: the final word, the weight rules and the score rules."""
 
 import json
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -9,9 +11,9 @@ from howtobench.baselines.prompts import genre_rubric
 from howtobench.baselines.rubric import rubric_question
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import Form, ReplyError, json_objects
-from howtobench.tree.experts import score_form
-from howtobench.tree.negotiator import weights_form
-from howtobench.tree.spec import LEAVES, tree_for
+from howtobench.tree.experts import Verdict, score_form
+from howtobench.tree.negotiator import Weights, weights_form
+from howtobench.tree.spec import LEAVES, Leaf, Tree, tree_for
 
 GUIDE = {
     "opening_ending": 0.1,
@@ -24,11 +26,11 @@ GUIDE = {
 }
 
 
-def weight_checker(tree):  # type: ignore[no-untyped-def]
+def weight_checker(tree: Tree) -> Callable[[dict[str, Any]], Weights]:
     return weights_form(tree).check
 
 
-def score_checker(leaf):  # type: ignore[no-untyped-def]
+def score_checker(leaf: Leaf) -> Callable[[dict[str, Any]], Verdict]:
     return score_form(leaf).check
 
 

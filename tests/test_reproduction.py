@@ -21,16 +21,16 @@ from typing import NamedTuple
 
 import jieba
 import pytest
-from inspect_ai import eval
 from rouge_chinese import Rouge
 from scipy import stats
-from test_genres import TABLE4_ALL, TABLE4_GENRES
 
 from howtobench import guide, open_writing
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
 from howtobench.dataset import TASKS, load_records
 from howtobench.perturb import drop, repeat
 from howtobench.studies import lengths
+from support.evals import run_eval
+from support.paper import TABLE4_ALL, TABLE4_GENRES
 
 MODELS = (
     "deepseek-r1",
@@ -116,8 +116,7 @@ def study_slopes(
         for model in models
         for make in (guide, open_writing)
     ]
-    logs = eval(tasks, model="none", limit=limit, log_dir=str(log_dir), display="none")
-    assert all(log.status == "success" for log in logs)
+    run_eval(tasks, log_dir, limit=limit)
     table = lengths([log_dir], scores=("rouge_l",)).tables["correlations"]
     fits = table[(table["x"] == "input_length") & (table["y"] == "output_length")]
     return dict(zip(fits["task"], fits["slope"], strict=True))

@@ -10,13 +10,14 @@ from typing import Any
 import anthropic
 import openai
 import pytest
-from inspect_ai import eval
 
 from howtobench import guide
 from howtobench.simulator.billing import PromptCache, Segment, Usage, tokens
 from howtobench.simulator.protocol import Question
 from howtobench.simulator.replies import Faults
 from howtobench.simulator.server import Fault, JudgeSimulator
+from support.evals import run_eval
+from support.judges import Serve
 
 LONG = "长" * 3000  # written out as "user\n" + text + "\n": 3006 characters, 1503 tokens
 MARK = {"type": "ephemeral"}
@@ -169,16 +170,11 @@ def test_unknown_get_paths_are_refused() -> None:
     assert refused.value.code == 404
 
 
-def test_tow_over_http_scores_every_sample(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_tow_over_http_scores_every_sample(serve: Serve, tmp_path: Path) -> None:
     simulator = serve()
-    [log] = eval(
-        guide(dataset="demo", replay="demo-writer-a"),
-        model="none",
-        model_roles={"grader": "openai-api/sim/judge"},
-        log_dir=str(tmp_path),
-        display="none",
+    [log] = run_eval(
+        guide(dataset="demo", replay="demo-writer-a"), tmp_path, "openai-api/sim/judge"
     )
-    assert log.status == "success"
     assert all(isinstance(s.scores["tow"].value, dict) for s in log.samples)
     assert simulator.calls == {
         "negotiator": 3,
@@ -201,16 +197,11 @@ def test_tow_over_http_scores_every_sample(serve, tmp_path: Path) -> None:  # ty
     assert usage.output_tokens == simulator.tokens["output"]
 
 
-def test_persistently_malformed_replies_end_cleanly_unscored(serve, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_persistently_malformed_replies_end_cleanly_unscored(serve: Serve, tmp_path: Path) -> None:
     sim = serve(faults=Faults(rate_malformed=1.0))
-    [log] = eval(
-        guide(dataset="demo", replay="demo-writer-b"),
-        model="none",
-        model_roles={"grader": "openai-api/sim/judge"},
-        log_dir=str(tmp_path),
-        display="none",
+    [log] = run_eval(
+        guide(dataset="demo", replay="demo-writer-b"), tmp_path, "openai-api/sim/judge"
     )
-    assert log.status == "success"
     assert len(log.samples) == 3
     for sample in log.samples:
         score = sample.scores["tow"]

@@ -7,18 +7,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from inspect_ai import eval
-from study_logs import (  # noqa: F401 (fixtures)
-    epochs_logs_fixture,
-    log_of,
-    panel_logs_fixture,
-    perturbed_logs_fixture,
-    writers_logs_fixture,
-)
 
 from howtobench import completion, guide, open_writing
 from howtobench.cli import main
 from howtobench.studies import metaeval, read_ratings
+from support.evals import run_eval
+from support.logs import log_of
 
 PNG = b"\x89PNG\r\n\x1a\n"
 DEMO_RATINGS = Path(__file__).parents[1] / "howtobench_inspect/howtobench/data/demo/ratings.csv"
@@ -91,6 +85,7 @@ def test_bad_input_exits_2_with_the_reason(
     assert "needs repeated judge runs" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_the_installed_command(tmp_path: Path) -> None:
     [script] = entry_points(group="console_scripts", name="howtobench")
     assert script.value == "howtobench.cli:main"
@@ -117,11 +112,17 @@ def test_the_demo_ratings_fit_the_demo_logs(tmp_path: Path) -> None:
         for make in (completion, guide, open_writing)
         for writer in ("demo-writer-a", "demo-writer-b")
     ]
-    eval(tasks, model="none", log_dir=str(tmp_path), display="none")
+    run_eval(tasks, tmp_path)
     ratings = read_ratings(DEMO_RATINGS)
     assert len(ratings) == 40 and set(ratings["rater"]) == {"rater-1", "rater-2"}
     means = ratings.groupby("model")["score"].mean()
     assert means["demo-writer-a"] > means["demo-writer-b"]
     result = metaeval([tmp_path], DEMO_RATINGS, resamples=20)
-    assert (result.tables["correlations"]["n"] > 0).all()
+    # every demo writing is rated (10 instructions, 2 writers): nothing is left out
+    instructions = {"completion": 3, "guide": 3, "open": 4, "all": 10}
+    n = result.tables["correlations"].set_index(["scope", "level"])["n"]
+    assert n.to_dict() == {
+        **{(scope, "sample"): 2 * count for scope, count in instructions.items()},
+        **{(scope, "system"): 2 for scope in instructions},
+    }
     assert result.tables["raters"].loc[0, "writings_rated_twice_or_more"] == 20

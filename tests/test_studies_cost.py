@@ -12,8 +12,7 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from inspect_ai import eval
-from inspect_ai.log import EvalLog
+from inspect_ai import Task
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
@@ -23,13 +22,14 @@ from inspect_ai.model import (
     modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
-from judges import SCORES, Reply, ScriptedJudge, fixed_scores
 
 from howtobench import open_writing
 from howtobench.cli import main
 from howtobench.simulator.protocol import Question
 from howtobench.studies import StudyError
 from howtobench.studies.cost import cost
+from support.evals import run_eval
+from support.judges import SCORES, Reply, ScriptedJudge, fixed_scores
 
 PRICES = (
     "{model}:\n  input: 2.0\n  output: 8.0\n  input_cache_write: 2.5\n  input_cache_read: 0.5\n"
@@ -81,16 +81,9 @@ def caching() -> type[ModelAPI]:
     return CachingModels
 
 
-def _run(folder: Path, judges: list[str] | None = None, **kwargs: Any) -> EvalLog:
-    [log] = eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", judges=judges),
-        model="none",
-        log_dir=str(folder),
-        display="none",
-        **kwargs,
-    )
-    assert log.status == "success"
-    return log
+def poem(**kwargs: Any) -> Task:
+    """The demo's one poem, replayed."""
+    return open_writing(dataset="demo", replay="demo-writer-a", genre="poem", **kwargs)
 
 
 def _tokens(usage: ModelUsage) -> dict[str, int]:
@@ -115,7 +108,7 @@ def _dollars(usage: ModelUsage) -> float:
 
 
 def test_cost_per_model_role_and_writing_with_cache_tokens(tmp_path: Path) -> None:
-    log = _run(tmp_path / "logs", model_roles={"grader": "caching/priced-judge"})
+    [log] = run_eval(poem(), tmp_path / "logs", "caching/priced-judge")
     usage = log.stats.role_usage["grader"]
     assert usage.input_tokens_cache_read and usage.input_tokens_cache_write
     prices = tmp_path / "prices.yaml"
@@ -141,7 +134,7 @@ def test_a_role_bound_to_a_panel_counts_each_model_once(tmp_path: Path) -> None:
     priced at its own rate (the study once named the role's model "a,b" and counted the
     grader's tokens twice, or crashed on the list)."""
     panel = ["caching/judge-a", "caching/judge-b"]
-    log = _run(tmp_path / "logs", panel, model_roles={"grader": panel})
+    [log] = run_eval(poem(judges=panel), tmp_path / "logs", panel)
     used = log.stats.model_usage
     assert set(used) == set(panel) and all(used[m].output_tokens for m in panel)
     prices = tmp_path / "prices.yaml"
@@ -160,12 +153,8 @@ def test_a_role_bound_to_a_panel_counts_each_model_once(tmp_path: Path) -> None:
 
 def test_a_model_that_writes_and_judges_is_split_by_role(tmp_path: Path) -> None:
     model = "caching/writer-and-judge"
-    [log] = eval(
-        open_writing(dataset="demo", genre="poem"),
-        model=model,
-        model_roles={"grader": model},
-        log_dir=str(tmp_path / "logs"),
-        display="none",
+    [log] = run_eval(
+        open_writing(dataset="demo", genre="poem"), tmp_path / "logs", model, model=model
     )
     rows = cost([tmp_path / "logs"]).tables["usage"].set_index("role")
     grader, total = log.stats.role_usage["grader"], log.stats.model_usage[model]

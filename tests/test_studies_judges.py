@@ -7,15 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from study_logs import (  # noqa: F401 (fixtures)
-    log_of,
-    panel_logs_fixture,
-    raw_rows,
-    second_judge_logs_fixture,
-    writers_logs_fixture,
-)
 
 from howtobench.studies import StudyError, judges
+from support.logs import log_of, raw_rows
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

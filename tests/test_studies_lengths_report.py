@@ -6,16 +6,12 @@ from statistics import fmean
 
 import numpy as np
 import pytest
-from inspect_ai import eval
 from scipy import stats
-from study_logs import (
-    WRITERS,
-    raw_rows,
-    writers_logs_fixture,  # noqa: F401 (fixtures)
-)
 
 from howtobench import open_writing
 from howtobench.studies import StudyError, StudyResult, lengths, report
+from support.evals import run_eval
+from support.logs import WRITERS, raw_rows
 
 
 def scored(rows: list[dict], metric: str) -> list[dict]:
@@ -89,19 +85,7 @@ def test_leaderboard_by_task_genre_and_all(report_result: StudyResult, rows) -> 
 
     order = sorted(WRITERS, key=lambda m: -mean(m))
     assert list(board.columns) == ["average", *order]
-    genres = [
-        g
-        for g in (
-            "argumentative",
-            "poem",
-            "prose",
-            "fiction",
-            "letters",
-            "speech",
-            "report",
-            "plan",
-        )
-    ]
+    genres = ["argumentative", "poem", "prose", "fiction", "letters", "speech", "report", "plan"]
     assert list(board.index) == ["completion", "guide", "open", *genres, "All"]
     for model in WRITERS:
         assert board.loc["All", model] == pytest.approx(mean(model))
@@ -137,11 +121,8 @@ def test_weight_box_plots_per_genre(report_result: StudyResult, rows) -> None:
 
 
 def test_a_score_the_logs_do_not_have(tmp_path: Path) -> None:
-    [log] = eval(
-        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l"),
-        model="none",
-        log_dir=str(tmp_path),
-        display="none",
+    [log] = run_eval(
+        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l"), tmp_path
     )
     with pytest.raises(StudyError, match="needs the metric 'tow.overall'.*metrics here: rouge_l"):
         report([log.location])

@@ -5,19 +5,15 @@ import shutil
 from pathlib import Path
 
 import pytest
-from inspect_ai import Task, eval
+from inspect_ai import Task
 from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.scorer import Score, match
-from study_logs import (
-    BROKEN,
-    WRITERS,
-    log_of,
-    raw_rows,
-    writers_logs_fixture,  # noqa: F401 (fixtures)
-)
 
 from howtobench.studies import StudyError, load_samples, report
+from support.evals import run_eval
+from support.judges import ScriptedJudge
+from support.logs import BROKEN, WRITERS, log_of, raw_rows
 
 
 def test_one_row_per_sample_with_its_writer_judge_lengths_and_scores(writers_logs: Path) -> None:
@@ -58,12 +54,9 @@ def test_files_and_folders_name_the_same_logs_once(writers_logs: Path) -> None:
 
 
 def test_a_log_of_another_task_is_refused(tmp_path: Path) -> None:
-    [log] = eval(
-        Task(dataset=[Sample(input="hi", target="hi")], scorer=match(), name="other"),
-        model="mockllm/model",
-        log_dir=str(tmp_path),
-        display="none",
-    )
+    other = Task(dataset=[Sample(input="hi", target="hi")], scorer=match(), name="other")
+    writer = ScriptedJudge(lambda _: "hi", name="writer")  # usage given: no tokenizer download
+    [log] = run_eval(other, tmp_path, model=writer.model())
     with pytest.raises(StudyError, match="a log of task 'other', not of a howtobench task"):
         load_samples([log.location])
 

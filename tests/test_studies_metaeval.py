@@ -11,17 +11,7 @@ from statistics import fmean
 import numpy as np
 import pandas as pd
 import pytest
-from judges import Question, Reply, ScriptedJudge, rubric_reply
 from scipy import stats
-from study_logs import (
-    WRITERS,
-    built,
-    hashed,
-    raw_rows,
-    run,
-    writers_file,
-    writers_logs_fixture,  # noqa: F401 (fixtures)
-)
 
 from howtobench import guide
 from howtobench.simulator import valid_weights
@@ -34,6 +24,8 @@ from howtobench.studies import (
     read_ratings,
 )
 from howtobench.studies.logs import judge_runs
+from support.judges import Question, Reply, ScriptedJudge, hashed, rubric_reply
+from support.logs import WRITERS, build_logs, raw_rows
 
 IDS = [f"demo_completion_{i}" for i in (1, 2, 3)]
 IDS += [f"demo_guide_{i}" for i in (1, 2, 3)]
@@ -202,7 +194,8 @@ def test_every_metric_by_default(samples: Samples) -> None:
     assert {"tow.overall", "tow.format", "tow.logic", "rouge_l"} <= set(long["metric"])
     assert long["pearson_low"].isna().all()  # no resamples, no intervals
     completion_format = long[(long.metric == "tow.format") & (long.scope == "completion")]
-    assert (completion_format["n"] == 0).all()  # completion has no format node
+    # completion has no format node: its rows exist, and hold no writing
+    assert len(completion_format) > 0 and (completion_format["n"] == 0).all()
 
 
 # --- self-consistency: Table 3's worst and best of the SC batch --------------------------
@@ -233,19 +226,18 @@ def sampled_judge() -> ScriptedJudge:
     return ScriptedJudge(answer, name="sampled")
 
 
-def build_self_consistency(folder: Path) -> None:
+@pytest.fixture(scope="module")
+def sc_logs(tmp_path_factory: pytest.TempPathFactory, writers_data: Path) -> Path:
     """The guide writings of the four writers, tow and rubric with three judge samples."""
-    data = str(writers_file(folder.parent / "data"))
+    folder = tmp_path_factory.mktemp("self-consistency-logs")
     tasks = [
-        guide(dataset=data, replay=w, scorers="tow,rubric", judge_samples=JUDGE_SAMPLES)
+        guide(
+            dataset=str(writers_data), replay=w, scorers="tow,rubric", judge_samples=JUDGE_SAMPLES
+        )
         for w in WRITERS
     ]
-    run(tasks, folder, sampled_judge())
-
-
-@pytest.fixture(scope="module")
-def sc_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built(tmp_path_factory.getbasetemp(), "self_consistency", build_self_consistency)
+    build_logs(tasks, folder, sampled_judge())
+    return folder
 
 
 def per_run_points(folder: Path, scorer: str, key: str) -> list[list[dict]]:

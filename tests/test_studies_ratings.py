@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from study_logs import writers_logs_fixture  # noqa: F401 (fixtures)
 
 from howtobench.cli import main
 from howtobench.studies import StudyError, read_ratings

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
-from study_logs import BROKEN, log_of, writers_logs_fixture  # noqa: F401 (fixtures)
 
 from howtobench.cli import main
 from howtobench.studies import report
+from support.logs import BROKEN, log_of
 
 
 def copy(writers_logs: Path, writer: str, task: str, out: Path) -> tuple[EvalLog, Path]:
@@ -35,6 +35,7 @@ def test_the_writers_logs_record_clipping_and_weights(writers_logs: Path) -> Non
             meta = sample.scores["tow"].metadata
             assert isinstance(meta["clipped"], dict)
             prints.setdefault(str(sample.id), set()).add(meta["weights_fingerprint"])
+    assert len(prints) == 10  # the demo's instructions
     assert all(len(p) == 1 and len(next(iter(p))) == 12 for p in prints.values())
     assert not report([writers_logs]).tables.keys() - {"leaderboard", "counts", "nodes"}
 

@@ -7,22 +7,13 @@ from statistics import fmean
 import pandas as pd
 import pytest
 from inspect_ai.log import read_eval_log
-from judges import ScriptedJudge
-from study_logs import (  # noqa: F401 (fixtures)
-    built,
-    hashed_judge,
-    log_of,
-    mark_perturbed,
-    perturbed_logs_fixture,
-    raw_rows,
-    run,
-    writers_file,
-    writers_logs_fixture,
-)
 
 from howtobench import open_writing
 from howtobench.cli import main
 from howtobench.studies import StudyError, robustness
+from support.evals import run_eval
+from support.judges import ScriptedJudge, hashed_judge
+from support.logs import build_logs, log_of, mark_perturbed, raw_rows
 
 METRICS = ["tow.overall", "tow.content", "rouge_l"]
 
@@ -114,7 +105,8 @@ def test_one_clean_writer_matches_another_writers_disturbed_log(perturbed_logs: 
         note.endswith("is by drop, the clean log by clean: matched by task, sample id and epoch")
         for note in result.notes
     )
-    assert (result.tables["detail"]["writers"] == 1).all()
+    # one row per metric (ToW's 11 nodes and leaves, rouge_l), each from the one writer
+    assert result.tables["detail"]["writers"].tolist() == [1] * 12
 
 
 # --- several writers: the paper's design (5 writings of each of 10 models) ---------------
@@ -123,30 +115,26 @@ POOLED = ("w-a", "w-b")
 DISTURBANCES = ("drop", "repeat")
 
 
-def build_two_writers(folder: Path) -> None:
-    """Open writings of two writers: a clean run each, and each disturbed by the task's
-    own `perturb` (drop, repeat), so that a disturbed run's writer is the clean one's."""
-    data = str(writers_file(folder.parent / "data"))
+@pytest.fixture(scope="module")
+def two_writers(tmp_path_factory: pytest.TempPathFactory, writers_data: Path) -> Path:
+    """Open writings of two writers: a clean run each (in `clean`), and each disturbed by
+    the task's own `perturb` (drop, repeat; in `perturbed`), so that a disturbed run's
+    writer is the clean one's."""
+    folder = tmp_path_factory.mktemp("two-writers-logs")
+    data = str(writers_data)
     judge = ScriptedJudge(hashed_judge("judge-1"), name="judge-1")
     for writer in POOLED:
-        run(
+        build_logs(
             [open_writing(dataset=data, replay=writer, scorers="tow,rouge_l")],
             folder / "clean",
             judge,
         )
-        run(
-            [
-                open_writing(dataset=data, replay=writer, scorers="tow,rouge_l", perturb=p)
-                for p in DISTURBANCES
-            ],
-            folder / "perturbed",
-            judge,
-        )
-
-
-@pytest.fixture(scope="module")
-def two_writers(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return built(tmp_path_factory.getbasetemp(), "two_writers", build_two_writers)
+        perturbed = [
+            open_writing(dataset=data, replay=writer, scorers="tow,rouge_l", perturb=p)
+            for p in DISTURBANCES
+        ]
+        build_logs(perturbed, folder / "perturbed", judge)
+    return folder
 
 
 def disturbance_of(path: str) -> str | None:
@@ -202,7 +190,7 @@ def test_clean_runs_given_one_by_one_equal_a_folder(two_writers: Path, tmp_path:
     command = ["robustness", str(logs[0]), str(two_writers / "perturbed"), "--clean", str(logs[1])]
     assert main([*command, "--out", str(out)]) == 0
     written = pd.read_csv(out / "robustness_detail.csv")
-    assert written["writers"].tolist() == [2] * len(written)
+    assert written["writers"].tolist() == [2] * 12 * len(DISTURBANCES)  # 12 metrics
     assert written["mean_change"].tolist() == pytest.approx(folder["mean_change"].tolist())
 
 
@@ -211,20 +199,14 @@ def test_one_clean_writer_and_another_writers_disturbed_runs(two_writers: Path) 
     epoch (as before pooling), and said so."""
     result = robustness(log_of(two_writers / "clean", "w-a"), [two_writers / "perturbed"])
     assert sum("is by w-b, the clean log by w-a" in note for note in result.notes) == 2
-    assert (result.tables["detail"]["pairs"] == 8).all()
+    assert result.tables["detail"]["pairs"].tolist() == [8] * 12 * len(DISTURBANCES)
 
 
-def writers_data(two_writers: Path) -> str:
-    return str(two_writers.parent / "data" / "writers.jsonl")
-
-
-def test_a_disturbed_writer_without_a_clean_run(two_writers: Path, tmp_path: Path) -> None:
-    data = writers_data(two_writers)
-    [log] = run(
-        [open_writing(dataset=data, replay="w-c", scorers="rouge_l", perturb="drop")],
-        tmp_path,
-        None,
-    )
+def test_a_disturbed_writer_without_a_clean_run(
+    two_writers: Path, writers_data: Path, tmp_path: Path
+) -> None:
+    task = open_writing(dataset=str(writers_data), replay="w-c", scorers="rouge_l", perturb="drop")
+    [log] = run_eval(task, tmp_path)
     with pytest.raises(
         StudyError,
         match=r"no sample \(writer w-c, task, sample id and epoch\) in common with the clean "
@@ -233,8 +215,9 @@ def test_a_disturbed_writer_without_a_clean_run(two_writers: Path, tmp_path: Pat
         robustness(two_writers / "clean", [log.location])
 
 
-def test_two_clean_runs_of_one_writer(two_writers: Path, tmp_path: Path) -> None:
-    data = writers_data(two_writers)
-    run([open_writing(dataset=data, replay="w-a", scorers="rouge_l")], tmp_path, None)
+def test_two_clean_runs_of_one_writer(
+    two_writers: Path, writers_data: Path, tmp_path: Path
+) -> None:
+    run_eval(open_writing(dataset=str(writers_data), replay="w-a", scorers="rouge_l"), tmp_path)
     with pytest.raises(StudyError, match="^clean logs: .*give one clean run per writer and task$"):
         robustness([two_writers / "clean", tmp_path], [two_writers / "perturbed"])

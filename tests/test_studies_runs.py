@@ -9,7 +9,6 @@ are read from the logs with inspect's reader and a plain loop.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -18,26 +17,25 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai import eval, eval_retry
-from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
+from inspect_ai import Task, eval_retry
+from inspect_ai.log import read_eval_log, write_eval_log
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
     ModelAPI,
     ModelOutput,
     ModelUsage,
-    get_model,
     modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
-from judges import ScriptedJudge
-from study_logs import hashed_judge
 
 from howtobench import guide
 from howtobench.cli import main
-from howtobench.dataset import DEMO_FILE
 from howtobench.studies import StudyError, consistency, load_samples, report
 from howtobench.studies.cost import cost
+from support.data import demo_record
+from support.evals import run_eval
+from support.judges import ScriptedJudge, hashed_judge
 
 JUDGE = ScriptedJudge(hashed_judge("judge-1"), name="judge")
 CRASH_ONCE: set[str] = set()  # instructions on which the writer's next call crashes
@@ -84,22 +82,9 @@ def flaky() -> type[ModelAPI]:
     return FlakyModels
 
 
-def instruction(sample_id: str) -> str:
-    with DEMO_FILE.open(encoding="utf-8") as f:
-        return next(r for r in map(json.loads, f) if r["id"] == sample_id)["instruction"]
-
-
-def run_guide(folder: Path, **kwargs: Any) -> EvalLog:
-    [log] = eval(
-        guide(dataset="demo", scorers="tow,rouge_l"),
-        model="flaky/writer",
-        model_roles={"grader": get_model("flaky/judge")},
-        log_dir=str(folder),
-        display="none",
-        epochs=2,
-        **kwargs,
-    )
-    return log
+def live_guide() -> Task:
+    """The demo's guide instructions, to be written live by `flaky/writer` (two epochs)."""
+    return guide(dataset="demo", scorers="tow,rouge_l")
 
 
 def raw(path: str | Path) -> dict[tuple[str, int], Any]:
@@ -113,9 +98,17 @@ def retried(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]
     folder = tmp_path_factory.mktemp("retried")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECT_CACHE_DIR", str(folder / "cache"))
-        CRASH_ONCE.add(instruction("demo_guide_2"))
-        first = run_guide(folder / "logs", max_samples=1)
-        assert first.status == "error" and not CRASH_ONCE
+        CRASH_ONCE.add(demo_record("demo_guide_2")["instruction"])
+        [first] = run_eval(
+            live_guide(),
+            folder / "logs",
+            "flaky/judge",
+            model="flaky/writer",
+            status="error",
+            epochs=2,
+            max_samples=1,
+        )
+        assert not CRASH_ONCE
         time.sleep(1.1)  # a retry comes later; log times are in whole seconds
         [second] = eval_retry(first.location, log_dir=str(folder / "logs"), display="none")
     assert second.status == "success"
@@ -239,9 +232,10 @@ def test_two_separate_runs_stay_apart(tmp_path: Path) -> None:
     """Two `inspect eval` runs of the same task, writer and judge are two runs: the
     consistency study counts each run's samples, and the report refuses to count the same
     writings twice."""
-    first = run_guide(tmp_path / "logs")
+    logs = tmp_path / "logs"
+    [first] = run_eval(live_guide(), logs, "flaky/judge", model="flaky/writer", epochs=2)
     time.sleep(1.1)
-    second = run_guide(tmp_path / "logs")
+    [second] = run_eval(live_guide(), logs, "flaky/judge", model="flaky/writer", epochs=2)
     assert first.eval.task_id != second.eval.task_id
     loaded = load_samples([tmp_path / "logs"])
     assert len(loaded.frame) == 12 and loaded.frame["run"].nunique() == 2

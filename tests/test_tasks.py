@@ -6,28 +6,23 @@ import sys
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 
-from conftest import MARKER
 from howtobench import completion, guide, open_writing
 from howtobench.dataset import WritingRecord
 from howtobench.parameters import ParameterError, names
 from howtobench.scorers import check_names
 from howtobench.writer import writer_prompt
-
-
-def _run(task, tmp_path: Path, model="none"):
-    [log] = eval(task, model=model, log_dir=str(tmp_path / "logs"), display="none")
-    assert log.status == "success", log.error
-    return log
+from support.data import MARKER
+from support.evals import run_eval
 
 
 def test_replay_scores_every_sample_including_an_empty_writing(
     data_folder: Path, tmp_path: Path
 ) -> None:
-    log = _run(guide(dataset=str(data_folder), replay="model-a", scorers="rouge_l,bleu"), tmp_path)
+    task = guide(dataset=str(data_folder), replay="model-a", scorers="rouge_l,bleu")
+    [log] = run_eval(task, tmp_path / "logs")
     samples = {s.id: s for s in log.samples}
     assert set(samples) == {"infer_1", "infer_2"}
     first = samples["infer_1"]
@@ -57,7 +52,7 @@ def test_list_and_string_scorer_parameters() -> None:
 def test_sample_without_reference_is_unscored_with_reason(tmp_path: Path) -> None:
     data = tmp_path / "mine.jsonl"
     data.write_text('{"instruction": "写一首诗", "generations": {"m": "春风"}}\n', encoding="utf-8")
-    log = _run(open_writing(dataset=str(data), replay="m", scorers="rouge_l"), tmp_path)
+    [log] = run_eval(open_writing(dataset=str(data), replay="m", scorers="rouge_l"), tmp_path)
     score = log.samples[0].scores["rouge_l"]
     assert score.reason == "scoring_failed" and "no reference" in str(score.explanation)
 
@@ -72,7 +67,7 @@ def test_live_writer_receives_the_task_prompt(tmp_path: Path) -> None:
         return output
 
     model = get_model("mockllm/model", custom_outputs=write)
-    log = _run(completion(dataset="demo", scorers="rouge_l"), tmp_path, model=model)
+    [log] = run_eval(completion(dataset="demo", scorers="rouge_l"), tmp_path, model=model)
     assert len(prompts) == len(log.samples) == 3
     assert all(MARKER in p and "只输出这段补写的文字" in p for p in prompts)
     assert all(s.output.completion == "修好的旧物带着时间的温度。" for s in log.samples)
@@ -104,12 +99,12 @@ def test_writer_prompts_follow_task_and_language() -> None:
 
 
 def test_genre_parameter(tmp_path: Path) -> None:
-    log = _run(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", scorers="bleu"), tmp_path
-    )
+    task = open_writing(dataset="demo", replay="demo-writer-a", genre="poem", scorers="bleu")
+    [log] = run_eval(task, tmp_path)
     assert [s.metadata["genre"] for s in log.samples] == ["poem"]
 
 
+@pytest.mark.slow
 def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
     inspect = Path(sys.executable).with_name("inspect")
     result = subprocess.run(
@@ -130,7 +125,7 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
         ],
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=100,
     )
     assert result.returncode == 0, result.stderr
     [log_file] = tmp_path.glob("*.eval")

@@ -1,10 +1,10 @@
 """The pure tree: spec, step mappings, aggregation on hand-computed examples, rendering."""
 
 import pytest
-from judges import WEIGHTS
 
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.spec import LEAVES, paragraphing_scale, step_plots, tree_for
+from support.judges import WEIGHTS
 
 
 def test_step_mappings() -> None:

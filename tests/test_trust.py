@@ -19,74 +19,27 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai import Task, eval, eval_retry
+from inspect_ai import eval_retry
 from inspect_ai.log import EvalLog, read_eval_log
-from inspect_ai.model import GenerateConfig, get_model
-from judges import UNIFORM, weights_for
+from inspect_ai.model import get_model
 
 from howtobench import guide
 from howtobench.baselines.prompts import genre_rubric
 from howtobench.simulator import Fault, JudgeSimulator, Question, asked_ids, valid_weights
-
-INSTRUCTIONS = {
-    "a": "请写一篇关于社区花园的文章。",
-    "b": "请写一篇关于旧书店的文章。",
-    "c": "请写一篇关于夜市的文章。",
-}
-WRITINGS = {
-    "a": "社区花园的故事。\n\n邻居们一起种花，也一起收获。",
-    "b": "旧书店的午后。\n\n阳光落在书脊上，老板在打盹。",
-    "c": "夜市的灯亮了。\n\n烤串的香味飘满整条街。",
-}
-OTHER = {k: f"另一位作者写的{v}" for k, v in WRITINGS.items()}
+from support.data import INSTRUCTIONS, OTHER, WRITINGS, write_guide_data
+from support.evals import run_eval, scores
+from support.judges import UNIFORM, Serve, simulator_model, weights_for
 
 
-def write_data(path: Path, rows: list[dict[str, Any]] | None = None) -> Path:
-    rows = rows or [
-        {
-            "id": key,
-            "task": "guide",
-            "genre": "prose",
-            "instruction": INSTRUCTIONS[key],
-            "grounding": "- 缘起\n- 经过\n- 感想",
-            "reference": "一篇专业作者写的范文。",
-            "generations": {"m": WRITINGS[key], "n": OTHER[key]},
-        }
-        for key in INSTRUCTIONS
-    ]
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")  # lone surrogates too
-    return path
-
-
-def grader(simulator: JudgeSimulator, **config: Any) -> Any:
-    return get_model(
-        "openai-api/sim/judge",
-        base_url=simulator.base_url,
-        api_key="none",
-        config=GenerateConfig(**config),
-    )
-
-
-def run(task: Task, tmp_path: Path, simulator: JudgeSimulator, **kwargs: Any) -> EvalLog:
-    """One eval with the simulator as the grader."""
-    roles = kwargs.pop("model_roles", {})
-    [log] = eval(
-        task,
-        model="none",
-        model_roles={"grader": grader(simulator), **roles},
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-        **kwargs,
-    )
-    return log
-
-
-def scores(log: EvalLog, scorer: str = "tow") -> dict[str, Any]:
-    return {str(s.id): s.scores[scorer] for s in log.samples or []}
-
-
-def asked_since(simulator: JudgeSimulator, before: Counter[tuple[str, str]]) -> Counter:  # type: ignore[type-arg]
+def asked_since(
+    simulator: JudgeSimulator, before: Counter[tuple[str, str]]
+) -> Counter[tuple[str, str]]:
     return simulator.questions - before
+
+
+def scored(log: EvalLog) -> set[str]:
+    """The ids of the samples that got a ToW score."""
+    return {k for k, s in scores(log).items() if isinstance(s.value, dict)}
 
 
 def negotiator_subject(simulator: JudgeSimulator, instruction: str) -> tuple[str, str]:
@@ -98,7 +51,7 @@ def negotiator_subject(simulator: JudgeSimulator, instruction: str) -> tuple[str
 
 
 def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
-    serve: Any, tmp_path: Path
+    serve: Serve, tmp_path: Path
 ) -> None:
     judge = {"down": True}
 
@@ -109,9 +62,8 @@ def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
         return "今天不想打分。" if judge["down"] and bad else None
 
     simulator = serve(script=script)
-    data = write_data(tmp_path / "data.jsonl")
-    first = run(guide(dataset=str(data), replay="m"), tmp_path, simulator)
-    assert first.status == "success"
+    data = write_guide_data(tmp_path / "data.jsonl")
+    [first] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
     found = scores(first)
     assert found["c"].value["overall"] > 0
     assert found["a"].reason == found["b"].reason == "grader_failed"
@@ -122,12 +74,12 @@ def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
 
     judge["down"] = False
     before = Counter(simulator.questions)
-    again = run(guide(dataset=str(data), replay="m"), tmp_path, simulator)
+    [again] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
     # the rerun asks exactly the two questions that failed, once each, and nothing else
     assert asked_since(simulator, before) == Counter(
         {("logic", WRITINGS["a"]): 1, negotiator_subject(simulator, INSTRUCTIONS["b"]): 1}
     )
-    assert all(isinstance(s.value, dict) for s in scores(again).values())
+    assert scored(again) == set(INSTRUCTIONS)
     # good replies, weights included, answered from the store: recorded as such
     kept = scores(again)["c"].metadata
     assert kept["negotiator"]["from_store"] is True and kept["negotiator"]["reused"] is True
@@ -137,7 +89,7 @@ def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
 
 @pytest.mark.slow
 def test_rescoring_a_log_asks_only_the_failed_questions(
-    serve: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     judge = {"down": True}
 
@@ -146,8 +98,8 @@ def test_rescoring_a_log_asks_only_the_failed_questions(
         return '{"score": "很好"}' if judge["down"] and bad else None
 
     simulator = serve(script=script)
-    data = write_data(tmp_path / "data.jsonl")
-    log = run(guide(dataset=str(data), replay="m"), tmp_path, simulator)
+    data = write_guide_data(tmp_path / "data.jsonl")
+    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
     assert scores(log)["c"].value != scores(log)["c"].value  # NaN: unscored
     judge["down"] = False
     before = Counter(simulator.questions)
@@ -174,11 +126,11 @@ def test_rescoring_a_log_asks_only_the_failed_questions(
     assert rescore.returncode == 0, rescore.stderr
     assert asked_since(simulator, before) == Counter({("emotion", WRITINGS["c"]): 1})
     rescored = read_eval_log(log.location)
-    assert all(isinstance(s.value, dict) for s in scores(rescored).values())
+    assert scored(rescored) == set(INSTRUCTIONS)
 
 
 def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
-    serve: Any, tmp_path: Path
+    serve: Serve, tmp_path: Path
 ) -> None:
     judge = {"down": True}
     answered: set[tuple[str, str]] = set()
@@ -193,9 +145,9 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
         return None
 
     simulator = serve(script=script)
-    data = write_data(tmp_path / "data.jsonl")
-    first = run(guide(dataset=str(data), replay="m"), tmp_path, simulator, max_retries=0)
-    assert first.status == "error"
+    data = write_guide_data(tmp_path / "data.jsonl")
+    task = guide(dataset=str(data), replay="m")
+    [first] = run_eval(task, tmp_path / "logs", simulator, status="error", max_retries=0)
     assert "did not answer" in str(first.error.message) and simulator.base_url in str(
         first.error.message
     )
@@ -203,7 +155,7 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
     before = Counter(simulator.questions)
     [retried] = eval_retry(first, log_dir=str(tmp_path / "logs"), display="none")
     assert retried.status == "success"
-    assert all(isinstance(s.value, dict) for s in scores(retried).values())
+    assert scored(retried) == set(INSTRUCTIONS)
     asked = set(asked_since(simulator, before))
     assert answered and not (asked & answered)  # nothing answered before is asked again
     assert {("logic", WRITINGS["b"]), ("impression", WRITINGS["b"])} <= asked
@@ -212,7 +164,7 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
 # 2. The answer is the judge's final word ----------------------------------------------------
 
 
-def test_drafts_are_passed_over_for_every_judge(serve: Any, tmp_path: Path) -> None:
+def test_drafts_are_passed_over_for_every_judge(serve: Serve, tmp_path: Path) -> None:
     final_weights = {**UNIFORM, "logic": 0.4, "emotion": 0.1}
 
     def script(q: Question) -> str | None:
@@ -242,10 +194,9 @@ def test_drafts_are_passed_over_for_every_judge(serve: Any, tmp_path: Path) -> N
         return None
 
     simulator = serve(script=script)
-    data = write_data(tmp_path / "data.jsonl")
-    log = run(
-        guide(dataset=str(data), replay="m", scorers="tow,rubric,autoplan"), tmp_path, simulator
-    )
+    data = write_guide_data(tmp_path / "data.jsonl")
+    task = guide(dataset=str(data), replay="m", scorers="tow,rubric,autoplan")
+    [log] = run_eval(task, tmp_path / "logs", simulator)
     tow = scores(log)["a"]
     assert (tow.value["logic"], tow.value["rhetoric"], tow.value["emotion"]) == (9, 8, 7)
     assert tow.metadata["weights"] == final_weights
@@ -257,7 +208,7 @@ def test_drafts_are_passed_over_for_every_judge(serve: Any, tmp_path: Path) -> N
 # 3. Scores stay on their scale --------------------------------------------------------------
 
 
-def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Any, tmp_path: Path) -> None:
+def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Serve, tmp_path: Path) -> None:
     leaves = {"opening_ending": 10, "rhetoric": 10, "logic": 1, "emotion": 1}
     skewed = {"opening_ending": 0.9, "rhetoric": 0.9, "logic": -0.4, "emotion": -0.4}
 
@@ -269,8 +220,8 @@ def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Any, tmp_path: Path
         return None
 
     simulator = serve(script=script)
-    data = write_data(tmp_path / "data.jsonl")
-    log = run(guide(dataset=str(data), replay="m"), tmp_path, simulator)
+    data = write_guide_data(tmp_path / "data.jsonl")
+    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
     score = scores(log)["a"]
     # content = 0.9·10 + 0.9·10 − 0.4·1 − 0.4·1 = 17.2, outside 1-10
     assert score.value["content"] == 10
@@ -284,7 +235,7 @@ def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Any, tmp_path: Path
 
 
 @pytest.mark.slow
-def test_concurrent_processes_negotiate_each_instruction_once(serve: Any, tmp_path: Path) -> None:
+def test_concurrent_processes_negotiate_each_instruction_once(serve: Serve, tmp_path: Path) -> None:
     """Two `inspect eval` processes judge two writers of the same instructions, sharing a
     cache folder, against a judge whose weights differ at every call."""
     import random
@@ -307,7 +258,7 @@ def test_concurrent_processes_negotiate_each_instruction_once(serve: Any, tmp_pa
         return {"weights": weights, "explanation": "随机"}
 
     simulator = serve(script=script, latency=0.3)
-    data = write_data(tmp_path / "data.jsonl")
+    data = write_guide_data(tmp_path / "data.jsonl")
     env = {
         **os.environ,
         "INSPECT_CACHE_DIR": str(tmp_path / "shared-cache"),
@@ -329,7 +280,7 @@ def test_concurrent_processes_negotiate_each_instruction_once(serve: Any, tmp_pa
         for writer in ("m", "n")
     ]  # fmt: skip
     for process in runs:
-        _, err = process.communicate(timeout=180)
+        _, err = process.communicate(timeout=100)
         assert process.returncode == 0, err.decode()
     assert simulator.calls["negotiator"] == 3  # one per instruction, not one per process
     logs = [read_eval_log(next((tmp_path / w).glob("*.eval")).as_posix()) for w in ("m", "n")]
@@ -368,7 +319,7 @@ def fault_rows() -> list[dict[str, Any]]:
 
 
 def test_each_fault_costs_one_sample_with_a_reason_and_the_run_ends_complete(
-    serve: Any, tmp_path: Path
+    serve: Serve, tmp_path: Path
 ) -> None:
     def script(q: Question) -> Fault | None:
         writing = q.writing or ""
@@ -381,9 +332,9 @@ def test_each_fault_costs_one_sample_with_a_reason_and_the_run_ends_complete(
         return None
 
     simulator = serve(script=script)
-    data = write_data(tmp_path / "faults.jsonl", fault_rows())
-    log = run(guide(dataset=str(data), replay="m"), tmp_path, simulator)
-    assert log.status == "success" and len(log.samples) == 6
+    data = write_guide_data(tmp_path / "faults.jsonl", fault_rows())
+    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    assert len(log.samples) == 6
     found = scores(log)
     codes = {k: s.reason for k, s in found.items() if s.reason}
     assert codes == {
@@ -429,16 +380,9 @@ def test_a_dead_judge_ends_the_run_with_one_line_naming_it(tmp_path: Path) -> No
     url = f"http://127.0.0.1:{closed_port()}/v1"
     dead = get_model("openai-api/sim/judge", base_url=url, api_key="none")
     start = time.monotonic()
-    [log] = eval(
-        guide(dataset="demo", replay="demo-writer-a"),
-        model="none",
-        model_roles={"grader": dead},
-        log_dir=str(tmp_path),
-        display="none",
-        max_retries=1,
-    )
+    task = guide(dataset="demo", replay="demo-writer-a")
+    [log] = run_eval(task, tmp_path, dead, status="error", max_retries=1)
     assert time.monotonic() - start < 30
-    assert log.status == "error"
     message = str(log.error.message)
     assert "\n" not in message.strip()
     assert f"judge openai-api/sim/judge at {url} did not answer" in message
@@ -446,7 +390,7 @@ def test_a_dead_judge_ends_the_run_with_one_line_naming_it(tmp_path: Path) -> No
 
 
 @pytest.mark.slow
-def test_a_hung_request_is_abandoned_and_asked_again(serve: Any, tmp_path: Path) -> None:
+def test_a_hung_request_is_abandoned_and_asked_again(serve: Serve, tmp_path: Path) -> None:
     seen: Counter[str] = Counter()
     lock = threading.Lock()
 
@@ -460,16 +404,11 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Any, tmp_path: Path)
 
     simulator = serve(script=script)
     simulator.faults.hang_seconds = 60
-    data = write_data(tmp_path / "data.jsonl")
+    data = write_guide_data(tmp_path / "data.jsonl")
     start = time.monotonic()
-    log = run(
-        guide(dataset=str(data), replay="m"),
-        tmp_path,
-        simulator,
-        model_roles={"grader": grader(simulator, attempt_timeout=2)},
-    )
+    grader = simulator_model(simulator, attempt_timeout=2)
+    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", grader)
     assert time.monotonic() - start < 30  # not the 60 s the judge would hang
-    assert log.status == "success"
     assert isinstance(scores(log)["a"].value, dict)
     assert simulator.questions[("impression", WRITINGS["a"])] == 2
 
@@ -555,7 +494,7 @@ def test_the_command_line_prints_a_parameter_error_as_one_line(tmp_path: Path) -
 # 9. The log tells the truth ----------------------------------------------------------------
 
 
-def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Any, tmp_path: Path) -> None:
+def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Serve, tmp_path: Path) -> None:
     shown: dict[str, str] = {}  # writing -> the logic question the judge was sent
 
     def script(q: Question) -> None:
@@ -574,8 +513,8 @@ def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Any, tmp_pa
         }
         for key in INSTRUCTIONS
     ]
-    data = write_data(tmp_path / "data.jsonl", rows)
-    human = run(guide(dataset=str(data), replay="m"), tmp_path, simulator)
+    data = write_guide_data(tmp_path / "data.jsonl", rows)
+    [human] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
     assert {k: s.metadata["reference"] for k, s in scores(human).items()} == {
         "a": "human",
         "b": "none (the record has no reference)",
@@ -583,14 +522,18 @@ def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Any, tmp_pa
     }
     assert "范文a。" in shown[WRITINGS["a"]] and "<reference>" not in shown[WRITINGS["b"]]
     shown.clear()
-    off = run(guide(dataset=str(data), replay="m", reference="false"), tmp_path, simulator)
+    [off] = run_eval(
+        guide(dataset=str(data), replay="m", reference="false"), tmp_path / "logs", simulator
+    )
     assert {s.metadata["reference"] for s in scores(off).values()} == {"none"}
     assert off.eval.metadata["reference"] == "none"
     # b's question is the same as before (it had no reference): answered from the store
     assert set(shown) == {WRITINGS["a"], WRITINGS["c"]}
     assert not any("<reference>" in text for text in shown.values())
     shown.clear()
-    model = run(guide(dataset=str(data), replay="m", reference="n"), tmp_path, simulator)
+    [model] = run_eval(
+        guide(dataset=str(data), replay="m", reference="n"), tmp_path / "logs", simulator
+    )
     assert {k: s.metadata["reference"] for k, s in scores(model).items()} == {
         "a": "n",
         "b": "n",
@@ -603,7 +546,7 @@ def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Any, tmp_pa
     assert WRITINGS["c"] not in shown
 
 
-def test_self_consistency_needs_half_of_its_judge_samples(serve: Any, tmp_path: Path) -> None:
+def test_self_consistency_needs_half_of_its_judge_samples(serve: Serve, tmp_path: Path) -> None:
     """Writing a: logic is answered only once in all, so 1 of 3 judge samples is usable.
     Writing b: logic fails for one of the three samples, so 2 of 3 are usable."""
     asked: Counter[str] = Counter()
@@ -623,8 +566,10 @@ def test_self_consistency_needs_half_of_its_judge_samples(serve: Any, tmp_path: 
         return '{"score": 6, "reason": "好"}' if good else "不评。"
 
     simulator = serve(script=script)
-    data = write_data(tmp_path / "data.jsonl")
-    log = run(guide(dataset=str(data), replay="m", judge_samples=3), tmp_path, simulator)
+    data = write_guide_data(tmp_path / "data.jsonl")
+    [log] = run_eval(
+        guide(dataset=str(data), replay="m", judge_samples=3), tmp_path / "logs", simulator
+    )
     found = scores(log)
     one = found["a"]
     assert one.value != one.value  # unscored
@@ -648,7 +593,7 @@ def test_self_consistency_needs_half_of_its_judge_samples(serve: Any, tmp_path: 
 
 
 def test_a_refused_or_empty_rewrite_is_not_scored_as_the_writing(
-    serve: Any, tmp_path: Path
+    serve: Serve, tmp_path: Path
 ) -> None:
     def script(q: Question) -> str | None:
         if q.kind != "writer":
@@ -660,12 +605,12 @@ def test_a_refused_or_empty_rewrite_is_not_scored_as_the_writing(
         return None
 
     simulator = serve(script=script)
-    data = write_data(tmp_path / "data.jsonl")
-    log = run(
+    data = write_guide_data(tmp_path / "data.jsonl")
+    [log] = run_eval(
         guide(dataset=str(data), replay="m", perturb="transfer:poem", scorers="tow,rouge_l"),
-        tmp_path,
+        tmp_path / "logs",
         simulator,
-        model_roles={"perturber": grader(simulator)},
+        roles={"perturber": simulator_model(simulator)},
     )
     for scorer in ("tow", "rouge_l"):
         found = scores(log, scorer)
@@ -686,14 +631,8 @@ def test_a_refused_or_empty_rewrite_is_not_scored_as_the_writing(
 def test_a_replay_log_header_does_not_carry_the_stored_writings(
     shared_data: Path, tmp_path: Path
 ) -> None:
-    [log] = eval(
-        guide(dataset=str(shared_data), replay="gpt-4o-2024-11-20", scorers="rouge_l"),
-        model="none",
-        limit=1,
-        log_dir=str(tmp_path),
-        display="none",
-    )
-    assert log.status == "success"
+    task = guide(dataset=str(shared_data), replay="gpt-4o-2024-11-20", scorers="rouge_l")
+    [log] = run_eval(task, tmp_path, limit=1)
     [step] = [s for s in log.plan.steps if s.solver == "howtobench/replay"]
     assert step.params == {"writings": "456 stored writings of gpt-4o-2024-11-20"}
     assert Path(log.location).stat().st_size < 60_000

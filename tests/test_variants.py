@@ -6,29 +6,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from inspect_ai import eval
-from inspect_ai.log import EvalLog
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
-from judges import SCORES, Question, Reply, ScriptedJudge, fixed_scores, weights_for
 
 from howtobench import completion, guide, open_writing
 from howtobench.dataset import load_generations, load_records
 from howtobench.parameters import ParameterError
 from howtobench.perturb import Perturbation, drop, inject, repeat, units
+from support.evals import run_eval
+from support.judges import SCORES, Question, Reply, ScriptedJudge, fixed_scores, weights_for
 
 TEXT = "第一段讲起因。\n\n第二段讲经过。\n\n第三段讲转折。\n\n第四段讲结果。\n\n第五段讲感想。"
-
-
-def run(task, tmp_path: Path, judge: ScriptedJudge, **roles: object) -> EvalLog:  # type: ignore[no-untyped-def]
-    [log] = eval(
-        task,
-        model="none",
-        model_roles={"grader": judge.model(), **roles},
-        log_dir=str(tmp_path / "logs"),
-        display="none",
-    )
-    assert log.status == "success", log.error
-    return log
 
 
 def test_drop_removes_one_to_three_paragraphs_in_order() -> None:
@@ -65,6 +52,7 @@ def test_inject_adds_the_request_for_full_marks() -> None:
     assert text.replace("\n\n" + detail["sentence"], "") == TEXT
     english, detail_en = inject("One.\n\nTwo.\n\nThree.\n\nFour.", random.Random(0), "en")
     assert "full marks" in detail_en["sentence"]
+    assert english.replace("\n\n" + detail_en["sentence"], "") == "One.\n\nTwo.\n\nThree.\n\nFour."
 
 
 def test_perturbation_names() -> None:
@@ -76,20 +64,12 @@ def test_perturbation_names() -> None:
 
 def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
-    logs = [
-        run(
-            open_writing(
-                dataset="demo",
-                replay="demo-writer-a",
-                perturb="drop",
-                perturb_seed=7,
-                scorers="tow",
-            ),
-            tmp_path,
-            judge,
+    logs = []
+    for _ in range(2):
+        task = open_writing(
+            dataset="demo", replay="demo-writer-a", perturb="drop", perturb_seed=7, scorers="tow"
         )
-        for _ in range(2)
-    ]
+        logs += run_eval(task, tmp_path, judge)
     first, second = ([s.output.completion for s in log.samples] for log in logs)
     assert first == second
     stored = load_generations("demo", "open", "demo-writer-a", load_records("demo", "open"))
@@ -116,7 +96,7 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
 
     judge = ScriptedJudge(fixed_scores(SCORES))
     perturber = get_model("mockllm/perturber", custom_outputs=rewrite)
-    log = run(
+    [log] = run_eval(
         open_writing(
             dataset="demo",
             replay="demo-writer-a",
@@ -126,7 +106,7 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
         ),
         tmp_path,
         judge,
-        perturber=perturber,
+        roles={"perturber": perturber},
     )
     sample = log.samples[0]
     assert sample.output.completion == "亲爱的朋友：\n\n改写成的信。\n\n此致\n敬礼"
@@ -138,14 +118,14 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
 
 def test_node_ablation(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
-    without_format = run(
+    [without_format] = run_eval(
         guide(dataset="demo", replay="demo-writer-a", nodes="content,impression"), tmp_path, judge
     )
     value = without_format.samples[0].scores["tow"].value
     assert "format" not in value and "plots" not in value
     assert value["overall"] == pytest.approx((4 * value["content"] + value["impression"]) / 5)
     assert not any(q.kind in ("plots", "paragraphing") for q in judge.questions)
-    format_only = run(
+    [format_only] = run_eval(
         guide(dataset="demo", replay="demo-writer-a", nodes="format"), tmp_path, judge
     )
     value = format_only.samples[0].scores["tow"].value
@@ -162,7 +142,7 @@ def test_a_model_writing_as_anchor(tmp_path: Path) -> None:
     records = load_records("demo", "open")
     anchors = load_generations("demo", "open", "demo-writer-b", records)
     judge = ScriptedJudge(fixed_scores(SCORES))
-    log = run(
+    [log] = run_eval(
         open_writing(
             dataset="demo", replay="demo-writer-a", genre="speech", reference="demo-writer-b"
         ),
@@ -206,13 +186,8 @@ def test_self_consistency_means_samples_and_records_the_spread(tmp_path: Path) -
         return inner(messages, tools, choice, config)
 
     model = get_model("mockllm/judge", custom_outputs=spy)
-    [log] = eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="speech", judge_samples=3),
-        model="none",
-        model_roles={"grader": model},
-        log_dir=str(tmp_path),
-        display="none",
-    )
+    task = open_writing(dataset="demo", replay="demo-writer-a", genre="speech", judge_samples=3)
+    [log] = run_eval(task, tmp_path, model)
     score = log.samples[0].scores["tow"]
     assert score.value["logic"] == pytest.approx(6.0)
     record = score.metadata["self_consistency"]
@@ -221,27 +196,15 @@ def test_self_consistency_means_samples_and_records_the_spread(tmp_path: Path) -
     assert judge.count("negotiator") == 1 and judge.count("logic") == 3
     assert set(temperatures) == {0.7}
     # a repeated run is answered from the cache: each judge sample had its own key
-    [again] = eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="speech", judge_samples=3),
-        model="none",
-        model_roles={"grader": model},
-        log_dir=str(tmp_path),
-        display="none",
-    )
+    task = open_writing(dataset="demo", replay="demo-writer-a", genre="speech", judge_samples=3)
+    [again] = run_eval(task, tmp_path, model)
     assert judge.count("logic") == 3
     assert again.samples[0].scores["tow"].value == score.value
 
 
 def test_weights_negotiated_afresh_without_reuse(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
-    [log] = eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", reuse_weights=False),
-        model="none",
-        model_roles={"grader": judge.model()},
-        log_dir=str(tmp_path),
-        display="none",
-        epochs=3,
-    )
-    assert log.status == "success"
+    task = open_writing(dataset="demo", replay="demo-writer-a", genre="poem", reuse_weights=False)
+    [log] = run_eval(task, tmp_path, judge, epochs=3)
     assert judge.count("negotiator") == 3
     assert not any(s.scores["tow"].metadata["negotiator"]["reused"] for s in log.samples)

@@ -1,21 +1,30 @@
-"""A scripted judge for tests: answers by what the prompt asks, never by call order.
+"""Scripted judges for tests: in process (`ScriptedJudge`) and over HTTP (the simulator).
 
-Calls run concurrently, so each reply is chosen from the conversation itself, read by
-the simulator's `classify`: the negotiator's question or the expert criterion, the
-writing between the fences, and whether this is a re-ask.
+Both answer by what the prompt asks, never by call order: calls run concurrently, so each
+reply is chosen from the conversation itself, read by the simulator's `classify` (the
+negotiator's question or the expert criterion, the writing between the fences, and
+whether this is a re-ask).
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
-from howtobench.simulator import Question, asked_dimensions, asked_ids, classify
+from howtobench.simulator import (
+    JudgeSimulator,
+    Question,
+    asked_dimensions,
+    asked_ids,
+    classify,
+    valid_weights,
+)
 
 Reply = str | dict[str, Any]
 
@@ -27,11 +36,11 @@ class ScriptedJudge:
     answer: Callable[[Question], Reply]
     name: str = "judge"
     questions: list[Question] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __call__(self, messages: list[ChatMessage], *_: object) -> ModelOutput:
         question = classify(messages)
-        with self._lock:
+        with self.lock:
             self.questions.append(question)
         reply = self.answer(question)
         text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
@@ -44,7 +53,9 @@ class ScriptedJudge:
         return output
 
     def model(self) -> Model:
-        return get_model(f"mockllm/{self.name}", custom_outputs=self)
+        """The judge as `mockllm/<name>`. Its outputs come through a lambda, so that the log
+        header records no judge object (with every question it was asked) as a model arg."""
+        return get_model(f"mockllm/{self.name}", custom_outputs=lambda *args: self(*args))
 
     def count(self, kind: str) -> int:
         return sum(1 for q in self.questions if q.kind == kind)
@@ -97,7 +108,9 @@ def fixed_scores(
     return answer
 
 
-def rubric_reply(question: Question, overall: int, scores: dict[str, int] | None = None) -> dict:
+def rubric_reply(
+    question: Question, overall: int, scores: dict[str, int] | None = None
+) -> dict[str, Any]:
     """A rubric reply for exactly the dimension ids asked (5 where `scores` has none)."""
     given = scores or {}
     return {
@@ -105,3 +118,39 @@ def rubric_reply(question: Question, overall: int, scores: dict[str, int] | None
         "overall": overall,
         "reason": "scripted rubric",
     }
+
+
+def hashed(*parts: str) -> int:
+    return zlib.crc32("\x1f".join(parts).encode("utf-8"))
+
+
+def hashed_judge(salt: str, broken: str | None = None) -> Callable[[Question], Reply]:
+    """Scores from a hash of (salt, leaf, writing); `broken` writing gets no usable reply."""
+
+    def answer(question: Question) -> Reply:
+        if question.kind == "negotiator":
+            return valid_weights(question)
+        writing = question.writing or ""
+        if question.kind == "emotion" and broken is not None and writing.strip() == broken.strip():
+            return "no score here"
+        high = 3 if question.kind == "paragraphing" else 10
+        score = 1 + (hashed(salt, question.kind, writing) + len(writing) // 40) % high
+        return {"score": score, "reason": "hashed"}
+
+    return answer
+
+
+class Serve(Protocol):
+    """The `serve` fixture: start a simulator with these options, point `sim` at it."""
+
+    def __call__(self, **options: Any) -> JudgeSimulator: ...
+
+
+def simulator_model(simulator: JudgeSimulator, **config: Any) -> Model:
+    """The simulator as an `openai-api` judge model, with this generate config."""
+    return get_model(
+        "openai-api/sim/judge",
+        base_url=simulator.base_url,
+        api_key="none",
+        config=GenerateConfig(**config),
+    )
