@@ -6,6 +6,9 @@ with `--out DIR` writes them as CSV and Markdown with its PNG figures and its no
 `metaeval` reads. Bad input (a file that is no inspect log, a log of another task,
 unknown rated ids, a rating that is not a finite number, no overlap, a missing score,
 a campaign option that cannot be met) exits with status 2 and one line giving the reason.
+`howtobench build ...` makes a benchmark data folder from a corpus (`howtobench.build`):
+a bad corpus line exits with status 2 in one line naming file, line and field, and a
+step that did not finish with status 1 and how to resume.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pathlib import Path
 from howtobench.annotate.app import serve
 from howtobench.annotate.campaign import KINDS, REFERENCE_MODES, Options
 from howtobench.annotate.commands import DEFAULT_URL, export_file, new_campaign, show_links
+from howtobench.build.commands import add_build_command
+from howtobench.build.runs import BuildIncomplete
 from howtobench.errors import UserError
 from howtobench.studies import (
     StudyError,
@@ -244,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="YAML/JSON of model prices per million tokens (inspect's --model-cost-config format)",
     )
     _annotate(sub)
+    add_build_command(sub)
     return parser
 
 
@@ -255,7 +261,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (StudyError, UserError) as err:
         print(f"howtobench {command}: error: {err}", file=sys.stderr)
         return 2
-    if result is None:  # an annotate command, which has printed what it did
+    except BuildIncomplete as err:  # the model stopped answering: rerun to resume
+        print(f"howtobench {command}: {err}", file=sys.stderr)
+        return 1
+    if result is None:  # an annotate or build command, which has printed what it did
         return 0
     written: list[Path] = []
     if args.out:

@@ -2,8 +2,8 @@
 
 Judge calls run concurrently, so the simulator (and every scripted judge in the tests)
 tells questions apart by their content, never by call order: the system prompt names
-the negotiator and the single-call baselines, the criterion text names a leaf expert,
-and anything else is the writer.
+the negotiator, the single-call baselines and the benchmark build's steps, the
+criterion text names a leaf expert, and anything else is the writer.
 """
 
 from __future__ import annotations
@@ -14,20 +14,24 @@ from dataclasses import dataclass
 from typing import Any
 
 from howtobench.baselines.prompts import baseline_prompt, rubric_ids
+from howtobench.build.prompts import build_prompt
 from howtobench.judge.inputs import FENCE_END
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import LEAVES
 
 _WRITING = re.compile(r"<writing>\n(.*)\n</writing>", re.S)
 _BASELINES = ("rubric", "autoplan")  # single-call judges, told apart by their system prompts
+# the LLM steps of `howtobench build`, told apart by their system prompts too
+BUILD_STEPS = ("classify", "quality", "backconstruct", "screen")
 _LANGUAGES = ("zh", "en")
 _LLM_LEAVES = tuple(leaf for leaf in LEAVES if leaf.judge == "llm")
 
 
 @dataclass(frozen=True)
 class Question:
-    """What a chat request asks (`writer`, `negotiator`, a leaf id, `rubric` or `autoplan`),
-    and what it judges."""
+    """What a chat request asks (`writer`, `negotiator`, a leaf id, `rubric`, `autoplan`,
+    or a build step: `classify`, `quality`, `backconstruct`, `screen`), and the writing it
+    judges (a build step's text)."""
 
     kind: str
     writing: str | None
@@ -60,6 +64,9 @@ def classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
     for kind in _BASELINES:
         if system in _in_both_languages(baseline_prompt, f"{kind}_system"):
             return Question(kind, _judged_writing(first), attempt, first, last)
+    for kind in BUILD_STEPS:
+        if system in _in_both_languages(build_prompt, f"{kind}_system"):
+            return Question(kind, _judged_writing(first), attempt, first, last)
     for leaf in _LLM_LEAVES:
         if any(c in first for c in _in_both_languages(tree_prompt, f"leaf_{leaf.id}")):
             return Question(leaf.id, _judged_writing(first), attempt, first, last)
@@ -81,5 +88,6 @@ def asked_ids(question: Question) -> list[str]:
 
 
 def asked_dimensions(question: Question) -> list[str]:
-    """The rubric's dimension ids: read after the writing, where the rubric comes last."""
+    """The rubric's dimension ids (a back-construction's trait ids): read after the
+    writing, where the rubric comes last."""
     return list(rubric_ids(question.text.rpartition(FENCE_END)[2]))

@@ -2,7 +2,11 @@
 
 Valid replies are deterministic functions of the question: weights vary with the
 instruction (not with the writing), scores grow with the writing's length and vary with
-its text. The fault catalogue names what a flaky provider does instead of answering.
+its text. The benchmark build's steps get plausible answers drawn from the text: a genre
+from its cues, a quality score from 2 to 5, a summary, theme, outline and requirements
+taken from its sentences, and screening flags for phone numbers, e-mail addresses, ID
+numbers, advertising and a few unsafe phrases. The fault catalogue names what a flaky
+provider does instead of answering.
 """
 
 from __future__ import annotations
@@ -10,10 +14,15 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 from dataclasses import dataclass
 from typing import Any
 
-from howtobench.simulator.protocol import Question, asked_dimensions, asked_ids
+from howtobench.baselines.overlap import tokenize
+from howtobench.build.backconstruct import THEME_WORDS, theme_words
+from howtobench.build.completion import paragraphs
+from howtobench.dataset import detect_language
+from howtobench.simulator.protocol import BUILD_STEPS, Question, asked_dimensions, asked_ids
 from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, Leaf
 
 _LEAVES = {leaf.id: leaf for leaf in LEAVES}
@@ -77,6 +86,146 @@ def valid_plan(question: Question) -> dict[str, Any]:
     return {"dimensions": dimensions, "overall": overall, "reason": "simulated"}
 
 
+# Words that mark a genre, Chinese and English; a text goes to the genre with most hits.
+_GENRE_CUES: dict[str, tuple[str, ...]] = {
+    "letters": ("尊敬的", "此致", "敬礼", "敬上", "Dear ", "Sincerely", "Yours truly"),
+    "speech": ("同志们", "大家好", "各位", "谢谢大家", "Ladies and gentlemen", "Thank you all"),
+    "contract": ("甲方", "乙方", "合同", "Party A", "Party B", "hereby agree"),
+    "regulation": ("第一条", "第二条", "本制度", "本办法", "Article 1", "Article 2"),
+    "plan": ("方案", "实施步骤", "工作目标", "进度安排", "Objectives", "Timeline", "Phase 1"),
+    "report": ("报告", "完成情况", "本年度", "工作总结", "This report", "Findings"),
+    "others": ("通知", "特此", "启事", "Notice", "announce", "Please call", "Lost "),
+    "comment": ("网友", "现象", "热议", "Commentators", "the trend"),
+    "argumentative": ("我认为", "因此", "总之", "由此可见", "we must", "Therefore", "I argue"),
+    "fiction": ("他说", "她说", "问道", " said", " asked"),
+}
+_SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?|[^\n]+")
+_INNER_END = re.compile(r"[。！？!?]|\.(?=\s)")
+_RUN = re.compile(r"(.)\1{3,}")  # a character four times over: 好好好好, !!!!
+_PERSONAL = (
+    re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d[- ]?\d{4}[- ]?\d{4}(?!\d)"),  # a mobile number
+    re.compile(r"\(?\b\d{3}\)?[- .]\d{3}[- .]\d{4}\b"),  # a North American number
+    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # an e-mail address
+    re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"),  # a Chinese ID number
+)
+_ADVERT = re.compile(
+    r"[^。！？!?\n]*(?:扫码|加微信|优惠|限时|折扣|包邮|下单|promo code|buy now|free shipping|"
+    r"order now|% off)[^。！？!?\n]*",
+    re.IGNORECASE,
+)
+_UNSAFE = re.compile(r"制造炸弹|自杀的方法|how to make a bomb|ways to kill yourself", re.IGNORECASE)
+
+
+def _clip(text: str, limit: int) -> str:
+    """`text` on one line, cut to about `limit` characters (at a space for words), its
+    inner sentence ends made commas, so that it stays one sentence."""
+    line = " ".join(text.split()).rstrip("。！？!?.")
+    if len(line) > limit:
+        cut = line[:limit]
+        line = cut.rsplit(" ", 1)[0] if " " in cut else cut
+    comma = "，" if detect_language(line) == "zh" else ","
+    return _INNER_END.sub(comma, line).strip("，, ")
+
+
+def _sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
+
+
+def simulated_genre(text: str) -> str:
+    """Verse (five lines or more, nearly all short and without an end mark) is a poem;
+    otherwise the genre with the most cue words, prose when none is found."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    limit = 16 if detect_language(text) == "zh" else 48
+    short = [line for line in lines[1:] if len(line) <= limit and not line.endswith(("。", "."))]
+    if len(lines) >= 5 and len(short) * 4 >= len(lines) * 3:
+        return "poem"
+    hits = {genre: sum(text.count(cue) for cue in cues) for genre, cues in _GENRE_CUES.items()}
+    best = max(hits, key=lambda genre: hits[genre])
+    return best if hits[best] else "prose"
+
+
+def simulated_quality(text: str) -> int:
+    """2 for a very short or spammy text (a run of one character); else 3, 4 or 5 with
+    chances 15/40/45 % from the text, which gives Table 13's shape: most texts 3-5."""
+    if len("".join(text.split())) < 80 or _RUN.search(text):
+        return 2
+    share = _unit(text, "quality")
+    return 3 if share < 0.15 else 4 if share < 0.55 else 5
+
+
+def _theme(text: str, language: str) -> str:
+    """The text's first line (its title) when it is five words at most, else as many of
+    its first three words as fit."""
+    first = text.strip().splitlines()[0].strip() if text.strip() else ""
+    if first and theme_words(first, language) <= THEME_WORDS:
+        return _clip(first, 40)
+    if language == "zh":
+        words = [w for w in tokenize(first, "zh") if len(w) > 1 and w.isalnum()]
+        joiner = ""
+    else:
+        words = [w.strip(".,;:!?\"'") for w in first.split()]
+        joiner = " "
+    for count in (3, 2, 1):
+        theme = joiner.join(words[:count])
+        if theme and theme_words(theme, language) <= THEME_WORDS:
+            return theme
+    return "主题" if language == "zh" else "the theme"
+
+
+def valid_construction(question: Question) -> dict[str, Any]:
+    """Summary, theme, outline and one requirement per asked trait, taken from the text."""
+    text = question.writing or ""
+    language = detect_language(text)
+    blocks = [text[start:end] for start, end in paragraphs(text)]
+    units = blocks if len(blocks) >= 2 else _sentences(text)
+    units = units if len(units) >= 2 else [text.strip() or "…", "…"]
+    sentences = _sentences(text) or ["…"]
+    lead = max(sentences[:3], key=len)
+    if language == "zh":
+        summary = f"写{_clip(lead, 60)}。"
+        requirement = "像原文那样围绕「{}」来写"
+    else:
+        summary = f"write about {_clip(lead, 120)}."
+        requirement = 'Build on "{}" as the original does'
+    outline = [
+        _clip(_sentences(unit)[0] if _sentences(unit) else unit, 30) or "…" for unit in units[:8]
+    ]
+    traits = asked_dimensions(question)
+    return {
+        "summary": summary,
+        "theme": _theme(text, language),
+        "outline": outline,
+        "requirements": {
+            trait: requirement.format(_clip(units[i % len(units)], 16) or "…")
+            for i, trait in enumerate(traits)
+        },
+    }
+
+
+def valid_flags(question: Question) -> dict[str, Any]:
+    """Every phone number, e-mail address and ID number, every sentence with an
+    advertising word, every unsafe phrase: quoted from the item as it stands."""
+    text = question.writing or ""
+    found = {
+        "personal_info": [m.group(0) for pattern in _PERSONAL for m in pattern.finditer(text)],
+        "unsafe": [m.group(0) for m in _UNSAFE.finditer(text)],
+        "advertisement": [m.group(0).strip() for m in _ADVERT.finditer(text)],
+    }
+    flags = {kind: list(dict.fromkeys(quotes)) for kind, quotes in found.items()}
+    return {**flags, "reason": "simulated"}
+
+
+def _build_reply(question: Question) -> dict[str, Any]:
+    text = question.writing or ""
+    if question.kind == "classify":
+        return {"genre": simulated_genre(text), "reason": "simulated"}
+    if question.kind == "quality":
+        return {"score": simulated_quality(text), "reason": "simulated"}
+    if question.kind == "backconstruct":
+        return valid_construction(question)
+    return valid_flags(question)
+
+
 def valid_reply(question: Question) -> str:
     if question.kind == "writer":
         return WRITER_REPLY
@@ -86,10 +235,30 @@ def valid_reply(question: Question) -> str:
         return json.dumps(valid_rubric(question))
     if question.kind == "autoplan":
         return json.dumps(valid_plan(question))
+    if question.kind in BUILD_STEPS:
+        return json.dumps(_build_reply(question), ensure_ascii=False)
     return json.dumps(valid_score(_LEAVES[question.kind], question.writing or ""))
 
 
+# Build-step replies that break their form: an unknown genre, a score off the 1-5
+# scale, a theme of too many words, a quote that is not in the item.
+_BUILD_OUT_OF_RANGE: dict[str, dict[str, Any]] = {
+    "classify": {"genre": "novella", "reason": "out of range"},
+    "quality": {"score": 9, "reason": "out of range"},
+    "screen": {
+        "personal_info": ["a passage that is not in the item"],
+        "unsafe": [],
+        "advertisement": [],
+    },
+}
+
+
 def out_of_range_reply(question: Question) -> str:
+    if question.kind == "backconstruct":
+        theme = "a theme of far more than five words in all"
+        return json.dumps({**valid_construction(question), "theme": theme})
+    if question.kind in _BUILD_OUT_OF_RANGE:
+        return json.dumps(_BUILD_OUT_OF_RANGE[question.kind])
     if question.kind == "negotiator":
         return json.dumps({"weights": dict.fromkeys(asked_ids(question), 0.9)})
     if question.kind == "rubric":

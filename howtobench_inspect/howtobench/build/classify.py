@@ -1,0 +1,100 @@
+"""Step 1, genre classification (paper section 4.3, appendix D): c = Cls(T).
+
+The model reads the 12 canonical genres with a definition each (`prompts/genres.*.txt`)
+and the text, and answers `{"genre": "<id>", "reason": "..."}`; an id outside the list is
+asked again. The paper's classifier (GPT-4o) was right on 98.6% of texts by three
+experts' check: run this task on texts that carry a genre and its `agreement` metric is
+that check, against your labels.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
+from inspect_ai.solver import TaskState
+
+from howtobench.baselines.single_call import reason_of
+from howtobench.build.corpus import CorpusText
+from howtobench.build.prompts import genre_list
+from howtobench.build.steps import Step, corpus_texts, step_score, step_task, text_sample
+from howtobench.genres import CANONICAL_GENRES
+from howtobench.judge.replies import ReplyError
+
+
+def check_genre(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """One of the canonical ids (any case, spaces around it ignored)."""
+    genre = reply.get("genre")
+    chosen = genre.strip().lower() if isinstance(genre, str) else None
+    if chosen not in CANONICAL_GENRES:
+        raise ReplyError(
+            f'"genre" must be one of {", ".join(CANONICAL_GENRES)}, '
+            f"got {json.dumps(genre, ensure_ascii=False)}"
+        )
+    return {"genre": chosen, "reason": reason_of(reply)}
+
+
+CLASSIFY = Step("classify", ("genre",), check_genre)
+
+
+def classify_sample(text: CorpusText) -> Sample:
+    menu = genre_list(text.language)
+    return text_sample(CLASSIFY, text, {"given_genre": text.genre}, genres=menu)
+
+
+@metric
+def agreement() -> Metric:
+    """Share of the texts with a given genre that were classified into it (NaN when no
+    text has one): the paper's accuracy check, against your labels."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        given = [
+            (s.score.value, (s.sample_metadata or {}).get("given_genre"))
+            for s in scores
+            if (s.sample_metadata or {}).get("given_genre")
+        ]
+        if not given:
+            return float("nan")
+        return sum(1 for chosen, label in given if chosen == label) / len(given)
+
+    return compute
+
+
+@scorer(name="genre", metrics=[agreement()])
+def genre_scorer() -> Scorer:
+    """The genre the model chose (its reason in the explanation)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return step_score(
+            state,
+            lambda answer: Score(
+                value=answer["genre"], answer=answer["genre"], explanation=answer["reason"]
+            ),
+        )
+
+    return score
+
+
+@task(name="classify")
+def classify_step(corpus: str | None = None) -> Task:
+    """Build step 1: classify each text of a corpus into one of the 12 genres.
+
+    Every text is classified, also one that carries a genre: then the `agreement`
+    metric says how often the model chose the given genre (the paper checked its
+    classifier against three experts). `howtobench build` sends only the texts without
+    a genre.
+
+    Args:
+        corpus: a corpus JSONL file (`text`, and optionally `id`, `genre`, `language`,
+            `source`).
+
+    Returns:
+        The task: one question per text to the evaluated model (`--model`).
+    """
+    texts = corpus_texts(corpus)
+    samples = [classify_sample(t) for t in texts]
+    return step_task(CLASSIFY, samples, genre_scorer(), {"corpus": corpus}, reducer="mode")

@@ -1,0 +1,240 @@
+"""`howtobench build`: a corpus of human texts in, a benchmark data folder out.
+
+The steps, in the paper's order (sections 4.3-4.6): classify the texts without a genre,
+rate every text 1-5 and drop those below the threshold, cap each genre at N texts
+(optional), give each text one task, make completion items by the gap rule and guide
+and open items by back-construction, then screen every item. The LLM steps are inspect
+tasks run with `eval_set` (`howtobench.build.runs`): resumable, cached, every call in
+the logs. The output folder holds:
+
+- `<task>/aligned.jsonl`: the published format, which `-T dataset=DIR` reads;
+- `items.jsonl`: the same items in the package's own JSONL format, with `language`
+  (use it for texts that are not Chinese: a folder is read as Chinese);
+- `rejected.jsonl`: every text not used, with the step, a code and the reason;
+- `manifest.json` and `summary.md`: options, counts, the quality distribution, lengths,
+  the logs, and the items awaiting the reference check;
+- `logs/<step>/` (inspect logs) and `work/` (each step's input).
+
+Every corpus text ends up in exactly one item or one line of `rejected.jsonl`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from howtobench.build.backconstruct import backconstruct_step
+from howtobench.build.classify import classify_step
+from howtobench.build.completion import Gap, choose_gap
+from howtobench.build.corpus import CorpusText, read_corpus, write_jsonl
+from howtobench.build.items import Item, completion_item, constructed_item
+from howtobench.build.ledger import (
+    BELOW_THRESHOLD,
+    FLAGGED,
+    NO_REPLY,
+    NO_TASK,
+    OVER_CAP,
+    Ledger,
+)
+from howtobench.build.quality import DEFAULT_THRESHOLD, HIGHEST, LOWEST, quality_step
+from howtobench.build.report import manifest, summary
+from howtobench.build.runs import EvalOptions, Runs
+from howtobench.build.screen import screen_step
+from howtobench.build.selection import assign_tasks, cap_per_genre
+from howtobench.dataset import TASKS
+from howtobench.errors import UserError
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """What to build: the tasks, the quality threshold, a cap per genre and the seed."""
+
+    tasks: tuple[str, ...] = TASKS
+    threshold: int = DEFAULT_THRESHOLD
+    per_genre: int | None = None
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        unknown = [t for t in self.tasks if t not in TASKS]
+        if unknown or not self.tasks:
+            raise UserError(
+                f"--tasks: expected a comma list of {', '.join(TASKS)}, got {', '.join(self.tasks) or 'nothing'}"
+            )
+        if not LOWEST <= self.threshold <= HIGHEST:
+            raise UserError(f"--threshold: expected {LOWEST}-{HIGHEST}, got {self.threshold}")
+        if self.per_genre is not None and self.per_genre < 1:
+            raise UserError(f"--per-genre: expected at least 1, got {self.per_genre}")
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    """Where the build wrote what, and how long each step took."""
+
+    out: Path
+    items: dict[str, int]  # by task
+    rejected: int
+    seconds: dict[str, float] = field(default_factory=dict)  # by step
+
+
+def build_benchmark(
+    corpus: Path, out: Path, evals: EvalOptions, options: BuildOptions | None = None
+) -> BuildResult:
+    """Build a benchmark folder from `corpus`, the LLM steps run as `evals` says (its
+    model, and inspect's options).
+
+    Raises `DataError` for a bad corpus line (before any call), `UserError` for bad
+    options or a model that cannot be used, and `BuildIncomplete` when a step did not
+    finish (run again to resume).
+    """
+    options = options or BuildOptions()
+    texts = read_corpus(corpus)
+    evals.check()
+    ledger = Ledger(texts)
+    runs = Runs(out, evals)
+    texts = _classified(texts, ledger, runs)
+    texts = _rated(texts, ledger, runs, options.threshold)
+    if options.per_genre is not None:
+        texts = _capped(texts, ledger, options.per_genre, options.seed)
+    items = _items(texts, ledger, runs, options)
+    _screened(items, ledger, runs)
+    ledger.check_complete()
+    corpus_facts = _corpus_facts(corpus, len(ledger.texts))
+    facts = manifest(ledger, options, runs, corpus_facts, str(evals.model))
+    _write(out, ledger, facts)
+    return BuildResult(
+        out=out,
+        items=facts["counts"]["items"],
+        rejected=len(ledger.rejected),
+        seconds=dict(runs.seconds),
+    )
+
+
+def _classified(texts: list[CorpusText], ledger: Ledger, runs: Runs) -> list[CorpusText]:
+    """Texts without a genre get the classifier's; those it could not classify are out."""
+    unlabelled = [t for t in texts if not t.genre_raw]
+    if not unlabelled:
+        return texts
+    path = runs.input("classify", (t.record() for t in unlabelled))
+    outcomes = runs.run("classify", classify_step(corpus=str(path)))
+    genres: dict[str, str] = {}
+    for text in unlabelled:
+        outcome = outcomes[text.id]
+        if outcome.value is None:
+            ledger.reject(text, "classify", NO_REPLY, str(outcome.error))
+        else:
+            genres[text.id] = outcome.value["genre"]
+    return [t.with_genre(genres[t.id]) if t.id in genres else t for t in ledger.live(texts)]
+
+
+def _rated(texts: list[CorpusText], ledger: Ledger, runs: Runs, threshold: int) -> list[CorpusText]:
+    """Texts rated below `threshold`, or not rated at all, are out."""
+    path = runs.input("quality", (t.record() for t in texts))
+    outcomes = runs.run("quality", quality_step(corpus=str(path), threshold=threshold))
+    for text in texts:
+        outcome = outcomes[text.id]
+        if outcome.value is None:
+            ledger.reject(text, "quality", NO_REPLY, str(outcome.error))
+            continue
+        score = outcome.value["score"]
+        ledger.quality[text.id] = score
+        if score < threshold:
+            reason = (
+                f"quality {score} is below the threshold {threshold}: {outcome.value['reason']}"
+            )
+            ledger.reject(text, "quality", BELOW_THRESHOLD, reason.rstrip(": "), score=score)
+    return ledger.live(texts)
+
+
+def _capped(texts: list[CorpusText], ledger: Ledger, limit: int, seed: int) -> list[CorpusText]:
+    kept, left_out = cap_per_genre(texts, limit, seed)
+    for text in left_out:
+        reason = f"genre {text.genre} has more than {limit} kept texts (--per-genre {limit})"
+        ledger.reject(text, "per_genre", OVER_CAP, reason)
+    return kept
+
+
+def _items(
+    texts: list[CorpusText], ledger: Ledger, runs: Runs, options: BuildOptions
+) -> list[Item]:
+    """Each text's item for its task: completion by the gap rule, guide and open by
+    back-construction; a text that fits no task, or was not back-constructed, is out."""
+    gaps: dict[str, Gap | str] = {}
+    if "completion" in options.tasks:
+        gaps = {t.id: choose_gap(t.text, options.seed, t.id) for t in texts}
+    assigned, unfit = assign_tasks(texts, options.tasks, options.seed, gaps)
+    items: list[Item] = []
+    for text in texts:
+        task = assigned.get(text.id)
+        gap = gaps.get(text.id)
+        if task is None:
+            ledger.reject(text, "assign", NO_TASK, unfit[text.id])
+        elif task == "completion" and isinstance(gap, Gap):
+            items.append(completion_item(text, gap))
+    constructed = [t for t in texts if assigned.get(t.id) in ("guide", "open")]
+    if constructed:
+        path = runs.input("backconstruct", (t.record() for t in constructed))
+        outcomes = runs.run("backconstruct", backconstruct_step(corpus=str(path)))
+        for text in constructed:
+            outcome = outcomes[text.id]
+            if outcome.value is None:
+                ledger.reject(text, "backconstruct", NO_REPLY, str(outcome.error))
+            else:
+                items.append(constructed_item(text, assigned[text.id], outcome.value))
+    return items
+
+
+def _screened(items: list[Item], ledger: Ledger, runs: Runs) -> None:
+    """Items with personal information, unsafe content or advertising, or that could not
+    be screened, are out, with the quotes; the rest are the benchmark."""
+    if not items:
+        return
+    path = runs.input("screen", (item.user_record() for item in items))
+    outcomes = runs.run("screen", screen_step(dataset=str(path)))
+    for item in items:
+        outcome = outcomes[item.infer_id]
+        if outcome.value is None:
+            ledger.reject(item.text, "screen", NO_REPLY, str(outcome.error), task=item.task)
+            continue
+        flags = {kind: quotes for kind, quotes in outcome.value["flags"].items() if quotes}
+        if flags:
+            found = "; ".join(f"{kind}: {' | '.join(quotes)}" for kind, quotes in flags.items())
+            ledger.reject(item.text, "screen", FLAGGED, found, task=item.task, flags=flags)
+        else:
+            ledger.keep(item)
+
+
+def _corpus_facts(corpus: Path, count: int) -> dict[str, Any]:
+    digest = hashlib.sha256(corpus.read_bytes()).hexdigest()
+    return {"path": str(corpus), "sha256": digest, "texts": count}
+
+
+def _write(out: Path, ledger: Ledger, facts: dict[str, Any]) -> None:
+    """The benchmark files; a task without items has no `aligned.jsonl` (one left by an
+    earlier build of this folder is removed, so it cannot pass for this build's)."""
+    order = list(ledger.texts)
+    items = [ledger.items[i] for i in order if i in ledger.items]
+    for task in TASKS:
+        path = out / task / "aligned.jsonl"
+        chosen = [item.aligned() for item in items if item.task == task]
+        if chosen:
+            write_jsonl(path, chosen)
+        elif path.is_file():
+            path.unlink()
+    write_jsonl(out / "items.jsonl", (item.user_record() for item in items))
+    write_jsonl(
+        out / "rejected.jsonl", (ledger.rejected[i].record() for i in order if i in ledger.rejected)
+    )
+    (out / "manifest.json").write_text(
+        json.dumps(facts, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
+    (out / "summary.md").write_text(summary(facts), encoding="utf-8")
+
+
+def parse_tasks(text: str | Sequence[str]) -> tuple[str, ...]:
+    """`completion,guide,open` (or a list) as a tuple of task names, in the given order."""
+    names = text.split(",") if isinstance(text, str) else list(text)
+    return tuple(dict.fromkeys(n.strip() for n in names if n.strip()))

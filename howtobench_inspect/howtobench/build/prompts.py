@@ -1,0 +1,98 @@
+"""The build steps' prompt files, the genre names they use, and each genre's traits.
+
+Genres are described once, in `prompts/genres.<language>.txt` (`id | name | phrase |
+definition`): the classifier reads the definitions, the instructions name the genre by
+its phrase ("一首诗", "a poem"). A genre's traits, the points the quality filter rates and
+the back-constructor writes requirements for, are the dimensions of the package's genre
+rubric (`howtobench.baselines.prompts`), so the build and the `rubric` judge agree on
+what a genre asks for.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from howtobench.baselines.prompts import genre_rubric
+from howtobench.genres import CANONICAL_GENRES
+from howtobench.templates import render, template
+
+PROMPTS = Path(__file__).parent / "prompts"
+# A rubric dimension line: `[id] Title: what is asked` (the bands under it are left out:
+# they are for the rubric judge's 1-10 scale).
+_TRAIT = re.compile(r"^\[([a-z][a-z0-9_]*)\] (.+?)[：:](.*)$", re.M)
+
+
+def build_prompt(name: str, language: str, **values: object) -> str:
+    return render(PROMPTS, name, language, **values).strip()
+
+
+@dataclass(frozen=True)
+class GenreName:
+    """How a genre is named in one language."""
+
+    name: str  # 议论文, argumentative essay
+    phrase: str  # as an instruction writes it: 一篇议论文, an argumentative essay
+    definition: str
+
+
+@cache
+def genre_names(language: str) -> dict[str, GenreName]:
+    """The 12 canonical genres' names in `language` (English for languages without a file),
+    in the file's order, which puts `others` last, as a classifier reads a menu."""
+    lines = template(PROMPTS, "genres", language).template.splitlines()
+    names: dict[str, GenreName] = {}
+    for line in filter(str.strip, lines):
+        genre, name, phrase, definition = (part.strip() for part in line.split("|"))
+        names[genre] = GenreName(name, phrase, definition)
+    if sorted(names) != sorted(CANONICAL_GENRES):
+        raise ValueError(f"genres.{language}.txt must list {', '.join(CANONICAL_GENRES)}")
+    return names
+
+
+def genre_name(genre: str, language: str) -> GenreName:
+    """A canonical genre's names, or a label of the user's own used as its own name."""
+    known = genre_names(language).get(genre)
+    if known is not None:
+        return known
+    article = "一篇" if language == "zh" else "a "
+    return GenreName(genre, f"{article}{genre}", "")
+
+
+def genre_list(language: str) -> str:
+    """The classifier's menu: one line per genre with its id, name and definition."""
+    return "\n".join(
+        f"- {genre}（{g.name}）：{g.definition}"
+        if language == "zh"
+        else f"- {genre} ({g.name}): {g.definition}"
+        for genre, g in genre_names(language).items()
+    )
+
+
+@dataclass(frozen=True)
+class Trait:
+    """One point a genre asks for: its id, title and question (a rubric dimension)."""
+
+    id: str
+    title: str
+    question: str
+
+    @property
+    def line(self) -> str:
+        return f"[{self.id}] {self.title}: {self.question}"
+
+
+def trait_lines(traits: tuple[Trait, ...]) -> str:
+    """The traits as a prompt lists them, one `[id] Title: question` line each."""
+    return "\n".join(trait.line for trait in traits)
+
+
+def genre_traits(genre: str, language: str, genre_raw: str = "") -> tuple[Trait, ...]:
+    """The genre's traits: its rubric's dimensions (the general rubric for own labels)."""
+    rubric = genre_rubric(genre, language, genre_raw)
+    return tuple(
+        Trait(m.group(1), m.group(2).strip(), m.group(3).strip())
+        for m in _TRAIT.finditer(rubric.text)
+    )

@@ -1,0 +1,99 @@
+"""Step 2, the quality filter (paper section 4.3, appendix E): s = Filter(T) in 1..5.
+
+The model rates each text 1-5 against its genre's points: the dimensions of the
+package's genre rubrics (the ones the `rubric` judge uses, without their 1-10 bands),
+which gives the paper's "12 genre-specific rubrics" and a general one for labels of
+your own. The paper keeps texts scoring 4 or more (its Table 13: most texts score 3-5);
+the threshold is applied by `howtobench build --threshold`, and this task's `kept`
+metric shows the share that would pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import TaskState
+
+from howtobench.baselines.single_call import reason_of
+from howtobench.build.corpus import CorpusText
+from howtobench.build.prompts import genre_name, genre_traits, trait_lines
+from howtobench.build.steps import Step, corpus_texts, step_score, step_task, text_sample
+from howtobench.judge.replies import bounded
+from howtobench.parameters import ParameterError, integer
+
+LOWEST, HIGHEST = 1, 5
+DEFAULT_THRESHOLD = 4  # the paper's: texts below 4 are discarded
+
+
+def check_quality(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """A whole number from 1 to 5."""
+    score = bounded(reply.get("score"), '"score"', LOWEST, HIGHEST, whole=True)
+    return {"score": int(score), "reason": reason_of(reply)}
+
+
+QUALITY = Step("quality", ("score",), check_quality)
+
+
+def quality_sample(text: CorpusText) -> Sample:
+    return text_sample(
+        QUALITY,
+        text,
+        {"genre": text.genre, "source": text.source},
+        genre=genre_name(text.genre, text.language).name,
+        traits=trait_lines(genre_traits(text.genre, text.language, text.genre_raw)),
+    )
+
+
+def check_threshold(value: Any) -> int:
+    """A score on the filter's scale, as the threshold to keep a text."""
+    threshold = integer(value, "threshold")
+    if not LOWEST <= threshold <= HIGHEST:
+        raise ParameterError("threshold", f"expected {LOWEST}-{HIGHEST}, got {threshold}")
+    return threshold
+
+
+@scorer(name="quality", metrics={"score": [mean()], "kept": [mean()]})
+def quality_scorer(threshold: int = DEFAULT_THRESHOLD) -> Scorer:
+    """The model's 1-5 score (its reason in the explanation), and whether it reaches
+    `threshold` (so the `kept` mean is the share of rated texts that pass)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        return step_score(
+            state,
+            lambda answer: Score(
+                value={"score": answer["score"], "kept": float(answer["score"] >= threshold)},
+                explanation=answer["reason"],
+            ),
+        )
+
+    return score
+
+
+@task(name="quality")
+def quality_step(corpus: str | None = None, threshold: int = DEFAULT_THRESHOLD) -> Task:
+    """Build step 2: rate each text 1-5 against its genre's rubric points.
+
+    Every text needs a genre (`genre` in the corpus, or classify it first; `howtobench
+    build` does both). The score is the model's whole number 1-5, its reason in the
+    explanation.
+
+    Args:
+        corpus: a corpus JSONL file in which every text has a `genre`.
+        threshold: the score a text needs to be kept (the paper's 4), for the `kept`
+            metric; `howtobench build --threshold` applies it.
+
+    Returns:
+        The task: one question per text to the evaluated model (`--model`).
+    """
+    limit = check_threshold(threshold)
+    texts = corpus_texts(corpus, genre_needed=True)
+    return step_task(
+        QUALITY,
+        [quality_sample(t) for t in texts],
+        quality_scorer(limit),
+        {"corpus": corpus, "threshold": limit},
+    )

@@ -1,0 +1,229 @@
+"""What a build reports: `manifest.json` (the facts, for programs) and `summary.md` (the
+same facts as tables, for people), the second rendered from the first.
+
+The tables follow the paper's: counts through each step, items per genre and task, the
+quality filter's score distribution by source (Table 13 gives it by website), and
+lengths in characters per task (Table 2's columns, as the published data has them).
+The manifest also names, per task, the items that await the reference check (section
+4.6, appendix G): the hook for the rating studio's pick mode.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from statistics import fmean, median
+from typing import TYPE_CHECKING, Any
+
+from tabulate import tabulate
+
+from howtobench.build.corpus import jsonl_text
+from howtobench.build.items import Item
+from howtobench.build.ledger import NO_REPLY, STEPS, Ledger
+from howtobench.build.quality import HIGHEST, LOWEST
+from howtobench.build.runs import Runs
+from howtobench.dataset import TASKS
+
+if TYPE_CHECKING:
+    from howtobench.build.pipeline import BuildOptions
+
+FORMAT = "howtobench-build/1"
+NO_SOURCE = "(no source)"
+UNKNOWN_GENRE = "(not classified)"
+_SCORES = tuple(str(s) for s in range(LOWEST, HIGHEST + 1))
+REFERENCE_CHECK = (
+    "The paper's experts compared each reference with three models' writings for the same "
+    "instruction and picked the best; 10.5% of references were replaced by the picked "
+    "writing (section 4.6, appendix G). To do the same: run writer models on this folder "
+    "(inspect eval howtobench/<task> -T dataset=DIR --model M), give their logs to the rating "
+    "studio's pick mode with the reference among the candidates, and where a model's writing "
+    "wins, put it in the item's `reference` field; items are keyed by `infer_id` in "
+    "`<task>/aligned.jsonl` and `id` in `items.jsonl`, and the sample ids of the logs are the "
+    "same."
+)
+
+
+def manifest(
+    ledger: Ledger,
+    options: BuildOptions,
+    runs: Runs,
+    corpus: dict[str, Any],
+    model: str,
+) -> dict[str, Any]:
+    """The build's facts (deterministic: no clock times), with paths relative to DIR."""
+    items = [ledger.items[i] for i in ledger.texts if i in ledger.items]
+    by_task = {task: [item for item in items if item.task == task] for task in TASKS}
+    return {
+        "format": FORMAT,
+        "corpus": corpus,
+        "options": {
+            "model": model,
+            "tasks": list(options.tasks),
+            "threshold": options.threshold,
+            "per_genre": options.per_genre,
+            "seed": options.seed,
+        },
+        "outputs": {
+            **{task: f"{task}/aligned.jsonl" for task in TASKS if by_task[task]},
+            "items": "items.jsonl",
+            "rejected": "rejected.jsonl",
+            "summary": "summary.md",
+        },
+        "counts": {
+            "texts": len(ledger.texts),
+            "items": {task: len(by_task[task]) for task in TASKS},
+            "rejected": len(ledger.rejected),
+        },
+        "steps": _steps(ledger, runs),
+        "genres": _genres(ledger),
+        "quality": _quality(ledger, options.threshold),
+        "lengths": {task: _lengths(chosen) for task, chosen in by_task.items() if chosen},
+        "reference_check": {
+            "status": "pending",
+            "how": REFERENCE_CHECK,
+            "items": {
+                task: [i.infer_id for i in chosen] for task, chosen in by_task.items() if chosen
+            },
+        },
+        "items_sha256": hashlib.sha256(
+            jsonl_text(item.aligned() for item in items).encode("utf-8")
+        ).hexdigest(),
+    }
+
+
+def _steps(ledger: Ledger, runs: Runs) -> dict[str, dict[str, Any]]:
+    """Per step: texts that reached it, its rejections by code, texts that went on, and
+    for the LLM steps the log and how many questions were asked, failed, or answered
+    from the reply store."""
+    steps: dict[str, dict[str, Any]] = {}
+    reached = len(ledger.texts)
+    for step in STEPS:
+        codes = Counter(r.code for r in ledger.rejected.values() if r.step == step)
+        entry: dict[str, Any] = {"in": reached, "rejected": dict(codes)}
+        entry["out"] = reached - sum(codes.values())
+        if step in runs.logs:
+            entry.update(runs.counts[step], log=runs.logs[step])
+        steps[step] = entry
+        reached = entry["out"]
+    return steps
+
+
+def _genres(ledger: Ledger) -> dict[str, dict[str, int]]:
+    """Items per genre and task, and the texts of each genre left out."""
+    table: dict[str, Counter[str]] = {}
+    for item in ledger.items.values():
+        table.setdefault(item.text.genre, Counter())[item.task] += 1
+    for rejection in ledger.rejected.values():
+        table.setdefault(rejection.text.genre or UNKNOWN_GENRE, Counter())["rejected"] += 1
+    return {
+        genre: {key: counts[key] for key in (*TASKS, "rejected")}
+        for genre, counts in sorted(table.items())
+    }
+
+
+def _quality(ledger: Ledger, threshold: int) -> dict[str, Any]:
+    """The filter's scores by source (Table 13's layout), and the texts it could not rate."""
+    by_source: dict[str, Counter[str]] = {}
+    for text_id, score in ledger.quality.items():
+        by_source.setdefault(ledger.texts[text_id].source or NO_SOURCE, Counter())[str(score)] += 1
+    for rejection in ledger.rejected.values():
+        if rejection.step == "quality" and rejection.code == NO_REPLY:
+            by_source.setdefault(rejection.text.source or NO_SOURCE, Counter())["failed"] += 1
+    keys = [*_SCORES, "failed"]
+    return {
+        "threshold": threshold,
+        "by_source": {
+            source: {key: counts[key] for key in keys}
+            for source, counts in sorted(by_source.items())
+        },
+    }
+
+
+def _lengths(items: list[Item]) -> dict[str, float]:
+    """Characters of instruction, grounding and reference, as Table 2 measures them."""
+    references = [len(i.reference) for i in items]
+    return {
+        "n": len(items),
+        "instruction_chars": round(fmean(len(i.instruction) for i in items), 1),
+        "grounding_chars": round(fmean(len(i.grounding) for i in items), 1),
+        "reference_chars_mean": round(fmean(references), 1),
+        "reference_chars_median": float(median(references)),
+    }
+
+
+def summary(facts: dict[str, Any]) -> str:
+    """The manifest as Markdown tables."""
+    options = facts["options"]
+    counts = facts["counts"]
+    made = ", ".join(
+        f"{task} {n}" for task, n in counts["items"].items() if task in options["tasks"]
+    )
+    parts = [
+        "# Benchmark build",
+        f"Corpus `{facts['corpus']['path']}`: {counts['texts']} texts. Model `{options['model']}`; "
+        f"tasks {', '.join(options['tasks'])}; quality threshold {options['threshold']}; "
+        f"per genre {options['per_genre'] or 'no cap'}; seed {options['seed']}.",
+        f"Items: {made}. Rejected: {counts['rejected']} (`rejected.jsonl` gives each one's "
+        "step and reason).",
+        "## Steps",
+        _steps_table(facts["steps"]),
+        "## Items per genre and task",
+        tabulate(
+            [[genre, *row.values(), sum(row.values())] for genre, row in facts["genres"].items()],
+            headers=["genre", *TASKS, "rejected", "texts"],
+            tablefmt="github",
+        ),
+        "## Quality scores by source (like Table 13)",
+        _quality_table(facts["quality"]),
+        "## Lengths in characters (like Table 2)",
+        tabulate(
+            [[task, *row.values()] for task, row in facts["lengths"].items()],
+            headers=[
+                "task",
+                "n",
+                "instruction",
+                "grounding",
+                "reference (mean)",
+                "reference (median)",
+            ],
+            tablefmt="github",
+        ),
+        "## Reference check",
+        "Pending for every item (`manifest.json`, `reference_check.items`). "
+        + facts["reference_check"]["how"],
+    ]
+    return "\n\n".join(parts) + "\n"
+
+
+def _steps_table(steps: dict[str, dict[str, Any]]) -> str:
+    rows = [
+        [
+            step,
+            entry["in"],
+            entry.get("asked", "-"),
+            entry.get("answered_from_store", "-"),
+            ", ".join(f"{code} {n}" for code, n in entry["rejected"].items()) or "-",
+            entry["out"],
+            entry.get("log", "-"),
+        ]
+        for step, entry in steps.items()
+    ]
+    headers = ["step", "texts in", "asked", "from store", "rejected", "texts out", "log"]
+    return tabulate(rows, headers=headers, tablefmt="github")
+
+
+def _quality_table(quality: dict[str, Any]) -> str:
+    threshold = quality["threshold"]
+    keys = [*_SCORES, "failed"]
+    total: Counter[str] = Counter()
+    rows = []
+    for source, counts in quality["by_source"].items():
+        total.update(counts)
+        rows.append([source, *(counts[k] for k in keys), _kept(counts, threshold)])
+    rows.append(["all", *(total[k] for k in keys), _kept(total, threshold)])
+    headers = ["source", *_SCORES, "no usable reply", f"kept (>= {threshold})"]
+    return tabulate(rows, headers=headers, tablefmt="github")
+
+
+def _kept(counts: Counter[str] | dict[str, int], threshold: int) -> int:
+    return sum(counts.get(score, 0) for score in _SCORES if int(score) >= threshold)

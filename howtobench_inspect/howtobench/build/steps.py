@@ -1,0 +1,201 @@
+"""What every LLM step of the build shares: one question per text to the evaluated model,
+its reply checked and asked again with the error stated, and then the checked answer or
+the failure with its reason, never a default.
+
+Each step is an inspect task whose solver asks `get_model()`: the `--model` of
+`inspect eval howtobench/<step>`, or the model `howtobench build` runs the steps with.
+Questions go through the judges' `ask` (`howtobench.judge.replies`): a reply that breaks
+the step's form is asked again (three tries in all), and only a checked reply is kept in
+the reply store, so a rerun, or a resumed build, asks nothing already answered and asks
+again exactly the questions that failed. The solver records the outcome in the sample
+metadata (`ANSWER`); the step's scorer turns it into the score the log shows and the
+pipeline reads: the checked answer, or an unscored score whose explanation is the reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from inspect_ai import Epochs, Task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    GenerateConfig,
+    ModelOutput,
+    get_model,
+)
+from inspect_ai.scorer import Score, Scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from howtobench._inspect import writer_temperature
+from howtobench.build.corpus import CorpusText, read_corpus
+from howtobench.build.prompts import build_prompt
+from howtobench.dataset import DataError
+from howtobench.errors import UserError
+from howtobench.judge.calls import JUDGE_MAX_RETRIES
+from howtobench.judge.inputs import LONGEST_WRITING, clean_text, fence
+from howtobench.judge.replies import Asking, Form, ReplyError, ask
+from howtobench.judge.store import ReplyStore
+from howtobench.parameters import ParameterError
+
+TRIES = 3  # the first ask and two re-asks, as for the judges
+ANSWER = "answer"  # sample metadata: what the solver got, for the scorer
+_REFUSED = "refused"  # sample metadata: why the question was not sent at all
+
+
+@dataclass(frozen=True)
+class Step:
+    """One LLM step: its name, the keys that mark its answer object, and the check that
+    turns the answer into a record (given the sample's metadata) or raises `ReplyError`.
+
+    inspect records a solver's arguments in the log; for an object it records the
+    `name`, so the plan reads `ask_step(classify)`, not a function's repr.
+    """
+
+    name: str
+    keys: tuple[str, ...]
+    check: Callable[[dict[str, Any], Mapping[str, Any]], dict[str, Any]]
+
+    def form(self, metadata: Mapping[str, Any]) -> Form[dict[str, Any]]:
+        return Form(self.keys, lambda reply: self.check(reply, metadata))
+
+
+def fenced(text: str) -> str:
+    """A text as the steps show it: cleaned of what a request cannot carry, between the
+    `<writing>` fences the judges use (a closing fence inside it is defused)."""
+    return fence(clean_text(text)[0])
+
+
+def step_sample(
+    sample_id: str, system: str, prompt: str, metadata: dict[str, Any], text: str
+) -> Sample:
+    """A sample asking one question about `text`: the system prompt and the question are
+    its input. A text longer than the judges' limit is not sent; the sample records why."""
+    if len(text) > LONGEST_WRITING:
+        refused = (
+            f"the text has {len(text):,} characters, more than the {LONGEST_WRITING:,} "
+            "a model is sent; it was not asked about"
+        )
+        return Sample(id=sample_id, input=refused, metadata={**metadata, _REFUSED: refused})
+    return Sample(
+        id=sample_id,
+        input=[ChatMessageSystem(content=system), ChatMessageUser(content=prompt)],
+        metadata=metadata,
+    )
+
+
+def text_sample(step: Step, text: CorpusText, metadata: dict[str, Any], **values: str) -> Sample:
+    """A sample asking `step`'s question about a corpus text: the `<step>_system` and
+    `<step>` templates in the text's language, the text fenced, `values` for the rest."""
+    language = text.language
+    prompt = build_prompt(step.name, language, text=fenced(text.text), **values)
+    system = build_prompt(f"{step.name}_system", language)
+    return step_sample(text.id, system, prompt, {"language": language, **metadata}, text.text)
+
+
+@solver
+def ask_step(step: Step, temperature: float | None = None) -> Solver:
+    """Ask the evaluated model the sample's question until the reply passes the step's
+    check (`TRIES` times at most); record the checked answer or the last error."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        refused = state.metadata.get(_REFUSED)
+        if refused:
+            state.metadata[ANSWER] = {"value": None, "error": refused, "replies": []}
+            return state
+        model = get_model()
+        store = ReplyStore.beside_inspect_cache()
+        exchange = await ask(
+            model,
+            state.messages,
+            step.form(state.metadata),
+            language=state.metadata["language"],
+            asking=Asking(TRIES, store, temperature),
+            scope={"step": step.name},
+        )
+        if exchange.replies:
+            state.output = ModelOutput.from_content(str(model), exchange.replies[-1])
+        state.metadata[ANSWER] = {**exchange.record(), "value": exchange.value}
+        return state
+
+    return solve
+
+
+def step_score(state: TaskState, present: Callable[[dict[str, Any]], Score]) -> Score:
+    """The score of one step question: `present(answer)` for a checked answer, else
+    unscored with the reason (`no_response` when no reply came at all)."""
+    answer: dict[str, Any] = state.metadata[ANSWER]
+    value = answer.get("value")
+    if value is None:
+        code = "invalid_response_format" if answer.get("replies") else "no_response"
+        return Score.unscored(reason=code, explanation=answer["error"], metadata=answer)
+    score = present(value)
+    score.metadata = answer
+    return score
+
+
+def step_task(
+    step: Step,
+    samples: list[Sample],
+    scorer: Scorer,
+    metadata: dict[str, Any],
+    reducer: str = "mean",
+) -> Task:
+    """The inspect task of a step over its samples, after checking that there is a model
+    to ask (`--model none` cannot answer a step's questions). `reducer` folds a sample's
+    epochs: `mode` for a score that is a name (inspect's `mean` would make it a number
+    before the metrics see it, even for one epoch)."""
+    _check_model()
+    return Task(
+        dataset=MemoryDataset(samples, name=f"howtobench-{step.name}"),
+        solver=ask_step(step, writer_temperature()),
+        scorer=scorer,
+        epochs=Epochs(1, reducer),
+        metadata={"howtobench_step": step.name, **metadata},
+        # bounded retries, as for the judges: a dead endpoint ends the step in about a
+        # minute instead of retrying forever; --max-retries overrides it
+        config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
+        version=1,
+    )
+
+
+def _check_model() -> None:
+    """Under `inspect eval` the model is known while the task is built; built from Python
+    before `eval()` it is not (`ValueError`), and the first question finds out."""
+    try:
+        model = get_model()
+    except ValueError:
+        return
+    if str(model) == "none/none":
+        raise UserError("the build steps ask a model: give one with --model <model>")
+
+
+def corpus_texts(corpus: str | None, *, genre_needed: bool = False) -> list[CorpusText]:
+    """The `corpus` task parameter: a corpus JSONL file, read and checked; with
+    `genre_needed`, a text without a genre is an error (the steps after classification
+    read the genre's rubric)."""
+    if not corpus:
+        raise ParameterError("corpus", "give the corpus file: -T corpus=texts.jsonl")
+    texts = read_corpus(Path(corpus).expanduser())
+    for text in texts if genre_needed else ():
+        if not text.genre:
+            raise DataError(
+                corpus,
+                "missing: this step reads the genre's rubric (give the genre, or "
+                "classify the texts first; howtobench build does both)",
+                text.line,
+                "genre",
+            )
+    return texts
+
+
+def text_of(reply: Mapping[str, Any], key: str) -> str:
+    """A non-empty string field of a reply, stripped."""
+    value = reply.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ReplyError(f'"{key}" must be a non-empty string')
+    return value.strip()

@@ -1,0 +1,164 @@
+"""Each LLM step's checks: what a reply must hold, and through inspect and HTTP that a bad
+reply is asked again and, when it stays bad, recorded as a failure with the reason,
+never turned into a default."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from build_support import MODEL, Recorder, write_rows
+from inspect_ai import Task, eval
+
+from howtobench.build.backconstruct import (
+    backconstruct_step,
+    check_construction,
+    sentence_breaks,
+    theme_words,
+)
+from howtobench.build.classify import check_genre, classify_step
+from howtobench.build.quality import check_quality, quality_step
+from howtobench.build.screen import check_flags, screen_step
+from howtobench.judge.replies import ReplyError
+from howtobench.simulator import Fault, Question
+
+TRAITS = {"language": "zh", "traits": ["theme", "detail"]}
+GOOD_CONSTRUCTION = {
+    "summary": "写一个修鞋摊在巷子改造中留了下来。",
+    "theme": "巷口的修鞋摊",
+    "outline": ["交代修鞋摊", "写巷子改造"],
+    "requirements": {"theme": "以小见大", "detail": "细节具体"},
+}
+
+
+def test_genre_must_be_a_listed_id_in_any_case() -> None:
+    assert check_genre({"genre": " Poem "}, {})["genre"] == "poem"
+    for bad in ("novel", 3, None):
+        with pytest.raises(ReplyError, match='"genre" must be one of argumentative, comment'):
+            check_genre({"genre": bad}, {})
+
+
+@pytest.mark.parametrize("bad", [0, 6, 3.5, "high", True, None])
+def test_quality_must_be_a_whole_number_from_1_to_5(bad: object) -> None:
+    assert check_quality({"score": "4", "reason": "ok"}, {}) == {"score": 4, "reason": "ok"}
+    with pytest.raises(ReplyError, match='"score" must be'):
+        check_quality({"score": bad}, {})
+
+
+def test_one_sentence_and_five_words() -> None:
+    assert sentence_breaks("写一个摊子，表现人情。") == 0
+    assert sentence_breaks("写一个摊子。表现人情。") == 1
+    assert sentence_breaks("describe how Mr. Smith met Dr. Jones, e.g. At noon.") == 0
+    assert sentence_breaks("describe the shop. Show the loss.") == 1
+    assert theme_words("巷口的修鞋摊", "zh") == 3  # jieba: 巷口 / 的 / 修鞋摊
+    assert theme_words("the lamp in the window", "en") == 5
+    assert theme_words("「秋天」，河", "zh") == 2  # punctuation is no word
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"summary": "写一个摊子。表现人情。"}, '"summary" must be one sentence'),
+        ({"summary": "写" + "很" * 300 + "。"}, '"summary" must be one sentence of at most 300'),
+        ({"theme": "城市里的社区花园与青年力量"}, '"theme" must be one to 5 words'),
+        ({"theme": "  "}, '"theme" must be a non-empty string'),
+        ({"outline": ["只有一条"]}, '"outline" must be a list of 2 to 8'),
+        ({"outline": ["一", ""]}, '"outline" must be a list of 2 to 8'),
+        ({"requirements": {"theme": "x"}}, '"requirements" must hold exactly theme, detail'),
+        ({"requirements": {"theme": "x", "detail": "y", "plot": "z"}}, "unknown plot"),
+        ({"requirements": {"theme": "x", "detail": ""}}, '"detail" must be a non-empty string'),
+    ],
+)
+def test_construction_checks(change: dict[str, Any], message: str) -> None:
+    assert check_construction(GOOD_CONSTRUCTION, TRAITS)["theme"] == "巷口的修鞋摊"
+    with pytest.raises(ReplyError, match=message):
+        check_construction({**GOOD_CONSTRUCTION, **change}, TRAITS)
+
+
+def test_screening_quotes_must_be_in_the_item() -> None:
+    item = {"item": "【参考范文】\n请联系王先生，电话\n13812345678。"}
+    reply = {"personal_info": ["电话 13812345678"], "unsafe": [], "advertisement": []}
+    assert check_flags(reply, item)["flags"]["personal_info"] == ["电话 13812345678"]
+    with pytest.raises(ReplyError, match='"13912345678" is not in the item'):
+        check_flags({**reply, "personal_info": ["13912345678"]}, item)
+    with pytest.raises(ReplyError, match="unknown spam"):
+        check_flags({**reply, "spam": []}, item)
+    with pytest.raises(ReplyError, match='"unsafe" must be a list'):
+        check_flags({**reply, "unsafe": "none"}, item)
+
+
+# Each step over three texts: one whose first reply breaks the form (asked again, then
+# answered), one whose replies always break it (a failure with the reason), and one too
+# long to send (a failure without a call).
+FIXED = "修好了的"
+BROKEN = "一直坏的"
+LONG = "长" * 50_001
+
+
+def _texts(tmp_path: Path) -> str:
+    rows = [
+        {"id": "fixed", "text": f"{FIXED}文章。\n\n第二段。\n\n第三段。", "genre": "prose"},
+        {"id": "broken", "text": f"{BROKEN}文章。\n\n第二段。\n\n第三段。", "genre": "prose"},
+        {"id": "long", "text": LONG, "genre": "prose"},
+    ]
+    return str(write_rows(tmp_path / "texts.jsonl", rows))
+
+
+def _items(tmp_path: Path) -> str:
+    rows = [
+        {"id": name, "task": "open", "instruction": "请写一篇散文。", "reference": text}
+        for name, text in (
+            ("fixed", f"{FIXED}范文。"),
+            ("broken", f"{BROKEN}范文。"),
+            ("long", LONG),
+        )
+    ]
+    return str(write_rows(tmp_path / "items.jsonl", rows))
+
+
+STEPS: list[tuple[str, Callable[[Path], Task], str]] = [
+    ("classify", lambda p: classify_step(corpus=_texts(p)), '"genre" must be one of'),
+    ("quality", lambda p: quality_step(corpus=_texts(p)), '"score" must be a whole number'),
+    ("backconstruct", lambda p: backconstruct_step(corpus=_texts(p)), '"theme" must be one to 5'),
+    ("screen", lambda p: screen_step(dataset=_items(p)), "is not in the item; quote its words"),
+]
+
+
+@pytest.mark.parametrize(("kind", "make", "message"), STEPS, ids=[s[0] for s in STEPS])
+def test_a_bad_reply_is_asked_again_then_recorded_as_a_failure(
+    serve: Callable[..., Any], tmp_path: Path, kind: str, make: Callable[[Path], Task], message: str
+) -> None:
+    def answer(question: Question) -> Fault | None:
+        writing = question.writing or ""
+        if BROKEN in writing or (FIXED in writing and question.attempt == 1):
+            return Fault("out_of_range")
+        return None
+
+    recorder = Recorder(answer)
+    simulator = serve(script=recorder)
+    [log] = eval(
+        make(tmp_path),
+        model=MODEL,
+        model_base_url=simulator.base_url,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+    )
+    assert log.status == "success" and log.samples
+    scores = {str(s.id): next(iter(s.scores.values())) for s in log.samples if s.scores}
+    fixed, broken, long = scores["fixed"], scores["broken"], scores["long"]
+    assert not _unscored(fixed.value) and len(fixed.metadata["replies"]) == 2
+    assert fixed.metadata["error"] is None and fixed.metadata["value"]
+    assert _unscored(broken.value) and broken.reason == "invalid_response_format"
+    assert message in broken.explanation and broken.metadata["value"] is None
+    assert len(broken.metadata["replies"]) == 3  # asked three times in all, then given up
+    assert _unscored(long.value) and long.reason == "no_response"
+    assert "characters, more than the 50,000 a model is sent" in long.explanation
+    assert {k for k, _, _ in recorder.asked} == {kind}
+    assert len(recorder.asked) == 2 + 3  # the long text was never sent
+
+
+def _unscored(value: object) -> bool:
+    return isinstance(value, float) and math.isnan(value)
