@@ -404,3 +404,14 @@ def test_a_user_file_without_records_of_the_task(tmp_path: Path) -> None:
         DataError, match=r"mine.jsonl, field 'task': no records of task 'open' \(.*: guide\)"
     ):
         load_records(str(path), "open")
+
+
+def test_a_folder_item_keeps_the_language_it_names(tmp_path: Path) -> None:
+    rows = [
+        aligned_row("zh_1"),
+        aligned_row("en_1", basic_instruction="Write an essay on city parks.", language="en"),
+    ]
+    write_jsonl(tmp_path / "data" / "guide" / "aligned.jsonl", rows)
+    records = {r.id: r for r in load_records(str(tmp_path / "data"), "guide")}
+    assert records["zh_1"].language == "zh"  # the published format has no language field
+    assert records["en_1"].language == "en"

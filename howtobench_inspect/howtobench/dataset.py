@@ -185,7 +185,8 @@ def _check_marker(
 
 
 def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> WritingRecord:
-    """A record of the published `aligned.jsonl` (paper repository or hub)."""
+    """A record of the published `aligned.jsonl` (paper repository or hub, or a folder
+    that `howtobench build` wrote, which adds `language`)."""
     task = _check_task(
         _text(obj, "task_type", source, line, required=True), source, line, "task_type"
     )
@@ -200,7 +201,9 @@ def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> Wr
         instruction=instruction,
         grounding=grounding,
         reference=_text(obj, "reference", source, line, required=True),
-        language="zh",
+        # the published data is Chinese and has no such field; a folder that
+        # `howtobench build` wrote says each item's language
+        language=_text(obj, "language", source, line, required=False) or "zh",
         source=source,
         line=line,
     )
