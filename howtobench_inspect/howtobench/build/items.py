@@ -8,9 +8,9 @@ An item is (instruction, grounding, reference) for one task, made from one corpu
 - open: the same instruction without the outline's sentence, no grounding.
 
 `aligned` is the published `aligned.jsonl` record (what `-T dataset=DIR` reads), with
-the text's `language` added (the published format has none, and a folder is read as
-Chinese); `user_record` is the package's own JSONL format, which keeps the language for
-every reader. The item's `infer_id` is `<task>-<text id>`: stable across reruns, and
+the text's `language` added (the published format has none: its data is Chinese, and a
+record without the field is read as Chinese); `user_record` is the package's own JSONL
+format. The item's `infer_id` is `<task>-<text id>`: stable across reruns, and
 the key the rating studio's pick mode (the reference check) and the logs use.
 """
 

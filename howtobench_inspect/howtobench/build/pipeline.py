@@ -7,9 +7,9 @@ and open items by back-construction, then screen every item. The LLM steps are i
 tasks run with `eval_set` (`howtobench.build.runs`): resumable, cached, every call in
 the logs. The output folder holds:
 
-- `<task>/aligned.jsonl`: the published format, which `-T dataset=DIR` reads;
-- `items.jsonl`: the same items in the package's own JSONL format, with `language`
-  (use it for texts that are not Chinese: a folder is read as Chinese);
+- `<task>/aligned.jsonl`: the published format plus each item's `language`, which
+  `-T dataset=DIR` reads;
+- `items.jsonl`: the same items in the package's own JSONL format;
 - `rejected.jsonl`: every text not used, with the step, a code and the reason;
 - `manifest.json` and `summary.md`: options, counts, the quality distribution, lengths,
   the logs, and the items awaiting the reference check;
