@@ -94,6 +94,12 @@ def detect_language(text: str) -> str:
     return "zh" if len(_CJK.findall(text)) * 4 >= len(chars) else "en"
 
 
+def jsonl_text(rows: Iterable[Mapping[str, Any]]) -> str:
+    """Rows as JSONL text, one object a line, non-ASCII kept as is (what `read_jsonl`
+    reads back)."""
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line; a malformed line, bytes that are not
     UTF-8 or a file without any record raise `DataError`.

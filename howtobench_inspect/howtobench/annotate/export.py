@@ -11,12 +11,12 @@ lists (`errors`, `candidates`) are joined with `;`, in JSONL they are lists.
 from __future__ import annotations
 
 import csv
-import json
 import os
 from pathlib import Path
 from typing import Any, TextIO
 
 from howtobench.annotate.store import Store
+from howtobench.dataset import jsonl_text
 from howtobench.studies.logs import StudyError
 
 RATING_COLUMNS: tuple[str, ...] = ("infer_id", "model", "rater", "score", "errors", "note")
@@ -30,7 +30,7 @@ def write_rows(rows: list[dict[str, Any]], rating: bool, file: TextIO, jsonl: bo
     columns = RATING_COLUMNS if rating else PICK_COLUMNS
     kept = [{key: row[key] for key in columns} for row in rows]
     if jsonl:
-        file.writelines(json.dumps(row, ensure_ascii=False) + "\n" for row in kept)
+        file.write(jsonl_text(kept))
         return
     writer = csv.DictWriter(file, fieldnames=columns)
     writer.writeheader()

@@ -15,14 +15,13 @@ give it.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from howtobench.dataset import FILL_MARKER, DataError, detect_language, read_jsonl
+from howtobench.dataset import FILL_MARKER, DataError, detect_language, jsonl_text, read_jsonl
 from howtobench.genres import canonical_genre
 
 FIELDS: tuple[str, ...] = ("text", "id", "genre", "language", "source")
@@ -127,11 +126,6 @@ def read_corpus(path: Path) -> list[CorpusText]:
         lines[text.id] = line
         texts.append(text)
     return texts
-
-
-def jsonl_text(rows: Iterable[Mapping[str, Any]]) -> str:
-    """Rows as JSONL text, one object a line, non-ASCII kept as is."""
-    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
 
 
 def write_jsonl(path: Path, rows: Iterable[Mapping[str, Any]]) -> Path:

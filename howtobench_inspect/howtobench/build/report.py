@@ -17,12 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
-from howtobench.build.corpus import jsonl_text
 from howtobench.build.items import Item
 from howtobench.build.ledger import NO_REPLY, STEPS, Ledger
 from howtobench.build.quality import HIGHEST, LOWEST
 from howtobench.build.runs import Runs
-from howtobench.dataset import TASKS
+from howtobench.dataset import TASKS, jsonl_text
 
 if TYPE_CHECKING:
     from howtobench.build.pipeline import BuildOptions

@@ -25,7 +25,7 @@ from inspect_ai import Task, eval_set
 from inspect_ai.log import read_eval_log_sample_summaries, read_eval_log_samples_by_id
 from inspect_ai.model import Model, get_model
 
-from howtobench.build.corpus import jsonl_text
+from howtobench.dataset import jsonl_text
 from howtobench.errors import UserError
 
 # Only the scores are read back, a chunk of samples at a time: a step's log of 10,000
