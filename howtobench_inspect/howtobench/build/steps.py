@@ -28,7 +28,7 @@ from inspect_ai.model import (
     ModelOutput,
     get_model,
 )
-from inspect_ai.scorer import Score, Scorer
+from inspect_ai.scorer import Score, Scorer, ScoreReason
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench._inspect import writer_temperature
@@ -37,6 +37,7 @@ from howtobench.build.prompts import build_prompt
 from howtobench.dataset import DataError
 from howtobench.errors import UserError
 from howtobench.judge.calls import JUDGE_MAX_RETRIES
+from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import LONGEST_WRITING, clean_text, fence
 from howtobench.judge.replies import Asking, Form, ReplyError, ask
 from howtobench.judge.store import ReplyStore
@@ -131,8 +132,8 @@ def step_score(state: TaskState, present: Callable[[dict[str, Any]], Score]) -> 
     answer: dict[str, Any] = state.metadata[ANSWER]
     value = answer.get("value")
     if value is None:
-        code = "invalid_response_format" if answer.get("replies") else "no_response"
-        return Score.unscored(reason=code, explanation=answer["error"], metadata=answer)
+        code: ScoreReason = "invalid_response_format" if answer.get("replies") else "no_response"
+        return unscored(code, answer["error"], answer)
     score = present(value)
     score.metadata = answer
     return score
