@@ -230,3 +230,26 @@ def test_each_question_and_its_checked_answer_are_in_the_step_log(demo: Built) -
     assert any(isinstance(event, ModelEvent) for event in sample.events)
     score = sample.scores["quality"]  # type: ignore[index]
     assert score.metadata["replies"] and score.value["score"] == score.metadata["value"]["score"]  # type: ignore[index]
+
+
+def test_a_second_build_into_a_folder_being_built_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from filelock import FileLock
+
+    from howtobench.build.pipeline import LOCK_FILE
+
+    # the model resolves (no call is made: the folder is refused first)
+    monkeypatch.setenv("SIM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("SIM_API_KEY", "none")
+    out = tmp_path / "bench"
+    out.mkdir()
+    with FileLock(out / LOCK_FILE):  # the first build, still running
+        status = main(["build", str(DEMO_CORPUS), "--out", str(out), "--model", MODEL])
+    assert status == 2
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        f"howtobench build: error: --out {out}: another howtobench build is writing this "
+        "folder; wait for it to finish, or give another --out"
+    )
+    assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE]  # nothing was written

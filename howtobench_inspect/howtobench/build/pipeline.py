@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from filelock import FileLock, Timeout
+
 from howtobench.build.backconstruct import backconstruct_step
 from howtobench.build.classify import classify_step
 from howtobench.build.completion import Gap, choose_gap
@@ -80,6 +82,9 @@ class BuildResult:
     seconds: dict[str, float] = field(default_factory=dict)  # by step
 
 
+LOCK_FILE = ".build.lock"  # held while a build writes its folder
+
+
 def build_benchmark(
     corpus: Path, out: Path, evals: EvalOptions, options: BuildOptions | None = None
 ) -> BuildResult:
@@ -87,12 +92,27 @@ def build_benchmark(
     model, and inspect's options).
 
     Raises `DataError` for a bad corpus line (before any call), `UserError` for bad
-    options or a model that cannot be used, and `BuildIncomplete` when a step did not
-    finish (run again to resume).
+    options, a model that cannot be used or a folder another build is writing, and
+    `BuildIncomplete` when a step did not finish (run again to resume).
     """
-    options = options or BuildOptions()
     texts = read_corpus(corpus)
     evals.check()
+    out.mkdir(parents=True, exist_ok=True)
+    # two builds in one folder would run one eval_set log folder from two processes and
+    # step on each other's logs: the second is refused, in one line, while the first runs
+    try:
+        with FileLock(out / LOCK_FILE, timeout=0):
+            return _build(texts, corpus, out, evals, options or BuildOptions())
+    except Timeout:
+        raise UserError(
+            f"--out {out}: another howtobench build is writing this folder; "
+            "wait for it to finish, or give another --out"
+        ) from None
+
+
+def _build(
+    texts: list[CorpusText], corpus: Path, out: Path, evals: EvalOptions, options: BuildOptions
+) -> BuildResult:
     ledger = Ledger(texts)
     runs = Runs(out, evals)
     texts = _classified(texts, ledger, runs)
