@@ -239,13 +239,15 @@ def test_a_second_build_into_a_folder_being_built_is_refused_in_one_line(
 
     from howtobench.build.pipeline import LOCK_FILE
 
-    # the model resolves (no call is made: the folder is refused first)
-    monkeypatch.setenv("SIM_BASE_URL", "http://127.0.0.1:9/v1")
+    # the model resolves, and no call is made: the folder is refused first. Its base
+    # URL is given, not taken from SIM_BASE_URL, so that inspect's cache of models does
+    # not hand this dead address to a later test's `openai-api/sim/judge`
     monkeypatch.setenv("SIM_API_KEY", "none")
     out = tmp_path / "bench"
     out.mkdir()
+    argv = ["build", str(DEMO_CORPUS), "--out", str(out), "--model", MODEL]
     with FileLock(out / LOCK_FILE):  # the first build, still running
-        status = main(["build", str(DEMO_CORPUS), "--out", str(out), "--model", MODEL])
+        status = main([*argv, "--model-base-url", "http://127.0.0.1:9/v1"])
     assert status == 2
     err = capsys.readouterr().err.strip()
     assert err == (
