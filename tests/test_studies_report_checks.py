@@ -1,5 +1,5 @@
-"""The report's checks on ToW scores: nodes clipped to their scale, and writers of one
-instruction judged with different negotiated weights.
+"""The report's checks on ToW scores: nodes clipped to their scale, and writers judged
+with different weights (refused).
 
 The writers' logs are real runs of the current scorer; copies of them get the score
 metadata `clipped` and `weights_fingerprint` set (or removed, as in older logs) through
@@ -14,7 +14,7 @@ import pytest
 from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 
 from howtobench.cli import main
-from howtobench.studies import report
+from howtobench.studies import StudyError, report
 from support.logs import BROKEN, log_of
 
 
@@ -67,8 +67,8 @@ def test_clipped_samples_are_counted_with_their_nodes(
     assert "clipped by the scorer" in (tmp_path / "out" / "report_notes.txt").read_text("utf-8")
 
 
-def test_writers_judged_with_different_weights_are_named(
-    writers_logs: Path, tmp_path: Path
+def test_writers_judged_with_different_weights_are_refused(
+    writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     logs = {}
     for writer in ("w-a", "w-b", "w-c"):
@@ -81,22 +81,22 @@ def test_writers_judged_with_different_weights_are_named(
         sample.scores["tow"].metadata.pop("weights_fingerprint")
     for log, path in logs.values():
         write_eval_log(log, str(path))
-    result = report([path for _, path in logs.values()])
     real = {
         str(s.id): s.scores["tow"].metadata["weights_fingerprint"] for s in logs["w-a"][0].samples
     }
-    [row] = result.tables["weight_mismatch"].to_dict("records")
-    assert row == {
-        "task": "guide",
-        "id": "demo_guide_2",
-        "models": f"w-a: {real['demo_guide_2']}; w-b: 0123456789ab",
-    }
-    [warning] = [note for note in result.notes if note.startswith("WARNING")]
-    assert warning.startswith(
-        "WARNING: 1 instruction(s) were judged with different negotiated weights for "
-        "different writers"
+    with pytest.raises(StudyError) as refused:
+        report([path for _, path in logs.values()])
+    message = str(refused.value)
+    assert message.startswith(
+        "1 instruction(s) were judged with different weights for different writers"
     )
-    assert f"guide/demo_guide_2 (w-a: {real['demo_guide_2']}; w-b: 0123456789ab)" in warning
+    assert f"guide/demo_guide_2 (w-a: {real['demo_guide_2']}; w-b: 0123456789ab)" in message
+    assert "howtobench plan export" in message
+    assert main(["report", *(str(path) for _, path in logs.values())]) == 2
+    [line] = capsys.readouterr().err.splitlines()
+    assert line.startswith("howtobench report: error: 1 instruction(s)")
+    # without the writer judged differently, the same logs make a leaderboard
+    assert "w-a" in report([logs["w-a"][1], logs["w-c"][1]]).tables["leaderboard"]
 
 
 def test_many_mismatches_list_a_few(writers_logs: Path, tmp_path: Path) -> None:
@@ -109,14 +109,26 @@ def test_many_mismatches_list_a_few(writers_logs: Path, tmp_path: Path) -> None:
                     sample.scores["tow"].metadata["weights_fingerprint"] = f"{sample.id[-1]:0>12}"
             write_eval_log(log, str(path))
             paths.append(path)
-    result = report(paths)
-    table = result.tables["weight_mismatch"]
+    with pytest.raises(StudyError) as refused:
+        report(paths)
     expected = 3 + 4  # every guide and open instruction of the demo
-    assert len(table) == expected and set(table["task"]) == {"guide", "open"}
-    [warning] = [note for note in result.notes if note.startswith("WARNING")]
-    assert f"WARNING: {expected} instruction(s)" in warning
-    assert f"... ({expected} in all)" in warning
-    assert warning.count("w-b: 0000000000") == 3
+    message = str(refused.value)
+    assert message.startswith(f"{expected} instruction(s)")
+    assert f"... ({expected} in all)" in message
+    assert message.count("w-b: 0000000000") == 3
+
+
+def test_logs_scored_from_two_plans_are_refused(writers_logs: Path, tmp_path: Path) -> None:
+    paths = []
+    for writer, digest in (("w-a", "a" * 64), ("w-b", "b" * 64)):
+        log, path = copy(writers_logs, writer, "guide", tmp_path)
+        for sample in log.samples:
+            sample.scores["tow"].metadata["plan"] = digest
+        write_eval_log(log, str(path))
+        paths.append(path)
+    with pytest.raises(StudyError, match="scored from 2 different plans") as refused:
+        report(paths)
+    assert "aaaaaaaaaaaa" in str(refused.value) and "bbbbbbbbbbbb" in str(refused.value)
 
 
 def test_an_unscored_sample_is_not_counted(writers_logs: Path, tmp_path: Path) -> None:

@@ -10,5 +10,6 @@ from howtobench.build.backconstruct import backconstruct_step
 from howtobench.build.classify import classify_step
 from howtobench.build.quality import quality_step
 from howtobench.build.screen import screen_step
-from howtobench.tasks import completion, guide, open_writing
+from howtobench.tasks import completion, guide, negotiate, open_writing
+from howtobench.tree.negotiation import negotiation
 from howtobench.tree.scorer import tree_of_writing

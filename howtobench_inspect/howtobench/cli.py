@@ -39,6 +39,7 @@ from howtobench.studies import (
 )
 from howtobench.studies.cost import cost
 from howtobench.studies.lengths import DEFAULT_SCORES
+from howtobench.studies.plans import export_plan
 
 LOGS_HELP = "inspect log files or folders of logs (searched recursively)"
 CAMPAIGN = Options()  # the defaults of `howtobench annotate new`
@@ -146,6 +147,19 @@ def _annotate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     p.set_defaults(run=lambda a: print(export_file(a.db, a.out)))
 
 
+def _plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    summary = "judge plans: every instruction's negotiated weights as one file for every worker"
+    group = sub.add_parser("plan", help=summary, description=summary)
+    actions = group.add_subparsers(dest="action", required=True, metavar="ACTION")
+    what = "write the weights of howtobench/negotiate (or ToW) logs as a plan file"
+    p = actions.add_parser("export", help=what, description=what)
+    p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
+    p.add_argument(
+        "--out", required=True, metavar="PLAN", help="the plan file to write (PLAN.jsonl)"
+    )
+    p.set_defaults(run=lambda a: print(export_plan(a.logs, a.out)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="howtobench",
@@ -249,6 +263,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="YAML/JSON of model prices per million tokens (inspect's --model-cost-config format)",
     )
     _annotate(sub)
+    _plan(sub)
     add_build_command(sub)
     return parser
 

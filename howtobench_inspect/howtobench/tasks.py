@@ -7,6 +7,8 @@ from inspect_ai.solver import Solver
 
 from howtobench._inspect import writer_temperature
 from howtobench.dataset import (
+    TASKS,
+    DataError,
     WritingRecord,
     filter_genre,
     load_generations,
@@ -14,6 +16,8 @@ from howtobench.dataset import (
     record_to_sample,
 )
 from howtobench.errors import UserError
+from howtobench.fingerprint import fingerprint
+from howtobench.genres import canonical_genre
 from howtobench.judge.calls import JUDGE_MAX_RETRIES
 from howtobench.judge.models import grader
 from howtobench.parameters import (
@@ -21,7 +25,6 @@ from howtobench.parameters import (
     ParameterError,
     anchor,
     boolean,
-    choice,
     integer,
     names,
     positive_integer,
@@ -30,7 +33,9 @@ from howtobench.parameters import (
 from howtobench.perturb import Perturbation
 from howtobench.perturb import perturb as perturb_solver
 from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, check_names, check_taken
-from howtobench.tree.scorer import WEIGHTINGS
+from howtobench.tree.negotiation import instruction_only, negotiation
+from howtobench.tree.plan import TREE_VERSION, Plan, PlanError
+from howtobench.tree.scorer import weighting
 from howtobench.tree.spec import tree_for
 from howtobench.writer import StoredWritings, writer, writer_prompt
 
@@ -59,17 +64,23 @@ def howtobench_task(
     """
     chosen = check_names(names(scorers, "scorers"))
     source = anchor(reference)
+    plan = _plan(weights)
     options = ScorerOptions(
         judges=names(judges, "judges"),
         reference=source.shown,
         nodes=names(nodes, "nodes") or None,
         samples=positive_integer(judge_samples, "judge_samples"),
         reuse_weights=boolean(reuse_weights, "reuse_weights"),
-        weights=choice(weights, "weights", WEIGHTINGS),
+        weights=weights.strip(),
         temperature=temperature(judge_temperature, "judge_temperature"),
         bleurt_checkpoint=_text(bleurt_checkpoint, "bleurt_checkpoint"),
     )
     check_taken(chosen, options)
+    if plan is not None and not options.reuse_weights:
+        raise ParameterError(
+            "reuse_weights",
+            "a plan fixes each instruction's weights; false needs weights=negotiated",
+        )
     judged = [name for name in chosen if name in JUDGE_SCORERS]
     if source.model and not judged:
         raise ParameterError(
@@ -88,10 +99,17 @@ def howtobench_task(
     if replay:
         _check_no_writer_temperature()
     records = load_records(dataset, task_type)
+    data = fingerprint(records)  # of the whole source, so that shards share it
     try:
         records = filter_genre(records, genre)
     except ValueError as error:
         raise ParameterError("genre", str(error)) from None
+    if plan is not None:
+        try:
+            plan.check_data(task_type, data)
+            plan.check_covers(task_type, [r.id for r in records])
+        except PlanError as error:
+            raise ParameterError("weights", str(error)) from None
     generations = load_generations(dataset, task_type, replay, records) if replay else None
     anchors = None
     if source.model:  # another model's stored writing as the anchor
@@ -114,12 +132,29 @@ def howtobench_task(
             "genre": genre,
             "reference": source.source,
             "perturb": disturbance.name if disturbance else None,
+            "data": {task_type: {"count": data.count, "sha256": data.sha256}},
+            "tree": TREE_VERSION,
+            "weights": "plan" if plan is not None else options.weights,
+            "plan": plan.digest if plan is not None else None,
         },
         # bounded retries (inspect's default is to retry forever): a dead judge or
         # writer ends the run in about a minute; --max-retries overrides it
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
         version=2,  # 2: rubric and autoplan scores are floats; unscored reasons are codes
     )
+
+
+def _plan(weights: object) -> Plan | None:
+    """The plan named by `weights`, read and checked; None for negotiated or uniform."""
+    if not isinstance(weights, str) or not weights.strip():
+        raise ParameterError(
+            "weights", f"expected negotiated, uniform or a plan file, got {weights!r}"
+        )
+    try:
+        found = weighting(weights.strip())
+    except PlanError as error:
+        raise ParameterError("weights", str(error)) from None
+    return found if isinstance(found, Plan) else None
 
 
 def _text(value: object, name: str) -> str | None:
@@ -219,8 +254,9 @@ def completion(
         nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
         judge_samples: self-consistency: judge each writing this many times (mean).
         reuse_weights: negotiate weights once per instruction (false: every time).
-        weights: `negotiated` (default) or `uniform` (ToW w/o plan: equal weights in each
-            group, no negotiator call).
+        weights: `negotiated` (default), `uniform` (ToW w/o plan: equal weights in each
+            group, no negotiator call), or a plan file (`howtobench plan export`) whose
+            weights every writing is judged with, without a negotiator call.
         judge_temperature: the judges' sampling temperature; default the judge role's
             own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
         bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
@@ -285,8 +321,9 @@ def guide(
         nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
         judge_samples: self-consistency: judge each writing this many times (mean).
         reuse_weights: negotiate weights once per instruction (false: every time).
-        weights: `negotiated` (default) or `uniform` (ToW w/o plan: equal weights in each
-            group, no negotiator call).
+        weights: `negotiated` (default), `uniform` (ToW w/o plan: equal weights in each
+            group, no negotiator call), or a plan file (`howtobench plan export`) whose
+            weights every writing is judged with, without a negotiator call.
         judge_temperature: the judges' sampling temperature; default the judge role's
             own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
         bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
@@ -351,8 +388,9 @@ def open_writing(
         nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
         judge_samples: self-consistency: judge each writing this many times (mean).
         reuse_weights: negotiate weights once per instruction (false: every time).
-        weights: `negotiated` (default) or `uniform` (ToW w/o plan: equal weights in each
-            group, no negotiator call).
+        weights: `negotiated` (default), `uniform` (ToW w/o plan: equal weights in each
+            group, no negotiator call), or a plan file (`howtobench plan export`) whose
+            weights every writing is judged with, without a negotiator call.
         judge_temperature: the judges' sampling temperature; default the judge role's
             own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
         bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
@@ -379,4 +417,72 @@ def open_writing(
         bleurt_checkpoint=bleurt_checkpoint,
         perturb=perturb,
         perturb_seed=perturb_seed,
+    )
+
+
+@task
+def negotiate(
+    dataset: str | None = "hub",
+    genre: str | None = None,
+    judge_temperature: float | None = None,
+    tasks: str | list[str] | None = None,
+) -> Task:
+    """The negotiator alone: one sample per instruction, scored by its weights.
+
+    Its log is the record of the weights, and `howtobench plan export` turns it into a
+    plan file that every worker scores with (`-T weights=PLAN.jsonl`). Bind the judge
+    with `--model-role grader=...` and run with `--model none`.
+
+    Args:
+        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
+        genre: keep one canonical genre (e.g. `argumentative`).
+        judge_temperature: the negotiator's sampling temperature; default the judge
+            role's own, else 0.
+        tasks: comma list of the tasks whose instructions are negotiated
+            (`completion,guide,open`, the default).
+
+    Returns:
+        The task: one sample per instruction, and the negotiation scorer.
+    """
+    chosen = names(tasks, "tasks") or TASKS
+    unknown = [t for t in chosen if t not in TASKS]
+    if unknown:
+        raise ParameterError(
+            "tasks", f"unknown task(s) {', '.join(unknown)} (expected {', '.join(TASKS)})"
+        )
+    _check_grader()
+    data: dict[str, dict[str, object]] = {}
+    records: list[WritingRecord] = []
+    for task_type in chosen:
+        found = load_records(dataset, task_type)
+        prints = fingerprint(found)
+        data[task_type] = {"count": prints.count, "sha256": prints.sha256}
+        records += [r for r in found if not genre or r.genre == canonical_genre(genre)]
+    if not records:
+        raise ParameterError("genre", f"no instruction of genre '{genre}' in {', '.join(chosen)}")
+    seen: dict[str, str] = {}
+    for record in records:
+        if record.id in seen:
+            raise DataError(
+                str(dataset),
+                f"id '{record.id}' is used by a {seen[record.id]} and a {record.task} "
+                "record; negotiate the tasks one at a time (-T tasks=...)",
+            )
+        seen[record.id] = record.task
+    return Task(
+        dataset=MemoryDataset(
+            [record_to_sample(r, r.instruction) for r in records], name="howtobench-negotiate"
+        ),
+        solver=instruction_only(),
+        scorer=negotiation(temperature=temperature(judge_temperature, "judge_temperature")),
+        metadata={
+            "howtobench_task": "negotiate",
+            "dataset": dataset or "hub",
+            "genre": genre,
+            "tasks": list(chosen),
+            "data": data,
+            "tree": TREE_VERSION,
+        },
+        config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
+        version=1,
     )

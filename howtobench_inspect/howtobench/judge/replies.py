@@ -159,6 +159,7 @@ class Exchange(Generic[T]):
     value: T | None = None
     error: str | None = None
     stored: bool = False  # answered from the reply store, without a call
+    temperature: float | None = None  # the sampling temperature it was asked at
 
     @property
     def ok(self) -> bool:
@@ -170,6 +171,7 @@ class Exchange(Generic[T]):
             "replies": self.replies,
             "error": self.error,
             "from_store": self.stored,
+            "temperature": self.temperature,
         }
 
 
@@ -190,8 +192,8 @@ async def ask(
     (a refused request, a body that is not JSON) counts as a try; an unreachable judge
     raises `JudgeUnavailable` from `generate_reply`, which ends the run.
     """
-    exchange: Exchange[T] = Exchange(model=str(model))
     config = asking.config(model)
+    exchange: Exchange[T] = Exchange(model=str(model), temperature=config.temperature)
     key = asking.store.key(model, messages, config, scope) if asking.store else ""
     if asking.store and (kept := asking.store.get(key)) is not None:
         try:

@@ -8,11 +8,12 @@ of the model cells, the paper's AVG).
 
 Two checks on the ToW scores come with it. A node whose raw aggregate left its scale is
 clipped by the scorer (score metadata `clipped`: node -> raw value), which hides how far
-off it was: the `clipped` table counts such samples per task and model. And writers of
-one instruction are only comparable if they were judged with the same negotiated weights
-(metadata `weights_fingerprint`); instructions where they were not are listed in the
-`weight_mismatch` table with a warning. Logs from before these records count as not
-clipped and are not compared.
+off it was: the `clipped` table counts such samples per task and model. And writers are
+only comparable if they were judged with the same weights: logs scored from different
+plans (metadata `plan`), or writers of one instruction judged with different negotiated
+weights (metadata `weights_fingerprint`), are refused with the instructions named
+(`check_one_weighting`). Logs from before these records count as not clipped and are
+not compared.
 """
 
 from __future__ import annotations
@@ -26,7 +27,14 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from howtobench.genres import CANONICAL_GENRES
-from howtobench.studies.logs import Samples, as_samples, first_few, per_writing, scopes
+from howtobench.studies.logs import (
+    Samples,
+    StudyError,
+    as_samples,
+    first_few,
+    per_writing,
+    scopes,
+)
 from howtobench.studies.plots import strips
 from howtobench.studies.tables import StudyResult
 from howtobench.tree.spec import LEAVES
@@ -114,38 +122,45 @@ def _clipped(frame: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], list[str]]:
     return {"clipped": pd.DataFrame(rows)}, [note]
 
 
-def _weight_mismatch(frame: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], list[str]]:
-    """Instructions whose writers were judged with different negotiated weights."""
+def check_one_weighting(frame: pd.DataFrame) -> None:
+    """Refuse to compare writers judged with different weights: runs scored from
+    different plans, or writers of one instruction judged with different negotiated
+    weights (weights fingerprints). Logs from before the fingerprints are not compared."""
     judged = frame[frame["weights_fingerprint"].notna()]
     if judged.empty:
-        return {}, []
+        return
+    plans = judged[judged["plan"].notna()].groupby("plan", sort=False)["log"].first()
+    if len(plans) > 1:
+        named = first_few((f"{digest[:12]} ({log})" for digest, log in plans.items()), 3)
+        raise StudyError(
+            f"the logs were scored from {len(plans)} different plans ({named}): a leaderboard "
+            "compares writers judged with one plan; report each plan's logs apart"
+        )
     per_model = judged.groupby(["task", "id", "model"], sort=False)["weights_fingerprint"].agg(
         lambda prints: ", ".join(sorted(set(prints)))
     )
-    rows = []
+    clashes = []
     for (task, sample_id), part in per_model.groupby(level=["task", "id"], sort=False):
         if part.nunique() > 1:
             models = "; ".join(f"{model}: {prints}" for (_, _, model), prints in part.items())
-            rows.append({"task": task, "id": sample_id, "models": models})
-    if not rows:
-        return {}, []
-    examples = first_few((f"{r['task']}/{r['id']} ({r['models']})" for r in rows), 3)
-    note = (
-        f"WARNING: {len(rows)} instruction(s) were judged with different negotiated weights "
-        "for different writers, so their writers are not compared on the same weights "
-        f"(weights fingerprints per model): {examples}; see table 'weight_mismatch' (runs "
-        "that share neither judge nor inspect's cache negotiate the weights again)"
-    )
-    return {"weight_mismatch": pd.DataFrame(rows)}, [note]
+            clashes.append(f"{task}/{sample_id} ({models})")
+    if clashes:
+        raise StudyError(
+            f"{len(clashes)} instruction(s) were judged with different weights for different "
+            f"writers (weights fingerprints per writer): {first_few(clashes, 3)}; their writers "
+            "cannot be ranked on one scale. Negotiate once (howtobench/negotiate), export a "
+            "plan (howtobench plan export) and score every writer with -T weights=PLAN.jsonl"
+        )
 
 
 def report(logs: Samples | Sequence[str | Path], metric: str = "tow.overall") -> StudyResult:
     """Tables `leaderboard` (Table 4 layout), `counts` (scored writings per cell) and
     `nodes` (mean of every key of the metric's scorer per task and model), with
-    `clipped` and `weight_mismatch` when there is something to show; figures
+    `clipped` when there is something to show; figures
     `weights_<genre>`."""
     samples = as_samples(logs)
     samples.require(metric)
+    check_one_weighting(samples.frame)
     scorer = metric.split(".")[0]
     keys = [m for m in samples.metrics if m.startswith(f"{scorer}.")] or [metric]
     writings = per_writing(samples, keys).dropna(subset=[metric])
@@ -163,10 +178,9 @@ def report(logs: Samples | Sequence[str | Path], metric: str = "tow.overall") ->
     node_table.columns.name = None
     notes = samples.notes()
     tables = {"leaderboard": board, "counts": counts, "nodes": node_table}
-    for check in (_clipped, _weight_mismatch):
-        found, said = check(samples.frame)
-        tables |= found
-        notes += said
+    found, said = _clipped(samples.frame)
+    tables |= found
+    notes += said
     figures = _weight_figures(samples)
     if not figures:
         notes.append("no ToW weights in the logs: no weight plots")

@@ -31,6 +31,14 @@ from howtobench.tree.spec import Tree
 
 SUM_TOLERANCE = 0.01
 LOCK_POLL_SECONDS = 0.2
+# How long a writing waits for another process that is negotiating the same instruction
+# (the lock is the operating system's, so a process that died has released it). Past
+# this the writing is left unscored with the reason, and a rerun asks again.
+LOCK_WAIT_SECONDS = 900.0
+
+
+class LockWaitExpired(Exception):
+    """Another process held an instruction's negotiation lock for too long."""
 
 
 @dataclass(frozen=True)
@@ -55,6 +63,22 @@ def fixed_weights(tree: Tree, why: str) -> Exchange[Weights]:
     ablation keeps no negotiated node."""
     values = {i: 1 / len(ids) for ids in tree.negotiated.values() for i in ids}
     return Exchange(model="none", value=Weights(values, why))
+
+
+def weights_record(negotiated: Exchange[Weights], reused: bool) -> dict[str, Any]:
+    """What a score's metadata says of its weights: the values, their fingerprint, and
+    the negotiator's exchange (replies, explanation, renormalised groups, reused)."""
+    weights = negotiated.value
+    return {
+        "weights": weights.values if weights else None,
+        "weights_fingerprint": weights.fingerprint if weights else None,
+        "negotiator": {
+            **negotiated.record(),
+            "explanation": weights.explanation if weights else None,
+            "renormalised": list(weights.renormalised) if weights else [],
+            "reused": reused,
+        },
+    }
 
 
 def negotiator_messages(tree: Tree, judge_input: JudgeInput) -> list[ChatMessage]:
@@ -152,11 +176,14 @@ class SettledWeights:
         async with self._locks.setdefault((current_token(), *memo), anyio.Lock()):
             if memo in self._settled:
                 return self._settled[memo], True
-            async with _held(asking.store.lock(key) if asking.store else None):
-                # one entry per instruction: not per epoch, not per judge sample
-                exchange = await ask(
-                    model, messages, form, language=language, asking=asking, scope={}
-                )
+            try:
+                async with _held(asking.store.lock(key) if asking.store else None):
+                    # one entry per instruction: not per epoch, not per judge sample
+                    exchange = await ask(
+                        model, messages, form, language=language, asking=asking, scope={}
+                    )
+            except LockWaitExpired as expired:
+                return Exchange(model=str(model), error=str(expired)), False
             if exchange.ok:
                 self._settled[memo] = exchange
             return exchange, exchange.stored
@@ -164,15 +191,22 @@ class SettledWeights:
 
 @asynccontextmanager
 async def _held(lock: FileLock | None) -> AsyncIterator[None]:
-    """Hold a file lock without blocking the event loop (polled, so no thread waits)."""
+    """Hold a file lock without blocking the event loop (polled, so no thread waits),
+    waiting at most `LOCK_WAIT_SECONDS` for another process to release it."""
     if lock is None:
         yield
         return
+    deadline = anyio.current_time() + LOCK_WAIT_SECONDS
     while True:
         try:
             lock.acquire(blocking=False)
             break
         except Timeout:
+            if anyio.current_time() >= deadline:
+                raise LockWaitExpired(
+                    f"another process has been negotiating this instruction for over "
+                    f"{LOCK_WAIT_SECONDS:g} s (lock {lock.lock_file}); rerun to ask again"
+                ) from None
             await anyio.sleep(LOCK_POLL_SECONDS)
     try:
         yield

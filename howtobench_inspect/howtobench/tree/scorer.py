@@ -26,11 +26,18 @@ from howtobench.parameters import names
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import Verdict, judge_leaf
 from howtobench.tree.headings import formatting_verdict
-from howtobench.tree.negotiator import SettledWeights, Weights, fixed_weights
+from howtobench.tree.negotiator import SettledWeights, Weights, fixed_weights, weights_record
+from howtobench.tree.plan import Plan, read_plan
 from howtobench.tree.spec import Leaf, Tree, tree_for
 
-# How the content and format leaves are weighted: by the negotiator, or equally.
+# How the content and format leaves are weighted: by the negotiator, or equally; any
+# other value of `weights` is the path of a plan file (`howtobench.tree.plan`).
 WEIGHTINGS: tuple[str, ...] = ("negotiated", "uniform")
+
+
+def weighting(weights: str) -> Plan | str:
+    """`negotiated`, `uniform`, or the plan read from the path `weights`."""
+    return weights if weights in WEIGHTINGS else read_plan(weights)
 
 
 @scorer(
@@ -66,8 +73,10 @@ def tree_of_writing(
             and record the spread.
         reuse_weights: negotiate once per instruction (default); False negotiates for
             every writing, epoch and judge sample, to study the negotiator's consistency.
-        weights: `negotiated` (default) or `uniform`: equal weights within each group and
-            no negotiator call, the paper's "Average scoring" (ToW w/o plan, Table 3).
+        weights: `negotiated` (default); `uniform`: equal weights within each group and
+            no negotiator call, the paper's "Average scoring" (ToW w/o plan, Table 3); or
+            the path of a plan file (`howtobench plan export`): each instruction's weights
+            as the plan gives them, and no negotiator call.
         cache: keep checked judge replies in the reply store (weights across epochs and
             runs; expert verdicts across runs).
         temperature: judge sampling temperature; default the judge role's own, else 0
@@ -77,23 +86,36 @@ def tree_of_writing(
     panel_judges = panel_models(judges)
     kept_nodes = names(nodes, "nodes") or None
     settled = SettledWeights()  # this scorer's weights, one negotiation per instruction
-    if weights not in WEIGHTINGS:
-        raise ValueError(f"weights must be one of {', '.join(WEIGHTINGS)}, got {weights!r}")
+    plan = weighting(weights)
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
         tree = tree_for(judge_input.task, kept_nodes)
         asking = Asking.for_scorer(tries, cache, temperature, samples)
+        planned = None
+        if isinstance(plan, Plan) and tree.negotiated:
+            planned = plan.weights(judge_input.task, str(state.sample_id))
+            if planned is None:
+                return unscored(
+                    "scoring_failed",
+                    f"the plan {plan.path} has no weights for {judge_input.task} "
+                    f"instruction {state.sample_id}",
+                    {"task": judge_input.task, "plan": plan.digest},
+                )
         return await judge_writing(
             state,
             judge_input,
             {"task": judge_input.task, **judge_input.seen(reference)},
             samples,
-            lambda scope: judge_once(judge_input, tree, asking, scope),
+            lambda scope: judge_once(judge_input, tree, asking, scope, planned),
         )
 
     async def judge_once(
-        judge_input: JudgeInput, tree: Tree, asking: Asking, scope: Mapping[str, str]
+        judge_input: JudgeInput,
+        tree: Tree,
+        asking: Asking,
+        scope: Mapping[str, str],
+        planned: Weights | None,
     ) -> Score:
         judges = panel(panel_judges)
         writing_is_empty = not judge_input.writing.strip()
@@ -102,6 +124,10 @@ def tree_of_writing(
         )
 
         async def negotiation() -> tuple[Exchange[Weights], bool]:
+            if isinstance(plan, Plan):
+                if planned is None:  # the ablation keeps no negotiated node
+                    return fixed_weights(tree, "no negotiated node kept"), False
+                return Exchange(model=f"plan {plan.digest[:12]}", value=planned), True
             if weights == "uniform":
                 return fixed_weights(tree, "uniform: ToW w/o plan"), False
             if not tree.negotiated:
@@ -131,7 +157,7 @@ def tree_of_writing(
         both = await collect(negotiation(), experts())
         negotiated, reused = cast(tuple[Exchange[Weights], bool], both[0])
         verdicts = cast(list[list[Exchange[Verdict]]], both[1])
-        return _tree_score(
+        score = _tree_score(
             tree,
             judge_input,
             negotiated,
@@ -139,6 +165,9 @@ def tree_of_writing(
             dict(zip((leaf.id for leaf in llm_leaves), verdicts, strict=True)),
             reference_mode=judge_input.anchor_seen(reference),
         )
+        if score.metadata is not None:
+            score.metadata["plan"] = plan.digest if isinstance(plan, Plan) else None
+        return score
 
     return score
 
@@ -205,14 +234,7 @@ def _tree_score(
         "task": judge_input.task,
         "reference": reference_mode,
         "empty_writing": empty,
-        "weights": weights.values if weights else None,
-        "weights_fingerprint": weights.fingerprint if weights else None,
-        "negotiator": {
-            **negotiated.record(),
-            "explanation": weights.explanation if weights else None,
-            "renormalised": list(weights.renormalised) if weights else [],
-            "reused": reused,
-        },
+        **weights_record(negotiated, reused),
         "leaves": record,
         "clipped": {},
     }

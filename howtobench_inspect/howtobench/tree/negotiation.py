@@ -1,0 +1,66 @@
+"""The negotiator as a scorer of its own, for the `howtobench/negotiate` task.
+
+Negotiating every instruction once, before any writer is judged, makes the weights a
+record (the task's log) that `howtobench plan export` turns into a plan file for every
+worker. It asks exactly the question the ToW scorer asks (same messages, same checks and
+re-asks, same reply store entry), so on one host a later ToW run reads these weights
+from the store, and elsewhere it reads them from the plan.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from howtobench.judge.calls import surface_outage
+from howtobench.judge.guards import unscored
+from howtobench.judge.inputs import JudgeInput
+from howtobench.judge.models import grader
+from howtobench.judge.replies import Asking
+from howtobench.tree.negotiator import SettledWeights, weights_record
+from howtobench.tree.spec import tree_for
+
+
+@solver
+def instruction_only() -> Solver:
+    """No writer: the negotiator reads the instruction, never a writing."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        return state
+
+    return solve
+
+
+@scorer(name="negotiation", metrics={"*": [mean()]})
+def negotiation(temperature: float | None = None, cache: bool = True, tries: int = 3) -> Scorer:
+    """The instruction's negotiated weights as the score (one key per weighted leaf).
+
+    Args:
+        temperature: the negotiator's sampling temperature; default the grader role's
+            own, else 0.
+        cache: read and keep the reply in the reply store.
+        tries: how often the question is asked before the sample is left unscored.
+    """
+    settled = SettledWeights()
+
+    async def score(state: TaskState, target: Target) -> Score:
+        judge_input = JudgeInput.from_state(state, target)
+        asking = Asking.for_scorer(tries, cache, temperature, 1)
+        exchange, reused = await surface_outage(
+            settled.negotiate(grader(), tree_for(judge_input.task), judge_input, asking=asking)
+        )
+        metadata = {"task": judge_input.task, **weights_record(exchange, reused)}
+        weights = exchange.value
+        if weights is None:
+            return unscored(
+                "grader_failed", f"negotiator ({exchange.model}): {exchange.error}", metadata
+            )
+        lines = [f"{leaf}  w={value:.3f}" for leaf, value in weights.values.items()]
+        return Score(
+            value=dict(weights.values),
+            answer=weights.fingerprint,
+            explanation="\n".join([*lines, weights.explanation]).strip(),
+            metadata=metadata,
+        )
+
+    return score

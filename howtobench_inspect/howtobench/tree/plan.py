@@ -1,0 +1,234 @@
+"""The judge plan: every instruction's negotiated weights, frozen in one file.
+
+ToW judges every writer of an instruction with the same explicit weights. Inside one
+reply store that holds by itself, but the store is keyed on the judge's endpoint, so two
+hosts, two replicas or one server under another name would negotiate every instruction
+again, and a judge that samples its weights would judge the writers differently. The
+plan makes the weights an artifact instead: negotiated once (`howtobench/negotiate`),
+exported (`howtobench plan export`), and read by every worker (`-T weights=PLAN.jsonl`).
+
+The file is JSON Lines. The first line is the manifest, every other line one
+instruction:
+
+    {"howtobench_plan": 1, "tree": 1, "prompts": "<12 hex>", "judge": "<model>",
+     "temperature": 0.0, "data": {"guide": {"count": 456, "sha256": "..."}},
+     "instructions": 456, "digest": "<sha256 of the instruction lines>", "sources": [...]}
+    {"task": "guide", "id": "infer_1", "weights": {"opening_ending": 0.3, ...},
+     "fingerprint": "<12 hex>", "explanation": "..."}
+
+`digest` is the SHA-256 of the instruction lines exactly as written (each with its line
+end), so an edited or truncated plan is refused, and two plans with the same weights have
+the same digest whatever logs they came from. `data` is the fingerprint of each task's
+records in the data source (`howtobench.fingerprint`), `tree` the version of the tree's
+negotiated leaves, `prompts` a digest of the negotiator's prompt files.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import fsspec
+
+from howtobench.dataset import TASKS
+from howtobench.errors import UserError
+from howtobench.fingerprint import Fingerprint
+from howtobench.tree.negotiator import Weights
+from howtobench.tree.prompts import PROMPTS
+from howtobench.tree.spec import tree_for
+
+PLAN_FORMAT = 1
+# The version of the tree's negotiated leaves (ids and groups): a plan of another
+# version has weights for other criteria.
+TREE_VERSION = 1
+_NEGOTIATOR_PROMPTS = ("negotiator", "negotiator_system", "group", "leaf_summaries")
+
+
+class PlanError(UserError):
+    """A plan that cannot be used: the message names the file and what is wrong."""
+
+
+def prompts_digest() -> str:
+    """12 hex characters over the negotiator's prompt files (all languages): plans made
+    with other negotiator prompts say so in their manifest."""
+    digest = hashlib.sha256()
+    for path in sorted(PROMPTS.glob("*.txt")):
+        if path.name.split(".")[0] in _NEGOTIATOR_PROMPTS:
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class PlanEntry:
+    """One instruction's weights, as the negotiator gave them."""
+
+    task: str
+    id: str
+    weights: dict[str, float]
+    explanation: str = ""
+
+    @property
+    def fingerprint(self) -> str:
+        return Weights(self.weights, self.explanation).fingerprint
+
+    def line(self) -> str:
+        return json.dumps(
+            {
+                "task": self.task,
+                "id": self.id,
+                "weights": self.weights,
+                "fingerprint": self.fingerprint,
+                "explanation": self.explanation,
+            },
+            ensure_ascii=False,
+        )
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A plan file read and checked: its manifest and its entries by (task, id)."""
+
+    path: str
+    manifest: dict[str, Any]
+    entries: dict[tuple[str, str], PlanEntry]
+
+    @property
+    def digest(self) -> str:
+        return str(self.manifest["digest"])
+
+    def weights(self, task: str, sample_id: str) -> Weights | None:
+        entry = self.entries.get((task, sample_id))
+        if entry is None:
+            return None
+        return Weights(entry.weights, entry.explanation)
+
+    def check_data(self, task: str, data: Fingerprint) -> None:
+        """Refuse a plan negotiated on other data than the task's."""
+        planned = self.manifest["data"].get(task)
+        if planned is None:
+            tasks = ", ".join(self.manifest["data"]) or "none"
+            raise PlanError(f"{self.path}: the plan has no {task} instructions (it has {tasks})")
+        if (planned.get("count"), planned.get("sha256")) != (data.count, data.sha256):
+            raise PlanError(
+                f"{self.path}: the plan was negotiated on other {task} data "
+                f"({planned.get('count')} records, content hash {str(planned.get('sha256'))[:12]}; "
+                f"this data: {data.count} records, {data.sha256[:12]}): export a plan from "
+                "this data source"
+            )
+
+    def check_covers(self, task: str, ids: Sequence[str]) -> None:
+        """Refuse a plan that lacks some of the task's instructions."""
+        missing = [i for i in ids if (task, i) not in self.entries]
+        if missing:
+            raise PlanError(
+                f"{self.path}: the plan lacks the weights of {len(missing)} of the {len(ids)} "
+                f"{task} instructions (e.g. {missing[0]}): negotiate them "
+                "(howtobench/negotiate) and export the plan again"
+            )
+
+
+def plan_text(entries: Iterable[PlanEntry], manifest: Mapping[str, Any]) -> str:
+    """The plan file: `manifest` (judge, temperature, data, sources) completed with the
+    format, tree and prompt versions, the count and the digest, then the entries in
+    (task, id) order."""
+    ordered = sorted(entries, key=lambda e: (e.task, e.id))
+    body = "".join(entry.line() + "\n" for entry in ordered)
+    head = {
+        "howtobench_plan": PLAN_FORMAT,
+        "tree": TREE_VERSION,
+        "prompts": prompts_digest(),
+        **manifest,
+        "instructions": len(ordered),
+        "digest": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+    }
+    return json.dumps(head, ensure_ascii=False) + "\n" + body
+
+
+def read_plan(path: str | Path) -> Plan:
+    """Read a plan (a local path or any fsspec URL) and check it whole; a file that is
+    not a plan, was altered, or belongs to another tree version is refused in one line."""
+    where = str(path)
+    try:
+        with fsspec.open(where, "rb") as file:
+            raw = file.read()
+    except FileNotFoundError:
+        raise PlanError(f"{where}: no such plan file") from None
+    except OSError as error:
+        raise PlanError(f"{where}: cannot read the plan: {error}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PlanError(f"{where}: not a plan (the file is not UTF-8 text)") from None
+    head, _, body = text.partition("\n")
+    manifest = _manifest(where, head)
+    if hashlib.sha256(body.encode("utf-8")).hexdigest() != manifest["digest"]:
+        raise PlanError(
+            f"{where}: the plan's instructions do not match its digest (the file was edited "
+            "or cut short): export it again"
+        )
+    if manifest.get("tree") != TREE_VERSION:
+        raise PlanError(
+            f"{where}: the plan is for tree version {manifest.get('tree')}, this package's "
+            f"tree is version {TREE_VERSION}: negotiate and export a new plan"
+        )
+    entries: dict[tuple[str, str], PlanEntry] = {}
+    for number, line in enumerate(body.splitlines(), start=2):
+        entry = _entry(where, number, line)
+        entries[(entry.task, entry.id)] = entry
+    return Plan(where, manifest, entries)
+
+
+def _manifest(where: str, head: str) -> dict[str, Any]:
+    try:
+        manifest = json.loads(head)
+    except ValueError:
+        manifest = None
+    if not isinstance(manifest, dict) or "howtobench_plan" not in manifest:
+        raise PlanError(
+            f"{where}: not a plan (its first line is no plan manifest; make one with "
+            "`howtobench plan export`)"
+        )
+    if manifest["howtobench_plan"] != PLAN_FORMAT:
+        raise PlanError(
+            f"{where}: plan format {manifest['howtobench_plan']}, this package reads "
+            f"format {PLAN_FORMAT}"
+        )
+    for key, kind in (("digest", str), ("data", dict)):
+        if not isinstance(manifest.get(key), kind):
+            raise PlanError(f"{where}, line 1: the manifest lacks '{key}'")
+    return manifest
+
+
+def _entry(where: str, number: int, line: str) -> PlanEntry:
+    try:
+        row = json.loads(line)
+    except ValueError:
+        row = None
+    if not isinstance(row, dict):
+        raise PlanError(f"{where}, line {number}: not a JSON object")
+    task, sample_id, weights = row.get("task"), row.get("id"), row.get("weights")
+    if task not in TASKS or not isinstance(sample_id, str):
+        raise PlanError(
+            f"{where}, line {number}: 'task' must be one of {', '.join(TASKS)} and 'id' a string"
+        )
+    expected = [i for ids in tree_for(task).negotiated.values() for i in ids]
+    if (
+        not isinstance(weights, dict)
+        or sorted(weights) != sorted(expected)
+        or not all(isinstance(w, int | float) and not isinstance(w, bool) for w in weights.values())
+    ):
+        raise PlanError(
+            f"{where}, line {number}: 'weights' must give a number for each of "
+            f"{', '.join(expected)}"
+        )
+    explanation = row.get("explanation")
+    return PlanEntry(
+        task,
+        sample_id,
+        {k: float(v) for k, v in weights.items()},
+        explanation if isinstance(explanation, str) else "",
+    )

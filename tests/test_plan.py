@@ -1,0 +1,309 @@
+"""The judge plan: `howtobench/negotiate`, `howtobench plan export`, scoring with
+`-T weights=PLAN.jsonl`, and the refusals, over HTTP against the simulator.
+
+The judge here samples its weights (a new draw at every negotiator call, as a judge at
+temperature 0.7 would), which is what makes the plan necessary: without it two workers
+disagree on every instruction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+from inspect_ai.log import read_eval_log
+
+from howtobench import tasks
+from howtobench.cli import main
+from howtobench.errors import UserError
+from howtobench.simulator import JudgeSimulator, Question, asked_ids
+from howtobench.studies import StudyError, report
+from howtobench.studies.plans import export_plan
+from howtobench.tree import negotiator
+from howtobench.tree.plan import PlanEntry, plan_text, read_plan
+from howtobench.tree.spec import LEAVES
+from support.evals import run_eval, scores
+from support.judges import Serve
+
+NODE = {leaf.id: leaf.node for leaf in LEAVES}
+DEMO = {"completion": 3, "guide": 3, "open": 4}
+
+
+def sampled_weights(question: Question) -> dict[str, Any] | None:
+    """A negotiator that draws new weights at every call; every other question is the
+    simulator's own (deterministic) reply."""
+    if question.kind != "negotiator":
+        return None
+    draw = random.Random()
+    weights: dict[str, float] = {}
+    for node in ("content", "format"):
+        group = [i for i in asked_ids(question) if NODE[i] == node]
+        raw = [draw.uniform(0.5, 1.5) for _ in group]
+        weights |= {i: r / sum(raw) for i, r in zip(group, raw, strict=True)}
+    return {"weights": weights, "explanation": "sampled"}
+
+
+def negotiated(serve: Serve, folder: Path, **task_args: Any) -> tuple[Path, JudgeSimulator]:
+    """A negotiate run on the demo data; returns its log folder and the judge."""
+    judge = serve(script=sampled_weights)
+    run_eval(tasks.negotiate(dataset="demo", **task_args), folder, "openai-api/sim/judge")
+    return folder, judge
+
+
+def test_negotiate_scores_each_instruction_by_its_weights(serve: Serve, tmp_path: Path) -> None:
+    folder, judge = negotiated(serve, tmp_path / "negotiate")
+    [path] = folder.glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.eval.task == "howtobench/negotiate"
+    assert judge.calls == {"negotiator": sum(DEMO.values())}
+    by_task: dict[str, int] = {}
+    for sample in log.samples or []:
+        score = sample.scores["negotiation"]
+        task = score.metadata["task"]
+        by_task[task] = by_task.get(task, 0) + 1
+        ids = [leaf.id for leaf in LEAVES if leaf.judge == "llm" or leaf.node == "format"]
+        expected = [i for i in ids if task != "completion" or NODE[i] == "content"]
+        expected = [i for i in expected if NODE[i] != "impression"]
+        assert sorted(score.value) == sorted(expected)
+        for node in ("content", "format"):
+            group = [w for leaf, w in score.value.items() if NODE[leaf] == node]
+            assert not group or abs(sum(group) - 1) < 1e-9
+        assert score.metadata["weights"] == score.value
+        assert score.metadata["negotiator"]["temperature"] == 0.0
+    assert by_task == DEMO
+    assert set(log.eval.metadata["data"]) == set(DEMO) and log.eval.metadata["tree"] == 1
+
+
+def test_negotiate_takes_a_list_of_tasks_and_refuses_others(serve: Serve, tmp_path: Path) -> None:
+    folder, judge = negotiated(serve, tmp_path / "negotiate", tasks="guide,open")
+    assert judge.calls == {"negotiator": DEMO["guide"] + DEMO["open"]}
+    with pytest.raises(UserError, match=r"^-T tasks: unknown task\(s\) essay"):
+        tasks.negotiate(dataset="demo", tasks="guide,essay")
+
+
+def test_export_writes_every_instruction_with_its_manifest(serve: Serve, tmp_path: Path) -> None:
+    folder, _ = negotiated(serve, tmp_path / "negotiate")
+    out = tmp_path / "plan.jsonl"
+    assert main(["plan", "export", str(folder), "--out", str(out)]) == 0
+    head, *lines = out.read_text("utf-8").splitlines(keepends=True)
+    manifest = json.loads(head)
+    body = "".join(lines)
+    assert manifest["digest"] == hashlib.sha256(body.encode()).hexdigest()
+    assert manifest["judge"] == "openai-api/sim/judge" and manifest["temperature"] == 0.0
+    assert manifest["instructions"] == len(lines) == sum(DEMO.values())
+    assert set(manifest["data"]) == set(DEMO) and manifest["tree"] == 1
+    [path] = folder.glob("*.eval")
+    log = read_eval_log(str(path))
+    logged = {str(s.id): s.scores["negotiation"].value for s in log.samples or []}
+    rows = [json.loads(line) for line in lines]
+    assert {row["id"]: row["weights"] for row in rows} == logged
+    assert read_plan(out).digest == manifest["digest"]
+
+
+def test_an_instruction_negotiated_twice_differently_is_refused(
+    serve: Serve, tmp_path: Path
+) -> None:
+    first, _ = negotiated(serve, tmp_path / "first", tasks="guide")
+    second, _ = negotiated(serve, tmp_path / "second", tasks="guide")  # a new store
+    with pytest.raises(StudyError, match=r"^guide instruction demo_guide_1 was negotiated"):
+        export_plan([first, second], tmp_path / "plan.jsonl")
+    assert not (tmp_path / "plan.jsonl").exists()
+
+
+def plan_of(serve: Serve, tmp_path: Path, **task_args: Any) -> Path:
+    folder, _ = negotiated(serve, tmp_path / "negotiate", **task_args)
+    out = tmp_path / "plan.jsonl"
+    export_plan([folder], out)
+    return out
+
+
+@pytest.mark.slow
+def test_two_workers_score_from_one_plan_without_negotiating(serve: Serve, tmp_path: Path) -> None:
+    """Two hosts (two simulators, two reply stores) judge two writers from one plan: no
+    negotiator call, and each instruction's weights are the plan's on both."""
+    plan = read_plan(plan_of(serve, tmp_path))
+    fingerprints: dict[str, set[str]] = {}
+    for worker, writer in (("one", "demo-writer-a"), ("two", "demo-writer-b")):
+        judge = serve(script=sampled_weights)
+        logs = run_eval(
+            [
+                tasks.guide(dataset="demo", replay=writer, weights=str(tmp_path / "plan.jsonl")),
+                tasks.open_writing(
+                    dataset="demo", replay=writer, weights=str(tmp_path / "plan.jsonl")
+                ),
+            ],
+            tmp_path / "logs",
+            "openai-api/sim/judge",
+            cache_dir=tmp_path / f"cache-{worker}",
+        )
+        assert judge.calls["negotiator"] == 0
+        assert sum(judge.calls.values()) == 7 * (DEMO["guide"] + DEMO["open"])
+        for log in logs:
+            assert log.eval.metadata["plan"] == plan.digest
+            for sample_id, score in scores(log).items():
+                entry = plan.entries[(log.eval.metadata["howtobench_task"], sample_id)]
+                assert score.metadata["weights"] == entry.weights
+                assert score.metadata["plan"] == plan.digest
+                fingerprints.setdefault(sample_id, set()).add(score.metadata["weights_fingerprint"])
+    assert len(fingerprints) == DEMO["guide"] + DEMO["open"]
+    assert all(len(prints) == 1 for prints in fingerprints.values())
+    board = report([tmp_path / "logs"]).tables["leaderboard"]
+    assert {"demo-writer-a", "demo-writer-b"} <= set(board.columns)
+
+
+@pytest.mark.slow
+def test_without_a_plan_two_workers_disagree_and_the_report_refuses(
+    serve: Serve, tmp_path: Path
+) -> None:
+    for worker, writer in (("one", "demo-writer-a"), ("two", "demo-writer-b")):
+        serve(script=sampled_weights)
+        run_eval(
+            tasks.guide(dataset="demo", replay=writer),
+            tmp_path / "logs",
+            "openai-api/sim/judge",
+            cache_dir=tmp_path / f"cache-{worker}",
+        )
+    with pytest.raises(StudyError, match=r"^3 instruction\(s\) were judged with different"):
+        report([tmp_path / "logs"])
+
+
+def test_ablations_and_uniform_weights_work_beside_a_plan(serve: Serve, tmp_path: Path) -> None:
+    plan_path = plan_of(serve, tmp_path, tasks="guide")
+    plan = read_plan(plan_path)
+    judge = serve(script=sampled_weights)
+    ablated, uniform, impression = run_eval(
+        [
+            tasks.guide(
+                dataset="demo",
+                replay="demo-writer-a",
+                weights=str(plan_path),
+                nodes="content,impression",
+            ),
+            tasks.guide(dataset="demo", replay="demo-writer-a", weights="uniform"),
+            tasks.guide(
+                dataset="demo", replay="demo-writer-a", weights=str(plan_path), nodes="impression"
+            ),
+        ],
+        tmp_path / "logs",
+        "openai-api/sim/judge",
+    )
+    assert judge.calls["negotiator"] == 0
+    for sample_id, score in scores(ablated).items():
+        weights = plan.entries[("guide", sample_id)].weights
+        content = sum(
+            weights[leaf] * score.value[leaf] for leaf in weights if NODE[leaf] == "content"
+        )
+        assert score.value["content"] == pytest.approx(content)
+        assert score.value["overall"] == pytest.approx(
+            (4 * content + score.value["impression"]) / 5
+        )
+    for score in scores(uniform).values():
+        assert score.metadata["weights"]["logic"] == 0.25 and score.metadata["plan"] is None
+    assert all(s.value["overall"] == s.value["impression"] for s in scores(impression).values())
+
+
+def rewritten(path: Path, out: Path, change: Any) -> Path:
+    """A plan with its entries changed by `change(rows)` and a correct digest."""
+    head, *lines = path.read_text("utf-8").splitlines()
+    manifest = json.loads(head)
+    rows = change([json.loads(line) for line in lines])
+    entries = [PlanEntry(r["task"], r["id"], r["weights"], r["explanation"]) for r in rows]
+    keep = {k: v for k, v in manifest.items() if k in ("judge", "temperature", "data", "sources")}
+    out.write_text(plan_text(entries, keep), "utf-8")
+    return out
+
+
+def refusal(weights: str, **task_args: Any) -> str:
+    with pytest.raises(UserError) as refused:
+        tasks.guide(dataset="demo", replay="demo-writer-a", weights=weights, **task_args)
+    message = str(refused.value)
+    assert "\n" not in message
+    return message
+
+
+def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
+    serve: Serve, tmp_path: Path
+) -> None:
+    path = plan_of(serve, tmp_path, tasks="guide")
+    lacking = rewritten(path, tmp_path / "lacking.jsonl", lambda rows: rows[1:])
+    assert refusal(str(lacking)) == (
+        f"-T weights: {lacking}: the plan lacks the weights of 1 of the 3 guide instructions "
+        "(e.g. demo_guide_1): negotiate them (howtobench/negotiate) and export the plan again"
+    )
+    assert refusal(str(tmp_path / "none.jsonl")).endswith("none.jsonl: no such plan file")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("some notes\n", "utf-8")
+    assert "not a plan (its first line is no plan manifest" in refusal(str(notes))
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(path.read_text("utf-8").replace("0.", "0.1", 1 + 10), "utf-8")
+    assert "do not match its digest" in refusal(str(edited))
+    other = tmp_path / "other.jsonl"
+    other.write_text(path.read_text("utf-8").replace('"tree": 1', '"tree": 0', 1), "utf-8")
+    assert "the plan is for tree version 0" in refusal(str(other))
+    genre = read_eval_log(str(next((tmp_path / "negotiate").glob("*.eval")))).samples[0]
+    kept = tasks.guide(
+        dataset="demo", replay="demo-writer-a", weights=str(path), genre=genre.metadata["genre"]
+    )
+    assert kept.metadata["plan"] == read_plan(path).digest  # a genre's part of the plan
+    assert "reuse_weights: a plan fixes" in refusal(str(path), reuse_weights=False)
+    with pytest.raises(UserError, match="the plan has no open instructions"):
+        tasks.open_writing(dataset="demo", replay="demo-writer-a", weights=str(path))
+    data = tmp_path / "data.jsonl"
+    rows = [
+        json.loads(line)
+        for line in Path(tasks.__file__)
+        .parent.joinpath("data/demo/demo.jsonl")
+        .read_text("utf-8")
+        .splitlines()
+    ]
+    next(r for r in rows if r.get("task") == "guide")["instruction"] += "（改）"
+    data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
+    with pytest.raises(UserError, match="negotiated on other guide data"):
+        tasks.guide(dataset=str(data), replay="demo-writer-a", weights=str(path))
+
+
+def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
+    serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another process negotiating an instruction holds its lock; past the wait the writing
+    is unscored with the reason (nothing is kept, so a rerun asks again)."""
+    from filelock import FileLock
+
+    from howtobench.judge.store import ReplyStore
+
+    serve()
+    monkeypatch.setattr(negotiator, "LOCK_WAIT_SECONDS", 0.5)
+    store = ReplyStore(tmp_path / "inspect-cache" / "howtobench")
+    held: list[FileLock] = []
+    real_lock = ReplyStore.lock
+
+    def lock_held_elsewhere(self: ReplyStore, key: str) -> FileLock:
+        lock = real_lock(self, key)
+        other = FileLock(lock.lock_file, thread_local=False)
+        other.acquire()  # a second FileLock object on the file: another holder
+        held.append(other)
+        return lock
+
+    monkeypatch.setattr(ReplyStore, "lock", lock_held_elsewhere)
+    [log] = run_eval(
+        tasks.guide(dataset="demo", replay="demo-writer-a"),
+        tmp_path / "logs",
+        "openai-api/sim/judge",
+        limit=1,
+    )
+    [score] = scores(log).values()
+    assert isinstance(score.value, float) and math.isnan(score.value)
+    assert score.metadata["negotiator"]["replies"] == []
+    assert "another process has been negotiating this instruction for over 0.5 s" in str(
+        score.explanation
+    )
+    assert not list(store.root.glob("replies/*/*.json")) or all(
+        "weights" not in p.read_text("utf-8") for p in store.root.glob("replies/*/*.json")
+    )
+    for lock in held:
+        lock.release()
