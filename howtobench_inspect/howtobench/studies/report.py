@@ -163,7 +163,13 @@ def report(logs: Samples | Sequence[str | Path], metric: str = "tow.overall") ->
     check_one_weighting(samples.frame)
     scorer = metric.split(".")[0]
     keys = [m for m in samples.metrics if m.startswith(f"{scorer}.")] or [metric]
-    writings = per_writing(samples, keys).dropna(subset=[metric])
+    # in a fixed order, so that the means do not depend on the order the logs were read
+    # in (a run split over workers must equal the one-process run to the last digit)
+    writings = (
+        per_writing(samples, keys)
+        .dropna(subset=[metric])
+        .sort_values(["model", "task", "id"], kind="stable", ignore_index=True)
+    )
     board = _board(writings, metric, "mean")
     models = board.loc[ALL].sort_values(ascending=False, kind="stable").index.tolist()
     board = board[models]

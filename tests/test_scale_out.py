@@ -1,0 +1,244 @@
+"""The scale-out recipe of the README, run as a user would: one plan, inspect's eval-set
+capture and selection, two workers as two hosts (each its own simulator process on its own
+port, its own reply store), one log folder (local, or on an S3-compatible server), and one
+`howtobench report` that equals a one-process run's to the last digit.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from howtobench import tasks
+from howtobench.studies import report
+from howtobench.studies.plans import export_plan
+from support.evals import run_eval
+from support.judges import Serve
+
+pytestmark = pytest.mark.slow
+
+RECIPE = Path(__file__).parents[1] / "docs" / "examples" / "scale_out.py"
+WRITERS = "demo-writer-a,demo-writer-b"
+SAMPLES = 3 + 3 + 4  # the demo's completion, guide and open instructions
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Host:
+    """A simulator in its own process: a judge endpoint as another host would serve it."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "howtobench.simulator", "--port", str(self.port)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                self.stats()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.1)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def stats(self) -> dict[str, Any]:
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats", timeout=5) as answer:
+            return dict(json.load(answer))
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(10)
+
+
+@pytest.fixture(scope="module")
+def hosts() -> Iterator[list[Host]]:
+    started = [Host(), Host()]
+    yield started
+    for host in started:
+        host.stop()
+
+
+def recipe(env: dict[str, str], host: Host, cache: Path, **more: str) -> subprocess.Popen[str]:
+    """The recipe's definition file, run as a process with the job's settings."""
+    return subprocess.Popen(
+        [sys.executable, str(RECIPE)],
+        env={
+            **env,
+            "SIM_BASE_URL": host.base_url,
+            "SIM_API_KEY": "none",
+            "INSPECT_CACHE_DIR": str(cache),
+            **more,
+        },
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def finished(process: subprocess.Popen[str]) -> None:
+    output, _ = process.communicate(timeout=110)
+    assert process.returncode == 0, output[-3000:]
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The job's settings, with a plan negotiated once (by a third judge)."""
+    folder = tmp_path_factory.mktemp("job")
+    from howtobench.simulator import JudgeSimulator
+
+    with JudgeSimulator() as judge, pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SIM_BASE_URL", judge.base_url)
+        patch.setenv("SIM_API_KEY", "none")
+        run_eval(
+            tasks.negotiate(dataset="demo"),
+            folder / "negotiate",
+            "openai-api/sim/judge",
+            cache_dir=folder / "negotiator-cache",
+        )
+    export_plan([folder / "negotiate"], folder / "plan.jsonl")
+    return {
+        "HOWTOBENCH_WRITERS": WRITERS,
+        "HOWTOBENCH_DATASET": "demo",
+        "HOWTOBENCH_PLAN": str(folder / "plan.jsonl"),
+        "HOWTOBENCH_JUDGE": "openai-api/sim/judge",
+        "FOLDER": str(folder),
+    }
+
+
+@pytest.fixture(scope="module")
+def one_process(job: dict[str, str], hosts: list[Host]) -> pd.DataFrame:
+    """The leaderboard of the same job run in one process (eval-set's own mode)."""
+    folder = Path(job["FOLDER"])
+    env = {**os.environ, **job, "HOWTOBENCH_LOG_DIR": str(folder / "one-process")}
+    finished(recipe(env, hosts[0], folder / "one-process-cache"))
+    return report([folder / "one-process"]).tables["leaderboard"]
+
+
+@pytest.fixture(scope="module")
+def manifest(job: dict[str, str], hosts: list[Host]) -> dict[str, Any]:
+    """The eval set's tasks, captured once (the log folder is no part of a task's identity)."""
+    folder = Path(job["FOLDER"])
+    env = {**os.environ, **job, "HOWTOBENCH_LOG_DIR": str(folder / "unused")}
+    capture = folder / "tasks.json"
+    finished(recipe(env, hosts[0], folder / "capture-cache", INSPECT_EVAL_SET_CAPTURE=str(capture)))
+    captured: dict[str, Any] = json.loads(capture.read_text("utf-8"))
+    assert len(captured["tasks"]) == 6  # two writers × three tasks
+    return captured
+
+
+def scale_out(
+    job: dict[str, str],
+    manifest: dict[str, Any],
+    hosts: list[Host],
+    log_dir: str,
+    scratch: Path,
+) -> None:
+    """Two selections, two workers at once, each on its own host and store."""
+    env = {**os.environ, **job, "HOWTOBENCH_LOG_DIR": log_dir}
+    workers = []
+    for index, host in enumerate(hosts):
+        selection = scratch / f"worker-{index}.json"
+        selection.write_text(
+            json.dumps(
+                {
+                    "version": 7,
+                    "eval_set_id": manifest["eval_set_id"],
+                    "tasks": [{"identifier": t["identifier"]} for t in manifest["tasks"][index::2]],
+                }
+            ),
+            "utf-8",
+        )
+        workers.append(
+            recipe(
+                env,
+                host,
+                scratch / f"worker-{index}-cache",
+                INSPECT_EVAL_SET_SELECTION=str(selection),
+            )
+        )
+    for worker in workers:
+        finished(worker)
+
+
+def test_two_workers_on_two_hosts_equal_one_process(
+    job: dict[str, str],
+    manifest: dict[str, Any],
+    hosts: list[Host],
+    one_process: pd.DataFrame,
+    tmp_path: Path,
+) -> None:
+    before = [host.stats()["calls"] for host in hosts]
+    scale_out(job, manifest, hosts, str(tmp_path / "logs"), tmp_path)
+    logs = sorted((tmp_path / "logs").glob("*.eval"))
+    assert len(logs) == 6
+    for host, earlier in zip(hosts, before, strict=True):
+        calls = host.stats()["calls"]
+        assert calls.get("negotiator", 0) == earlier.get("negotiator", 0) == 0
+        assert sum(calls.values()) > sum(earlier.values())  # each host judged its share
+    result = report([tmp_path / "logs"])
+    pd.testing.assert_frame_equal(result.tables["leaderboard"], one_process, check_exact=True)
+    assert result.tables["counts"].loc["All"].tolist() == [SAMPLES, SAMPLES]
+
+
+def test_the_log_folder_can_be_on_object_storage(
+    job: dict[str, str],
+    manifest: dict[str, Any],
+    hosts: list[Host],
+    one_process: pd.DataFrame,
+    tmp_path: Path,
+    s3_server: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    s3_server.environment(monkeypatch, tmp_path / "no-aws-config")
+    bucket = s3_server.bucket("scale-out")
+    scale_out(job, manifest, hosts, f"{bucket}/logs", tmp_path)
+    board = report([f"{bucket}/logs"]).tables["leaderboard"]
+    pd.testing.assert_frame_equal(board, one_process, check_exact=True)
+
+
+def test_shards_of_one_writer_count_as_one_run(
+    serve: Serve, tmp_path: Path, job: dict[str, str]
+) -> None:
+    """`--limit` ranges split a writer's task into shards: together they are one row, with
+    each sample once, equal to the unsplit run."""
+    serve()
+    task = tasks.open_writing(
+        dataset="demo", replay="demo-writer-a", weights=job["HOWTOBENCH_PLAN"]
+    )
+    run_eval(task, tmp_path / "whole", "openai-api/sim/judge")
+    for shard in ((0, 2), (2, 4)):
+        run_eval(
+            tasks.open_writing(
+                dataset="demo", replay="demo-writer-a", weights=job["HOWTOBENCH_PLAN"]
+            ),
+            tmp_path / "shards",
+            "openai-api/sim/judge",
+            limit=shard,
+        )
+    whole = report([tmp_path / "whole"])
+    shards = report([tmp_path / "shards"])
+    pd.testing.assert_frame_equal(shards.tables["leaderboard"], whole.tables["leaderboard"])
+    assert shards.tables["counts"].loc["All", "demo-writer-a"] == 4
+    assert not [note for note in shards.notes if "lacks" in note]
