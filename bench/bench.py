@@ -16,6 +16,10 @@ Parts (each prints a Markdown table; `--json FILE` keeps the numbers):
   replies come from the reply store (no model call at all), or from an in-process model
   that answers at once (inspect's model-call work included); what re-scoring costs with
   a scorer that does nothing is subtracted.
+- plan: `howtobench/negotiate` over every instruction of the data (its wall time against
+  the bound instructions x latency / connections), the plan exported from its log, and N
+  guide writings scored from the plan beside the same writings negotiated afresh: calls
+  per writing, negotiator calls, wall time and its ratio to the ideal bound.
 - overlap: `rouge_l` and `bleu` over every stored generation (3 tasks x 10 models), in
   one inspect run per task and model, spread over the machine's cores.
 """
@@ -56,6 +60,8 @@ from howtobench import completion, guide, open_writing, tree_of_writing
 from howtobench.dataset import TASKS
 from howtobench.simulator.protocol import classify
 from howtobench.simulator.replies import valid_reply
+from howtobench.studies.plans import export_plan
+from howtobench.tasks import negotiate
 
 MODEL = "gpt-4o-2024-11-20"
 JUDGE_SCORERS = ("tow", "rubric", "autoplan")
@@ -81,6 +87,7 @@ def judged_run(
     writings: int,
     connections: int,
     replay: str = MODEL,
+    weights: str = "negotiated",
 ) -> float:
     """Wall seconds of one replayed guide run judged by the simulator (already started)."""
     grader = get_model(
@@ -90,7 +97,7 @@ def judged_run(
     )
     start = time.perf_counter()
     [log] = eval(
-        guide(dataset=str(data), replay=replay, scorers=scorer),
+        guide(dataset=str(data), replay=replay, scorers=scorer, weights=weights),
         model="none",
         model_roles={"grader": grader},
         limit=writings,
@@ -341,6 +348,66 @@ def bench_overlap(data: Path, workers: int) -> list[dict[str, Any]]:
     ]
 
 
+def bench_plan(data: Path, writings: int, latency: float, connections: int) -> list[dict[str, Any]]:
+    """Negotiate every instruction once, export the plan, then score from it beside a
+    negotiated run of the same writings."""
+    plan = Path(tempfile.mkdtemp(prefix="bench-plan-")) / "plan.jsonl"
+    rows: list[dict[str, Any]] = []
+
+    def negotiate_all(simulator: Simulator) -> None:
+        grader = get_model(
+            "openai-api/sim/judge",
+            base_url=simulator.base_url,
+            config=GenerateConfig(max_connections=connections),
+        )
+        logs = tempfile.mkdtemp(prefix="bench-logs-")
+        start = time.perf_counter()
+        [log] = eval(
+            negotiate(dataset=str(data)),
+            model="none",
+            model_roles={"grader": grader},
+            max_samples=2 * connections,
+            log_dir=logs,
+            score_display=False,
+            display="none",
+        )
+        wall = time.perf_counter() - start
+        calls = simulator.calls()
+        ideal = calls * latency / connections
+        rows.append(
+            {
+                "run": f"negotiate ({len(log.samples or [])} instructions)",
+                "calls/writing": "-",
+                "negotiator calls": simulator.stats()["calls"].get("negotiator", 0),
+                "wall s": round(wall, 1),
+                "ideal s": round(ideal, 1),
+                "wall/ideal": round(wall / ideal, 2),
+            }
+        )
+        export_plan([logs], plan)
+
+    def scored(weights: str, simulator: Simulator) -> None:
+        wall = judged_run(data, "tow", writings, connections, weights=weights)
+        calls = simulator.stats()["calls"]
+        ideal = sum(calls.values()) * latency / connections
+        rows.append(
+            {
+                "run": f"tow, {writings} guide writings, weights {'plan' if weights != 'negotiated' else weights}",
+                "calls/writing": round(sum(calls.values()) / writings, 2),
+                "negotiator calls": calls.get("negotiator", 0),
+                "wall s": round(wall, 1),
+                "ideal s": round(ideal, 1),
+                "wall/ideal": round(wall / ideal, 2),
+            }
+        )
+
+    with_simulator(0.0, lambda _: judged_run(data, "tow", 2, connections))  # warm up
+    with_simulator(latency, negotiate_all)
+    with_simulator(latency, partial(scored, "negotiated"))
+    with_simulator(latency, partial(scored, str(plan)))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -349,7 +416,7 @@ def main() -> None:
         "--data", type=Path, required=True, help="a data folder like the paper's data/"
     )
     parser.add_argument(
-        "--only", choices=["judges", "reuse", "overhead", "overlap"], action="append"
+        "--only", choices=["judges", "reuse", "overhead", "plan", "overlap"], action="append"
     )
     parser.add_argument("--writings", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.5)
@@ -358,7 +425,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    parts = args.only or ["judges", "reuse", "overhead", "overlap"]
+    parts = args.only or ["judges", "reuse", "overhead", "plan", "overlap"]
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n"
     )
@@ -376,6 +443,9 @@ def main() -> None:
                 bench_overhead(args.data, args.writings),
                 "ToW scorer overhead, no model calls",
             )
+        elif part == "plan":
+            rows = bench_plan(args.data, args.writings, args.latency, args.connections)
+            title = f"judge plan ({args.latency} s latency, {args.connections} connections)"
         else:
             rows, title = (
                 bench_overlap(args.data, args.workers),

@@ -135,3 +135,16 @@ def perturbed_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("perturbed-logs")
     logs.build_perturbed(folder, data)
     return folder
+
+
+# --- object storage: an S3-compatible server for the tests of logs on s3:// (support/s3.py)
+
+
+@pytest.fixture(scope="session")
+def s3_server() -> Iterator[Any]:
+    """A moto S3 server on 127.0.0.1 (a `support.s3.S3Server`), once per session; its
+    `environment(...)` points inspect and the studies at it, in the tests that ask only."""
+    from support import s3  # moto and s3fs take ~1 s to import: only where a test uses them
+
+    with s3.serve() as server:
+        yield server

@@ -22,6 +22,7 @@ from typing import Any
 import pandas as pd
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
+from howtobench.studies import storage
 from howtobench.studies.runs import Run, first_few, grader_model, group_runs, writer_model
 
 TASK_PREFIX = "howtobench/"
@@ -32,7 +33,7 @@ _SKIP_FIELDS = {"messages", "events", "store", "attachments"}
 # Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
 # their scale and which weights judged it; autoplan shares.
 _SCORE_EXTRAS = {
-    "tow": ("weights", "by_judge", "clipped", "weights_fingerprint"),
+    "tow": ("weights", "by_judge", "clipped", "weights_fingerprint", "plan"),
     "autoplan": ("shares",),
 }
 NO_SCORES = "(no scores)"
@@ -57,6 +58,7 @@ COLUMNS: tuple[str, ...] = (
     "unscored",
     "clipped",
     "weights_fingerprint",
+    "plan",
     "reused",
     "reuse_weights",
     "judge_runs",
@@ -75,7 +77,8 @@ class Samples:
     run), task, model (the writer), grader, perturb, id, epoch, genre, input_length,
     output_length, writing (a hash of the text), one float column per metric, the
     objects weights (tow), by_judge (tow panel), clipped (tow: node -> raw value),
-    weights_fingerprint (tow), reused (tow: weights reused, not negotiated for this
+    weights_fingerprint (tow), plan (tow: the digest of the plan it was scored from),
+    reused (tow: weights reused, not negotiated for this
     writing), shares (autoplan) and perturbation (sample metadata), None where absent;
     reuse_weights (the run's tow setting, None if unknown), unscored (the scorers that
     left the sample unscored) and judge_runs (self-consistency, `-T judge_samples=N`:
@@ -113,34 +116,43 @@ class Samples:
 
 
 def log_files(paths: Iterable[str | Path]) -> list[str]:
-    """The log files named or found (recursively) in the folders named, in order."""
+    """The log files named or found (recursively) in the folders named, in order.
+
+    A name is a local path or any fsspec URL inspect takes for `--log-dir` (`s3://b/logs`,
+    `file:///data/logs`); a URL is kept as given (`Path` would fold `s3://` into `s3:/`).
+    """
     found: list[str] = []
     for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            infos = list_eval_logs(str(path), recursive=True, descending=False)
+        name = str(given) if storage.is_url(str(given)) else str(Path(given))
+        try:
+            what = storage.kind(name)
+            infos = list_eval_logs(name, descending=False) if what == "folder" else []
+        except Exception as err:  # credentials, endpoint, protocol: each store says it its way
+            raise StudyError(f"{name}: cannot reach it: {storage.first_line(err)}") from err
+        if what == "folder":
             if not infos:
-                raise StudyError(f"{path}: no inspect logs in this folder")
-            found += sorted(info.name.removeprefix("file://") for info in infos)
-        elif path.is_file():
-            found.append(str(path))
+                raise StudyError(f"{name}: no inspect logs in this folder")
+            found += sorted(storage.listed_name(info.name) for info in infos)
+        elif what == "file":
+            found.append(name)
         else:
-            raise StudyError(f"{path}: no such file or folder")
+            raise StudyError(f"{name}: no such file or folder")
     if not found:
         raise StudyError("no logs given")
-    unique: dict[Path, str] = {}  # a file named twice (or through a link) is read once
+    unique: dict[str, str] = {}  # a file named twice (or through a link) is read once
     for name in found:
-        unique.setdefault(Path(name).resolve(), name)
+        unique.setdefault(storage.identity(name), name)
     return list(unique.values())
 
 
 def _unreadable(path: str, err: Exception) -> StudyError:
     """Why a file is no log, in words (inspect's reader says e.g. "EOCD not found")."""
     try:
-        with Path(path).open("rb") as file:
-            head = file.read(4)
+        head = storage.head(path)
     except OSError as io:
-        return StudyError(f"{path}: cannot read it: {io.strerror}")
+        return StudyError(f"{path}: cannot read it: {io.strerror or storage.first_line(io)}")
+    except Exception as other:  # a remote store's own errors (botocore: credentials, endpoint)
+        return StudyError(f"{path}: cannot read it: {storage.first_line(other)}")
     if not head:
         why = "the file is empty"
     elif path.endswith(".eval") and not head.startswith(b"PK"):
@@ -148,8 +160,7 @@ def _unreadable(path: str, err: Exception) -> StudyError:
     elif path.endswith(".eval") and "EOCD" in str(err):
         why = "the zip archive is cut short (an incomplete copy or write)"
     else:
-        text = str(err).strip()
-        why = text.splitlines()[0] if text else type(err).__name__
+        why = storage.first_line(err)
     return StudyError(f"{path}: cannot read it as an inspect log: {why}")
 
 
@@ -210,6 +221,7 @@ def _sample_row(
         "unscored": () if sample.scores else (NO_SCORES,),
         "clipped": None,
         "weights_fingerprint": None,
+        "plan": None,
         "reused": None,
         "judge_runs": None,
     }
