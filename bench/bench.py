@@ -43,7 +43,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import eval, score
+from inspect_ai import Task, eval, score
 from inspect_ai.log import EvalLog
 from inspect_ai.model import (
     ChatMessage,
@@ -54,7 +54,7 @@ from inspect_ai.model import (
     get_model,
 )
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
-from inspect_ai.solver import TaskState
+from inspect_ai.solver import Solver, TaskState, solver
 
 from howtobench import completion, guide, open_writing, tree_of_writing
 from howtobench.dataset import TASKS
@@ -348,6 +348,31 @@ def bench_overlap(data: Path, workers: int) -> list[dict[str, Any]]:
     ]
 
 
+@solver
+def _no_writer() -> Solver:
+    async def solve(state: TaskState, generate: Any) -> TaskState:
+        return state
+
+    return solve
+
+
+@scorer(metrics=[mean()])
+def _one_plain_call() -> Scorer:
+    """One uncached grader call per sample and nothing else: the least inspect does for a
+    task of one judge call per sample, the floor the negotiate task is measured against."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        await get_model(role="grader").generate(state.input_text, cache=False)
+        return Score(value=1.0)
+
+    return score
+
+
+def one_call_task(task: Task) -> Task:
+    """`task`'s samples with one plain grader call each."""
+    return Task(dataset=task.dataset, solver=_no_writer(), scorer=_one_plain_call())
+
+
 def bench_plan(data: Path, writings: int, latency: float, connections: int) -> list[dict[str, Any]]:
     """Negotiate every instruction once, export the plan, then score from it beside a
     negotiated run of the same writings."""
@@ -361,29 +386,33 @@ def bench_plan(data: Path, writings: int, latency: float, connections: int) -> l
             config=GenerateConfig(max_connections=connections),
         )
         logs = tempfile.mkdtemp(prefix="bench-logs-")
-        start = time.perf_counter()
-        [log] = eval(
-            negotiate(dataset=str(data)),
-            model="none",
-            model_roles={"grader": grader},
-            max_samples=2 * connections,
-            log_dir=logs,
-            score_display=False,
-            display="none",
-        )
-        wall = time.perf_counter() - start
-        calls = simulator.calls()
-        ideal = calls * latency / connections
-        rows.append(
-            {
-                "run": f"negotiate ({len(log.samples or [])} instructions)",
-                "calls/writing": "-",
-                "negotiator calls": simulator.stats()["calls"].get("negotiator", 0),
-                "wall s": round(wall, 1),
-                "ideal s": round(ideal, 1),
-                "wall/ideal": round(wall / ideal, 2),
-            }
-        )
+        task = negotiate(dataset=str(data))
+        for name, run in (("negotiate", task), ("inspect's floor", one_call_task(task))):
+            before = simulator.calls()
+            start = time.perf_counter()
+            [log] = eval(
+                run,
+                model="none",
+                model_roles={"grader": grader},
+                max_samples=5 * connections,
+                log_dir=logs if name == "negotiate" else tempfile.mkdtemp(prefix="bench-logs-"),
+                score_display=False,
+                log_realtime=False,  # what a large run should use (README, "Large runs")
+                display="none",
+            )
+            wall = time.perf_counter() - start
+            calls = simulator.calls() - before
+            ideal = len(log.samples or []) * latency / connections
+            rows.append(
+                {
+                    "run": f"{name} ({len(log.samples or [])} instructions, {calls} calls)",
+                    "calls/writing": "-",
+                    "negotiator calls": calls if name == "negotiate" else "-",
+                    "wall s": round(wall, 1),
+                    "ideal s": round(ideal, 1),
+                    "wall/ideal": round(wall / ideal, 2),
+                }
+            )
         export_plan([logs], plan)
 
     def scored(weights: str, simulator: Simulator) -> None:

@@ -235,7 +235,7 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
         f"-T weights: {lacking}: the plan lacks the weights of 1 of the 3 guide instructions "
         "(e.g. demo_guide_1): negotiate them (howtobench/negotiate) and export the plan again"
     )
-    assert refusal(str(tmp_path / "none.jsonl")).endswith("none.jsonl: no such plan file")
+    assert refusal(str(tmp_path / "none.jsonl")).endswith("none.jsonl' (no such file)")
     notes = tmp_path / "notes.txt"
     notes.write_text("some notes\n", "utf-8")
     assert "not a plan (its first line is no plan manifest" in refusal(str(notes))

@@ -19,6 +19,7 @@ from inspect_ai.model import (
     ModelAPI,
     ModelOutput,
     ModelUsage,
+    get_model,
     modelapi,
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
@@ -164,8 +165,60 @@ def test_a_model_that_writes_and_judges_is_split_by_role(tmp_path: Path) -> None
     assert writer["output_tokens"] == len(log.samples[0].output.completion) > 0
 
 
+@pytest.mark.parametrize(
+    ("rule", "share"),
+    [
+        ("", 0.5),  # the providers' published rule: half price
+        ("  batch: 0.25\n", 0.25),
+        # batch prices of its own, at a third of PRICES
+        (
+            "  batch: {input: 0.6666666667, output: 2.6666666667, "
+            "input_cache_write: 0.8333333333, input_cache_read: 0.1666666667}\n",
+            1 / 3,
+        ),
+    ],
+)
+def test_calls_in_batches_are_priced_at_the_batch_rate(
+    rule: str, share: float, tmp_path: Path
+) -> None:
+    """The log's usage does not say a call was batched; its header says the role ran in
+    batch mode (the role's own `batch` setting, or `--batch` for the evaluated model)."""
+    judge = get_model("caching/batch-judge", config=GenerateConfig(batch=True), memoize=False)
+    [log] = run_eval(poem(), tmp_path / "logs", judge)
+    assert log.eval.model_roles and log.eval.model_roles["grader"].config.batch
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(PRICES.format(model="caching/batch-judge") + rule)
+    [row] = cost([tmp_path / "logs"], prices).tables["usage"].to_dict("records")
+    usage = log.stats.role_usage["grader"]
+    assert (row["role"], row["batch"]) == ("grader", True)
+    assert row["dollars"] == pytest.approx(_dollars(usage) * share, rel=1e-9)
+
+
+def test_batch_mode_of_the_evaluated_model_is_its_own(tmp_path: Path) -> None:
+    """`--batch` reaches the evaluated model only: the writer's calls are priced at the
+    batch rate, the grader's (a role without a `batch` of its own) at the standard one."""
+    writer, judge = "caching/batch-writer", "caching/direct-judge"
+    [log] = run_eval(
+        open_writing(dataset="demo", genre="poem"),
+        tmp_path / "logs",
+        judge,
+        model=writer,
+        batch=True,
+    )
+    prices = tmp_path / "prices.yaml"
+    prices.write_text(PRICES.format(model=writer) + PRICES.format(model=judge))
+    rows = cost([tmp_path / "logs"], prices).tables["usage"].set_index("model")
+    assert rows.loc[writer, "batch"] and not rows.loc[judge, "batch"]
+    used = log.stats.model_usage
+    assert rows.loc[writer, "dollars"] == pytest.approx(_dollars(used[writer]) / 2)
+    assert rows.loc[judge, "dollars"] == pytest.approx(_dollars(used[judge]))
+
+
 def test_bad_price_file(tmp_path: Path) -> None:
     prices = tmp_path / "prices.json"
     prices.write_text('{"m": {"input": "cheap"}}')
     with pytest.raises(StudyError, match="not a model cost file"):
         cost([tmp_path], prices)
+    prices.write_text(PRICES.format(model="m") + "  batch: half\n")
+    with pytest.raises(StudyError, match="batch"):
+        cost([tmp_path], prices.rename(tmp_path / "prices.yaml"))

@@ -443,7 +443,10 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Serve, tmp_path: Pat
         ({"reference": 2.5}, "-T reference: expected true, false or a model name, got 2.5"),
         ({"scorers": "bleurt"}, "-T bleurt_checkpoint: the bleurt scorer needs a checkpoint"),
         ({"bleurt_checkpoint": "x"}, "-T bleurt_checkpoint: none of the chosen scorers (tow)"),
-        ({"weights": "even"}, "-T weights: expected one of negotiated, uniform, got 'even'"),
+        (
+            {"weights": "even"},
+            "-T weights: expected negotiated, uniform or a plan file, got 'even' (no such file)",
+        ),
         ({"judge_temperature": 3}, "-T judge_temperature: expected a temperature from 0 to 2"),
         ({"scorers": "rubric", "weights": "uniform"}, "-T weights: none of the chosen scorers"),
     ],

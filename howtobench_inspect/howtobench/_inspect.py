@@ -1,15 +1,39 @@
-"""The two inspect-ai internals this package relies on, in one place (inspect-ai 0.3.285).
+"""The inspect-ai internals this package relies on, in one place (inspect-ai 0.3.285).
 
-Neither is exported publicly; if a later inspect moves them, this module is the one to
-change.
+None is exported publicly; if a later inspect moves them, this module is the one to
+change:
+
+- `PrerequisiteError` (`inspect_ai._util.error`): printed as a message without a traceback.
+- `active_generate_config` (`inspect_ai.model._generate_config`): the eval's settings.
+- `Model._resolve_config`: the settings a call really runs with, and the batcher
+  attributes of the providers that batch (`_batcher`, `_completions_batcher`,
+  `_responses_batcher`), to tell a judge whose calls go through a batch API.
+- `set_batch_log_callback` and its current value `_batch_log_callback`
+  (`inspect_ai.model._providers.util.batch_log`): inspect reports batches created and
+  finished only through this log, so it is how a run names its unfinished batches.
+- a provider's SDK client (`model.api.client` of the `openai` and `anthropic` providers),
+  to ask whether an endpoint has a batch API before inspect sends a batch there, and
+  where its calls go.
 """
 
 from __future__ import annotations
 
-from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.model._generate_config import active_generate_config
+from collections.abc import Callable
+from typing import Any
 
-__all__ = ["PrerequisiteError", "writer_temperature"]
+from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.model import Model
+from inspect_ai.model._generate_config import active_generate_config
+from inspect_ai.model._providers.util import batch_log
+
+__all__ = [
+    "PrerequisiteError",
+    "batch_list_request",
+    "batched",
+    "endpoint",
+    "listen_to_batch_log",
+    "writer_temperature",
+]
 
 
 def writer_temperature() -> float | None:
@@ -19,3 +43,64 @@ def writer_temperature() -> float | None:
     built; built from Python before `eval()`, they are not, and this returns None.
     """
     return active_generate_config().temperature
+
+
+# Set by inspect's providers that have a batcher (OpenAI, Anthropic, Google, Grok, Together)
+_BATCHERS = ("_batcher", "_completions_batcher", "_responses_batcher")
+
+
+def batched(model: Model) -> bool:
+    """Whether calls to `model` go through its provider's batch API: its role's own
+    `batch` setting, or `--batch` when it is the evaluated model (inspect merges the eval's
+    settings into the evaluated model's calls only), on a provider that batches
+    (`openai-api/...`, for one, ignores the setting and calls directly)."""
+    if not any(hasattr(model.api, name) for name in _BATCHERS):
+        return False
+    try:
+        batch = model._resolve_config(None).batch
+    except Exception:  # a later inspect without it: the model's own setting
+        batch = model.config.batch
+    return bool(batch)
+
+
+_listeners: list[Callable[[str], None]] = []
+
+
+def listen_to_batch_log(listener: Callable[[str], None]) -> None:
+    """Call `listener` with every line inspect logs about batches ("Created batch {id}
+    with {n} requests", "Batch {id} completed", ...); the lines still reach whatever
+    printed them before (inspect's default: the console). Installed once per process."""
+    if listener in _listeners:
+        return
+    if not _listeners:
+        shown = batch_log._batch_log_callback or print
+
+        def relay(message: str) -> None:
+            for each in list(_listeners):
+                each(message)
+            shown(message)
+
+        batch_log.set_batch_log_callback(relay)
+    _listeners.append(listener)
+
+
+def endpoint(model: Model) -> str | None:
+    """The base URL a model's calls go to: its own, else its SDK client's (a base URL
+    from the provider's environment variable, e.g. `ANTHROPIC_BASE_URL`)."""
+    if model.api.base_url:
+        return model.api.base_url
+    url = getattr(getattr(model.api, "client", None), "base_url", None)
+    return str(url).rstrip("/") if url else None
+
+
+def batch_list_request(model: Model) -> Any | None:
+    """A cheap request that fails with 404 where the model's endpoint has no batch API
+    (the first page of its batches), for inspect's `openai` and `anthropic` providers;
+    None for any other."""
+    client = getattr(model.api, "client", None)
+    messages = getattr(client, "messages", None)
+    if hasattr(model.api, "_batcher") and hasattr(messages, "batches"):  # Anthropic's SDK
+        return messages.batches.list(limit=1)  # type: ignore[union-attr]
+    if hasattr(model.api, "_completions_batcher") and hasattr(client, "batches"):  # OpenAI's
+        return client.batches.list(limit=1)  # type: ignore[union-attr]
+    return None

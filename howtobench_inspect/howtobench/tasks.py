@@ -34,7 +34,7 @@ from howtobench.perturb import Perturbation
 from howtobench.perturb import perturb as perturb_solver
 from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, check_names, check_taken
 from howtobench.tree.negotiation import instruction_only, negotiation
-from howtobench.tree.plan import TREE_VERSION, Plan, PlanError
+from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
 from howtobench.tree.scorer import weighting
 from howtobench.tree.spec import tree_for
 from howtobench.writer import StoredWritings, writer, writer_prompt
@@ -152,6 +152,11 @@ def _plan(weights: object) -> Plan | None:
         )
     try:
         found = weighting(weights.strip())
+    except PlanFileMissing:
+        raise ParameterError(
+            "weights",
+            f"expected negotiated, uniform or a plan file, got {weights!r} (no such file)",
+        ) from None
     except PlanError as error:
         raise ParameterError("weights", str(error)) from None
     return found if isinstance(found, Plan) else None

@@ -15,7 +15,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import (
+    BatchConfig,
+    ChatMessage,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
 
 from howtobench.simulator import (
     JudgeSimulator,
@@ -154,3 +162,15 @@ def simulator_model(simulator: JudgeSimulator, **config: Any) -> Model:
         api_key="none",
         config=GenerateConfig(**config),
     )
+
+
+def batch_judge(
+    name: str, *, size: int = 100, max_size: int | None = None, **options: Any
+) -> Model:
+    """A judge that sends its calls through its provider's batch API, polled fast enough
+    for a test (batches sent after 0.5 s, checked every 0.2 s), `size` requests or more
+    a batch (at most `max_size`); `options` are the model's arguments (e.g.
+    `responses_api=False`). Not memoized: each test gets its own batcher and reads its
+    provider's base URL from the environment anew."""
+    batch = BatchConfig(size=size, max_size=max_size, send_delay=0.5, tick=0.2)
+    return get_model(name, config=GenerateConfig(batch=batch), memoize=False, **options)

@@ -16,16 +16,32 @@ backoff. What is left after that falls in two classes:
 Retries are bounded by default (`JUDGE_MAX_RETRIES` on our tasks, `JUDGE_ATTEMPT_TIMEOUT`
 per attempt on every judge call) so that a dead or hung endpoint ends a run in minutes
 instead of retrying forever, as inspect does when nothing is set.
+
+A judge in batch mode (its role's own `batch` setting, on a provider that batches)
+waits for its batch, which inspect polls with no bound at all. Two more ways it cannot
+answer end the run the same way: its endpoint has no batch API (asked once per judge
+before the first batch is sent, since a failed batch creation inside inspect would
+bring the eval down with a traceback and no word in the log), and its batch did not
+finish within `HOWTOBENCH_BATCH_WAIT` seconds, counted from when the call was queued
+(`BatchUnfinished`, naming the batches). The answered questions are in the reply store
+either way.
 """
 
 from __future__ import annotations
 
+import math
+import os
+import re
+import time
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
+import anyio
+import anyio.lowlevel
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from tenacity import RetryError
 
+from howtobench._inspect import batch_list_request, batched, endpoint, listen_to_batch_log
 from howtobench.errors import UserError
 
 T = TypeVar("T")
@@ -37,10 +53,19 @@ JUDGE_MAX_RETRIES = 4
 # reasoning model's considered answer.
 JUDGE_ATTEMPT_TIMEOUT = 180
 _TRANSIENT_STATUS = {408, 409, 425, 429}
+# How long a batched judge call may wait for its batch, in seconds ("inf": no bound).
+# Providers promise batches within 24 hours (OpenAI's completion window; Anthropic
+# expires a batch after 24 hours), so by default the run waits as long as they may take.
+BATCH_WAIT_VARIABLE = "HOWTOBENCH_BATCH_WAIT"
+DEFAULT_BATCH_WAIT = 24 * 3600.0
 
 
 class JudgeUnavailable(RuntimeError):
     """The judge did not answer at all, through every retry: the run stops here."""
+
+
+class BatchUnfinished(JudgeUnavailable):
+    """A batched judge call waited `HOWTOBENCH_BATCH_WAIT` seconds: the run stops here."""
 
 
 class CallFailed(Exception):
@@ -60,7 +85,9 @@ def judge_config(model: Model, temperature: float | None, fallback: float) -> Ge
     Retries are bounded: the role's own settings when it has them (`attempt_timeout`,
     `max_retries`, `timeout`), else our attempt timeout; the number of retries otherwise
     comes from the eval (`--max-retries`, or our tasks' default), which inspect passes on
-    to every role.
+    to every role. A batched judge gets no attempt timeout of ours: inspect would abandon
+    its call while the batch runs and queue the question again in a new batch, every
+    180 s; `HOWTOBENCH_BATCH_WAIT` bounds its wait instead (`generate_reply`).
     """
     own = model.config
     if temperature is not None and own.temperature is not None and own.temperature != temperature:
@@ -69,9 +96,10 @@ def judge_config(model: Model, temperature: float | None, fallback: float) -> Ge
             f"of judge {model} disagree: set only one of them"
         )
     chosen = temperature if temperature is not None else own.temperature
+    attempt_timeout = own.attempt_timeout or (None if batched(model) else JUDGE_ATTEMPT_TIMEOUT)
     return GenerateConfig(
         temperature=chosen if chosen is not None else fallback,
-        attempt_timeout=own.attempt_timeout or JUDGE_ATTEMPT_TIMEOUT,
+        attempt_timeout=attempt_timeout,
         max_retries=own.max_retries,
         timeout=own.timeout,
     )
@@ -84,12 +112,117 @@ async def generate_reply(
 
     Judge calls bypass inspect's generate cache: it would keep replies that fail their
     check and hand them back on every later run. Checked replies go to the reply store.
+    A batched call first makes sure the endpoint has a batch API, then waits at most
+    `batch_wait()` seconds for its batch.
     """
+    if not batched(model):
+        try:
+            output = await model.generate(list(conversation), config=config, cache=False)
+        except Exception as error:
+            raise _classified(error, model) from None  # the class says it all
+        return _reply_text(output)
+    await _check_batch_api(model)
+    wait = batch_wait()
+    started = time.time()
+    waiting = anyio.move_on_after(None if math.isinf(wait) else wait)
     try:
-        output = await model.generate(list(conversation), config=config, cache=False)
+        with waiting:
+            output = await model.generate(list(conversation), config=config, cache=False)
     except Exception as error:
-        raise _classified(error, model) from None  # the class says it all; keep the log short
+        raise _classified(error, model) from None
+    if waiting.cancelled_caught:
+        raise _unfinished(model, wait, _BATCHES.unfinished(since=started))
     return _reply_text(output)
+
+
+def batch_wait() -> float:
+    """Seconds a batched judge call waits for its batch: `HOWTOBENCH_BATCH_WAIT`, or 24 h.
+
+    An environment variable rather than a scorer option: the wait changes no answer, so
+    it belongs with the operational settings, not the task's arguments; it reaches every
+    judge scorer, `inspect score` and `inspect eval-retry` alike; and a role's generate
+    config cannot carry it (inspect forbids unknown settings there).
+    """
+    text = os.environ.get(BATCH_WAIT_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_BATCH_WAIT
+    try:
+        wait = float(text)
+    except ValueError:
+        wait = math.nan
+    if not wait > 0:  # also NaN
+        raise UserError(
+            f"{BATCH_WAIT_VARIABLE}={text!r}: give the seconds a batched judge call may "
+            "wait for its batch (a number above 0, or inf for no bound)"
+        )
+    return wait
+
+
+class _BatchBook:
+    """The batches inspect reported created and finished in this process, read from its
+    batch log (inspect gives no other account of them)."""
+
+    _CREATED = re.compile(r"Created batch (\S+) with (\d+) requests")
+    _ENDED = re.compile(r"Batch (\S+) (?:completed|failed)")
+
+    def __init__(self) -> None:
+        self.created: dict[str, float] = {}
+        self.ended: set[str] = set()
+
+    def read(self, message: str) -> None:
+        if created := self._CREATED.match(message):
+            self.created[created.group(1)] = time.time()
+            self.ended.discard(created.group(1))  # an id used again (a restarted server)
+        elif ended := self._ENDED.match(message):
+            self.ended.add(ended.group(1))
+
+    def unfinished(self, since: float) -> list[str]:
+        """Batches created since a call was queued that have not finished: the call's
+        own batch among them (the log does not say which model a batch belongs to)."""
+        return [
+            batch
+            for batch, created in self.created.items()
+            if created >= since and batch not in self.ended
+        ]
+
+
+_BATCHES = _BatchBook()
+# Per event loop (one per eval) and judge: whether its endpoint has a batch API, the
+# reason when it has none, or the check still under way.
+_BATCH_API: dict[tuple[object, str], str | None | anyio.Event] = {}
+
+
+async def _check_batch_api(model: Model) -> None:
+    """Raise `JudgeUnavailable` when the judge's endpoint has no batch API.
+
+    Asked once per judge and eval, before inspect's batcher sends anything: a batch
+    creation that fails inside inspect is raised from its background worker and ends the
+    eval with a traceback and a cancelled log, instead of one line. Any answer but 404
+    (or 405) counts as "has one"; inspect's own retries deal with the rest.
+    """
+    listen_to_batch_log(_BATCHES.read)
+    key = (anyio.lowlevel.current_token(), f"{model}@{endpoint(model)}")
+    state = _BATCH_API.get(key)
+    if isinstance(state, anyio.Event):
+        await state.wait()
+        state = _BATCH_API.get(key)
+    elif key not in _BATCH_API:
+        checking = anyio.Event()
+        _BATCH_API[key] = checking
+        state = None
+        try:
+            request = batch_list_request(model)
+            if request is not None:
+                await request
+        except Exception as error:
+            status = getattr(error, "status_code", None)
+            if status in (404, 405):
+                state = f"HTTP {status}: {_provider_message(error)}"
+        finally:
+            _BATCH_API[key] = state
+            checking.set()
+    if isinstance(state, str):
+        raise _no_batch_api(model, state)
 
 
 def _reply_text(output: ModelOutput) -> str:
@@ -111,7 +244,7 @@ def _classified(error: Exception, model: Model) -> Exception:
     """The judge-level meaning of an exception raised by `model.generate`."""
     if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
         return _unavailable(model, error.last_attempt.exception() or error)
-    status = getattr(error, "status_code", None)
+    status = _status(error)
     if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
         return _unavailable(model, error)
     if isinstance(status, int) and 400 <= status < 500:
@@ -125,6 +258,23 @@ def _classified(error: Exception, model: Model) -> Exception:
         f"the judge's answer could not be read ({type(error).__name__}: {_last_line(str(error))})",
         final=False,
     )
+
+
+def _status(error: Exception) -> int | None:
+    """The HTTP status an error stands for.
+
+    The SDK's error class says it first where it names one (`BadRequestError`: 400):
+    inspect builds the error of a request that failed inside an Anthropic batch as the
+    class of its error type but with status 500, which would turn a refused question
+    into an outage that ends the run. inspect raises a provider's error as its own
+    `ModelGenerateError`, with the provider's error as the cause.
+    """
+    cause = error.__cause__ if isinstance(error.__cause__, Exception) else error
+    for holder in (type(cause), cause, error):
+        status = getattr(holder, "status_code", None)
+        if isinstance(status, int):
+            return status
+    return None
 
 
 async def surface_outage(judging: Awaitable[T]) -> T:
@@ -162,12 +312,46 @@ def _is_connection_fault(error: BaseException) -> bool:
 
 
 def _unavailable(model: Model, cause: BaseException) -> JudgeUnavailable:
-    where = model.api.base_url or "its default endpoint"
+    where = endpoint(model) or "its default endpoint"
     reason = _last_line(str(cause)) or type(cause).__name__
     return JudgeUnavailable(
         f"judge {model} at {where} did not answer ({type(cause).__name__}: {reason}) "
         "after its retries; the run stops here. When it answers again, finish the run with "
         "`inspect eval-retry <log>`: answered judge questions are kept and not asked again."
+    )
+
+
+def _provider_message(error: Exception) -> str:
+    """The message in an SDK error's body (either API's error shape), else its text."""
+    body = getattr(error, "body", None)
+    inner = body.get("error", body) if isinstance(body, dict) else None
+    message = inner.get("message") if isinstance(inner, dict) else None
+    return _one_line(str(message or body or error))
+
+
+def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:
+    where = endpoint(model) or "its default endpoint"
+    return JudgeUnavailable(
+        f"judge {model} runs in batch mode but {where} has no batch API ({reason}); "
+        "the run stops here. Bind the judge without `batch` (or to a provider with a batch "
+        "API) and run the same `inspect eval` again: answered judge questions are kept and "
+        "not asked again."
+    )
+
+
+def _unfinished(model: Model, wait: float, batches: Sequence[str]) -> BatchUnfinished:
+    where = endpoint(model) or "its default endpoint"
+    named = (
+        f"batch {', '.join(batches)}"
+        if batches
+        else "its batch (no batch was reported created for it)"
+    )
+    return BatchUnfinished(
+        f"judge {model} at {where}: {named} did not finish within "
+        f"{BATCH_WAIT_VARIABLE}={wait:g} s; the run stops here. Finish the run with "
+        "`inspect eval-retry <log>`: answered judge questions are kept and not asked again, "
+        "the unfinished batch's questions are sent again (cancel it at the provider if it "
+        "should not run on)."
     )
 
 

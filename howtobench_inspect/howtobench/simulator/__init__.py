@@ -1,10 +1,10 @@
 """The judge simulator: an OpenAI- and Anthropic-compatible chat server for tests and
 benchmarks that answers by what each judge prompt asks.
 
-Four parts: `protocol` (what a prompt asks), `replies` (valid and faulty replies, the
+Five parts: `protocol` (what a prompt asks), `replies` (valid and faulty replies, the
 fault catalogue), `billing` (tokens and simulated prompt caching), `wire` (the two APIs'
-request and reply shapes), and `server` (the HTTP server). Run it with
-`python -m howtobench.simulator`.
+request and reply shapes), `batches` (both providers' batch APIs, answered by the same
+code), and `server` (the HTTP server). Run it with `python -m howtobench.simulator`.
 """
 
 from howtobench.simulator.billing import Segment, Usage, tokens

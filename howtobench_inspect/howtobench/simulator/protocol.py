@@ -58,7 +58,8 @@ def classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
     users = [text for role, text in pairs if role == "user"]
     first, last = (users[0], users[-1]) if users else ("", "")
     attempt = 1 + sum(1 for role, _ in pairs if role == "assistant")
-    system = pairs[0][1] if pairs and pairs[0][0] == "system" else ""
+    # OpenAI's newer models take the system prompt as a `developer` message
+    system = pairs[0][1] if pairs and pairs[0][0] in ("system", "developer") else ""
     if system in _in_both_languages(tree_prompt, "negotiator_system"):
         return Question("negotiator", None, attempt, first, last)
     for kind in _BASELINES:

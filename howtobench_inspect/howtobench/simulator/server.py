@@ -1,12 +1,13 @@
 """A judge simulator: a small chat server on 127.0.0.1 for tests and benchmarks.
 
 It speaks OpenAI's chat completions and Anthropic's Messages API (`POST /v1/messages`,
-streamed or not), plays writer, negotiator, leaf experts and the rubric and auto-plan
-baseline judges with valid replies, chosen from what the prompt asks (never from call
-order), bills tokens with simulated prompt caching, and can add latency and inject
-faults: 429 and 500 answers, hung requests (for client timeouts), dropped connections,
-malformed replies and out-of-range scores. Point inspect at it with the
-`openai-api/<service>/<model>` provider, or with `anthropic/<model>`:
+streamed or not) and both providers' batch APIs (`batches.py`), plays writer,
+negotiator, leaf experts and the rubric and auto-plan baseline judges with valid
+replies, chosen from what the prompt asks (never from call order), bills tokens with
+simulated prompt caching, and can add latency and inject faults: 429 and 500 answers,
+hung requests (for client timeouts), dropped connections, malformed replies and
+out-of-range scores. Point inspect at it with the `openai-api/<service>/<model>`
+provider, or with `anthropic/<model>` (and `openai/<model>` in batch mode, below):
 
     python -m howtobench.simulator --port 8765 --latency 0.5
     curl http://127.0.0.1:8765/stats      # calls by kind, faults, characters, tokens, peak load
@@ -14,6 +15,10 @@ malformed replies and out-of-range scores. Point inspect at it with the
       inspect eval howtobench/guide ... --model-role grader=openai-api/sim/judge
     ANTHROPIC_BASE_URL=http://127.0.0.1:8765 ANTHROPIC_API_KEY=none \\
       inspect eval howtobench/guide ... --model-role grader=anthropic/claude-sim
+    # a judge in batch mode; --batch-delay inf: batches never end, --no-batch-api: 404
+    OPENAI_BASE_URL=http://127.0.0.1:8765/v1 OPENAI_API_KEY=none \\
+      inspect eval howtobench/guide ... --model-role \\
+      'grader={model: openai/gpt-4o-mini, batch: {size: 100, send_delay: 1, tick: 1}}'
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from howtobench.simulator.batches import Batches, Outcome
 from howtobench.simulator.billing import PromptCache, Segment, Usage
 from howtobench.simulator.protocol import Question, classify, message_text
 from howtobench.simulator.replies import (
@@ -74,7 +80,7 @@ class Request:
     """What one request carried and what it was billed (`requests` keeps them in the
     order they were billed, the order the prompt cache saw them)."""
 
-    path: str
+    path: str  # a batched request's is the route it names inside its batch
     api: str  # "anthropic" for Anthropic's path, else "openai"
     model: str
     kind: str  # what the prompt asks (`Question.kind`)
@@ -84,6 +90,7 @@ class Request:
     fault: str | None
     reply: str | None  # None when a fault answered instead of a reply
     usage: Usage | None  # None with the reply
+    batch: str | None = None  # the batch that carried it; None: sent directly
 
     @property
     def marked(self) -> tuple[Segment, ...]:
@@ -99,6 +106,12 @@ class JudgeSimulator:
     test wants (a given reply, or a given fault), and may change its answers while the
     server runs (a judge that recovers). With `record`, every request is kept in
     `requests` (its text included): for tests, not for runs of millions of calls.
+
+    Both batch APIs are served (`howtobench.simulator.batches`); a batched request is
+    answered and counted as the same request sent directly, and also counted in
+    `batched`. A batch ends `batch_delay` seconds after it was created at the earliest
+    (`math.inf`: never, to test a bounded wait); `batch_api=False` answers 404 on every
+    batch path, as a server without a batch API.
     """
 
     latency: float = 0.0
@@ -115,6 +128,9 @@ class JudgeSimulator:
     # (kind, temperature asked for): how the calls were configured
     temperatures: Counter[tuple[str, float | None]] = field(default_factory=Counter)
     requests: list[Request] = field(default_factory=list)
+    batch_delay: float = 0.0
+    batch_api: bool = True
+    batched: Counter[str] = field(default_factory=Counter)  # requests inside batches, per API
     peak: int = 0  # the most requests in flight at once
     span: list[float] = field(default_factory=list)  # wall clock of first request, last answer
 
@@ -124,6 +140,21 @@ class JudgeSimulator:
         self._rng = random.Random(self.faults.seed)
         self._cache = PromptCache()
         self._server: ThreadingHTTPServer | None = None
+        self._batches = Batches(
+            lambda path, body, batch: self.respond(path, body, batch=batch),
+            lambda: self.root_url,
+            delay=lambda: self.batch_delay,
+            enabled=lambda: self.batch_api,
+        )
+
+    @property
+    def batches(self) -> Counter[str]:
+        """Batches created so far, per API ("openai", "anthropic")."""
+        return Counter(self._batches.stats())
+
+    def batch_ids(self, *, unfinished: bool = False) -> list[str]:
+        """The ids of the batches created so far; with `unfinished`, of those not ended."""
+        return self._batches.ids(unfinished=unfinished)
 
     @property
     def base_url(self) -> str:
@@ -149,10 +180,13 @@ class JudgeSimulator:
                 simulator._answer(self)
 
             def do_GET(self) -> None:  # noqa: N802
-                if self.path.rstrip("/") != "/stats":
-                    simulator._send(self, 404, {"error": {"message": "only /stats"}})
-                else:
+                path = urlsplit(self.path).path
+                if path.rstrip("/") == "/stats":
                     simulator._send(self, 200, simulator.stats())
+                elif (batched := simulator._batches.route("GET", path, "", b"")) is not None:
+                    simulator._deliver(self, batched)
+                else:
+                    simulator._send(self, 404, {"error": {"message": "only /stats"}})
 
         self._server = _Server(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
@@ -160,13 +194,17 @@ class JudgeSimulator:
         return self
 
     def stats(self) -> dict[str, Any]:
-        """What was asked and answered so far (also served as GET /stats)."""
+        """What was asked and answered so far (also served as GET /stats): calls by kind
+        (batched requests included), faults, characters, billed tokens, batches created
+        per API (`batches`) and requests answered inside them (`batched`), peak load."""
         with self._lock:
             return {
                 "calls": dict(self.calls),
                 "faults": dict(self.faults_sent),
                 "characters": dict(self.characters),
                 "tokens": dict(self.tokens),
+                "batches": self._batches.stats(),
+                "batched": dict(self.batched),
                 "peak": self.peak,
                 "span": list(self.span),
             }
@@ -196,8 +234,26 @@ class JudgeSimulator:
                 self.span[1:] = [time.time()]
 
     def _reply(self, handler: BaseHTTPRequestHandler) -> None:
-        api: Api = _ANTHROPIC if urlsplit(handler.path).path == ANTHROPIC_PATH else _OPENAI
-        body = json.loads(handler.rfile.read(int(handler.headers.get("Content-Length", 0))))
+        path = urlsplit(handler.path).path
+        data = handler.rfile.read(int(handler.headers.get("Content-Length", 0)))
+        content_type = handler.headers.get("Content-Type", "")
+        if (batched := self._batches.route("POST", path, content_type, data)) is not None:
+            outcome = batched
+        else:
+            outcome = self.respond(path, json.loads(data), recorded_path=handler.path)
+        self._deliver(handler, outcome)
+
+    def respond(
+        self,
+        path: str,
+        body: dict[str, Any],
+        *,
+        batch: str | None = None,
+        recorded_path: str | None = None,
+    ) -> Outcome:
+        """The answer to one chat request (`path` picks the API), sent directly or, with
+        `batch`, from inside that batch: counted, billed, scripted and faulted alike."""
+        api: Api = _ANTHROPIC if path == ANTHROPIC_PATH else _OPENAI
         conversation = api.read(body)
         model = body.get("model", "sim")
         question = classify(conversation.messages)
@@ -205,6 +261,8 @@ class JudgeSimulator:
         with self._lock:
             fault = scripted.name if isinstance(scripted, Fault) else self.faults.draw(self._rng)
             self.calls[question.kind] += 1
+            if batch is not None:
+                self.batched[api.name] += 1
             self.temperatures[(question.kind, body.get("temperature"))] += 1
             subject = question.text if question.writing is None else question.writing
             self.questions[(question.kind, subject)] += 1
@@ -217,7 +275,7 @@ class JudgeSimulator:
 
         carried = partial(
             Request,
-            handler.path,
+            recorded_path or path,
             api.name,
             model,
             question.kind,
@@ -225,12 +283,12 @@ class JudgeSimulator:
             conversation.segments,
             conversation.automatic_cache,
             fault,
+            batch=batch,
         )
         if fault in UNANSWERED_FAULTS:
             with self._lock:
                 self._keep(carried(None, None))
-            self._fail(handler, api, fault)
-            return
+            return self._fault_outcome(api, fault)
         if isinstance(scripted, str | dict):
             content = scripted if isinstance(scripted, str) else json.dumps(scripted)
         else:
@@ -240,22 +298,31 @@ class JudgeSimulator:
             self._count(conversation, content, usage)
             self._keep(carried(content, usage))
         answer = api.answer(model, content, usage, conversation.stream)
-        self._send_raw(handler, 200, answer.data, answer.content_type)
+        return Outcome(200, answer.data, answer.content_type)
 
     def _keep(self, request: Request) -> None:
         """Record a request; called under the lock, so `requests` is in billing order."""
         if self.record:
             self.requests.append(request)
 
-    def _fail(self, handler: BaseHTTPRequestHandler, api: Api, fault: str) -> None:
+    @staticmethod
+    def _fault_outcome(api: Api, fault: str) -> Outcome:
         """No reply: a dropped connection, an error status, or a body that is no reply."""
         if fault == "drop":
+            return Outcome(0, b"", dropped=True)
+        if fault in STATUS_FAULTS:
+            return Outcome(
+                int(fault), json.dumps(api.error(int(fault), f"simulated {fault}")).encode()
+            )
+        return Outcome(200, b"" if fault == "empty_body" else b"<html>oops")
+
+    @staticmethod
+    def _deliver(handler: BaseHTTPRequestHandler, outcome: Outcome) -> None:
+        if outcome.dropped:
             handler.close_connection = True
             handler.connection.close()
-        elif fault in STATUS_FAULTS:
-            self._send(handler, int(fault), api.error(int(fault), f"simulated {fault}"))
         else:
-            self._send_raw(handler, 200, b"" if fault == "empty_body" else b"<html>oops")
+            JudgeSimulator._send_raw(handler, outcome.status, outcome.data, outcome.content_type)
 
     def _count(self, conversation: Conversation, content: str, usage: Usage) -> None:
         self.characters["prompt"] += sum(
@@ -301,6 +368,17 @@ def main() -> None:
     for name in FAULTS:
         parser.add_argument(f"--rate-{name.replace('_', '-')}", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--batch-delay",
+        type=float,
+        default=0.0,
+        help="seconds from a batch's creation to its end at the earliest (inf: never ends)",
+    )
+    parser.add_argument(
+        "--no-batch-api",
+        action="store_true",
+        help="answer 404 on the batch APIs' paths, as a server without them",
+    )
     args = parser.parse_args()
     faults = Faults(
         **{f"rate_{n}": getattr(args, f"rate_{n}") for n in FAULTS},
@@ -308,7 +386,12 @@ def main() -> None:
     )
     # a served simulator may answer long runs: it keeps counts, not every request's text
     simulator = JudgeSimulator(
-        latency=args.latency, faults=faults, port=args.port, record=False
+        latency=args.latency,
+        faults=faults,
+        port=args.port,
+        record=False,
+        batch_delay=args.batch_delay,
+        batch_api=not args.no_batch_api,
     ).start()
     print(f"judge simulator on {simulator.base_url}", flush=True)
     try:

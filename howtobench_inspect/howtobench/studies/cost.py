@@ -15,13 +15,26 @@ million tokens), or else from inspect's own model data (`get_model_info(...).cos
 file may name any model, a local or simulated one included. A usage that inspect already
 priced (`total_cost`) is taken as logged. Calls answered from inspect's cache record no
 tokens, so a repeated run costs nothing here.
+
+Batch calls are cheaper: OpenAI, Anthropic and Google bill every token of a call sent
+through their batch APIs at half the standard rate (cache reads and writes included), and
+inspect's own pricing does not know it. A model's entry may say otherwise with `batch:`,
+either the share of the standard prices paid (`batch: 0.5`) or batch prices of their own
+(`batch: {input: ..., output: ..., input_cache_write: ..., input_cache_read: ...}`);
+inspect's `--model-cost-config` ignores the key, so one file serves both. Neither a log's
+usage nor its model calls say that a call was batched, so a row counts as batched when
+the log's header says its model ran in batch mode in every role of the row: the role's
+own `batch` setting (`--model-role 'grader={model: ..., batch: ...}'`), or `--batch` for
+the evaluated model (which inspect applies to it alone). The `batch` column says so.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import yaml
@@ -46,25 +59,76 @@ TOKENS: tuple[str, ...] = (
     "cache_read_tokens",
     "output_tokens",
 )
+# The share of the standard price a batch call costs, where the prices file does not say:
+# half, the published rule of OpenAI's, Anthropic's and Google's batch APIs.
+BATCH_SHARE = 0.5
 
 
-def load_prices(path: Path) -> dict[str, ModelCost]:
-    """The prices of a `--model-cost-config` style file."""
+@dataclass(frozen=True)
+class Rates:
+    """A model's prices: for calls sent directly and for calls sent in a batch."""
+
+    standard: ModelCost
+    batch: ModelCost
+
+
+def _scaled(cost: ModelCost, share: float) -> ModelCost:
+    return ModelCost(
+        input=cost.input * share,
+        output=cost.output * share,
+        input_cache_write=cost.input_cache_write * share,
+        input_cache_read=cost.input_cache_read * share,
+    )
+
+
+def _rates(entry: Mapping[str, Any]) -> Rates:
+    fields = dict(entry)
+    batch = fields.pop("batch", BATCH_SHARE)
+    standard = ModelCost(**fields)
+    if isinstance(batch, Mapping):
+        return Rates(standard, ModelCost(**batch))
+    if isinstance(batch, bool) or not isinstance(batch, int | float) or batch < 0:
+        raise ValueError(f"batch: {batch!r} is neither a share of the price nor batch prices")
+    return Rates(standard, _scaled(standard, float(batch)))
+
+
+def load_prices(path: Path) -> dict[str, Rates]:
+    """The prices of a `--model-cost-config` style file, with each model's batch prices."""
     try:
         text = path.read_text(encoding="utf-8")
         prices = json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
-        return {model: ModelCost(**cost) for model, cost in prices.items()}
+        return {model: _rates(entry) for model, entry in prices.items()}
     except (OSError, ValueError, TypeError, AttributeError, yaml.YAMLError) as err:
         raise StudyError(f"{path}: not a model cost file ({err})") from err
 
 
-def _price(model: str, usage: ModelUsage, prices: dict[str, ModelCost]) -> float | None:
+def _price(
+    model: str, usage: ModelUsage, prices: dict[str, Rates], batch: bool = False
+) -> float | None:
     if model in prices:
-        return compute_model_cost(prices[model], usage)
-    if usage.total_cost is not None:
-        return usage.total_cost
+        rates = prices[model]
+        return compute_model_cost(rates.batch if batch else rates.standard, usage)
+    share = BATCH_SHARE if batch else 1.0
+    if usage.total_cost is not None:  # inspect prices every call at the standard rate
+        return usage.total_cost * share
     info = get_model_info(model)
-    return compute_model_cost(info.cost, usage) if info and info.cost else None
+    return compute_model_cost(info.cost, usage) * share if info and info.cost else None
+
+
+def batched_roles(log: EvalLog) -> set[tuple[str, str]]:
+    """(role, model) pairs of the run that sent their calls through a batch API, read
+    from the log's header: a bound role whose own settings have `batch`, and the
+    evaluated model under `--batch` (or a `batch` of its own)."""
+    pairs = {
+        (role, bound.model)
+        for role, config in (log.eval.model_roles or {}).items()
+        for bound in (config if isinstance(config, list) else [config])
+        if bound.config.batch
+    }
+    own = log.eval.model_generate_config
+    if log.plan.config.batch or (own is not None and own.batch):
+        pairs.add((EVALUATED, log.eval.model))
+    return pairs
 
 
 def _less(usage: ModelUsage, part: ModelUsage) -> ModelUsage:
@@ -119,8 +183,9 @@ def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
 
 
 def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
-    """Tables `usage` (tokens and dollars per log and model, and per scored writing),
-    `by_model` and `by_role` (their sums)."""
+    """Tables `usage` (tokens and dollars per log and model, whether its calls went
+    through a batch API, and dollars per scored writing), `by_model` and `by_role`
+    (their sums)."""
     table_of_prices = load_prices(prices) if prices is not None else {}
     rows = []
     notes = []
@@ -133,10 +198,20 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                 f"{path}: {run.interrupted()}its header counts no scored writings: "
                 "no dollars per writing"
             )
+        in_batches = batched_roles(log)
         for role, model, usage in usage_by_role(log):
             if usage.total_tokens == 0:
                 notes.append("calls answered from inspect's cache (or none made) record no tokens")
-            dollars = 0.0 if usage.total_tokens == 0 else _price(model, usage, table_of_prices)
+            played = [(part, model) in in_batches for part in role.split(", ")]
+            batch = all(played)
+            if any(played) and not batch:
+                notes.append(
+                    f"{model} played {role}, batched in some and not in others, with one "
+                    "usage for all: priced at the standard rate (an upper bound)"
+                )
+            dollars = (
+                0.0 if usage.total_tokens == 0 else _price(model, usage, table_of_prices, batch)
+            )
             if dollars is None:
                 notes.append(f"no price for {model}: give --prices FILE (tokens are shown)")
             rows.append(
@@ -149,6 +224,7 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                     "cache_write_tokens": usage.input_tokens_cache_write or 0,
                     "cache_read_tokens": usage.input_tokens_cache_read or 0,
                     "output_tokens": usage.output_tokens,
+                    "batch": batch,
                     "dollars": dollars,
                     "dollars_per_writing": dollars / writings
                     if dollars is not None and writings

@@ -36,6 +36,7 @@ from howtobench.studies.ratings import (
     read_ratings,
 )
 from howtobench.studies.tables import StudyResult
+from howtobench.studies.weighting import check_one_weighting
 
 LEVELS: tuple[str, ...] = ("system", "sample")
 
@@ -138,6 +139,8 @@ def metaeval(
     check_known(rated, samples)
     metrics = list(metrics or samples.metrics)
     samples.require(*metrics)
+    if any(metric.startswith("tow.") for metric in metrics):
+        check_one_weighting(samples.frame)
     writings = per_writing(samples, metrics)
     humans = human_scores(rated)
     joined = writings.merge(humans, on=["id", "model"], how="inner")

@@ -27,16 +27,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from howtobench.genres import CANONICAL_GENRES
-from howtobench.studies.logs import (
-    Samples,
-    StudyError,
-    as_samples,
-    first_few,
-    per_writing,
-    scopes,
-)
+from howtobench.studies.logs import Samples, as_samples, per_writing, scopes
 from howtobench.studies.plots import strips
 from howtobench.studies.tables import StudyResult
+from howtobench.studies.weighting import check_one_weighting
 from howtobench.tree.spec import LEAVES
 
 ALL = "All"
@@ -120,37 +114,6 @@ def _clipped(frame: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], list[str]]:
         "see table 'clipped'"
     )
     return {"clipped": pd.DataFrame(rows)}, [note]
-
-
-def check_one_weighting(frame: pd.DataFrame) -> None:
-    """Refuse to compare writers judged with different weights: runs scored from
-    different plans, or writers of one instruction judged with different negotiated
-    weights (weights fingerprints). Logs from before the fingerprints are not compared."""
-    judged = frame[frame["weights_fingerprint"].notna()]
-    if judged.empty:
-        return
-    plans = judged[judged["plan"].notna()].groupby("plan", sort=False)["log"].first()
-    if len(plans) > 1:
-        named = first_few((f"{digest[:12]} ({log})" for digest, log in plans.items()), 3)
-        raise StudyError(
-            f"the logs were scored from {len(plans)} different plans ({named}): a leaderboard "
-            "compares writers judged with one plan; report each plan's logs apart"
-        )
-    per_model = judged.groupby(["task", "id", "model"], sort=False)["weights_fingerprint"].agg(
-        lambda prints: ", ".join(sorted(set(prints)))
-    )
-    clashes = []
-    for (task, sample_id), part in per_model.groupby(level=["task", "id"], sort=False):
-        if part.nunique() > 1:
-            models = "; ".join(f"{model}: {prints}" for (_, _, model), prints in part.items())
-            clashes.append(f"{task}/{sample_id} ({models})")
-    if clashes:
-        raise StudyError(
-            f"{len(clashes)} instruction(s) were judged with different weights for different "
-            f"writers (weights fingerprints per writer): {first_few(clashes, 3)}; their writers "
-            "cannot be ranked on one scale. Negotiate once (howtobench/negotiate), export a "
-            "plan (howtobench plan export) and score every writer with -T weights=PLAN.jsonl"
-        )
 
 
 def report(logs: Samples | Sequence[str | Path], metric: str = "tow.overall") -> StudyResult:

@@ -52,6 +52,10 @@ class PlanError(UserError):
     """A plan that cannot be used: the message names the file and what is wrong."""
 
 
+class PlanFileMissing(PlanError):
+    """No file at the plan's path."""
+
+
 def prompts_digest() -> str:
     """12 hex characters over the negotiator's prompt files (all languages): plans made
     with other negotiator prompts say so in their manifest."""
@@ -156,7 +160,7 @@ def read_plan(path: str | Path) -> Plan:
         with fsspec.open(where, "rb") as file:
             raw = file.read()
     except FileNotFoundError:
-        raise PlanError(f"{where}: no such plan file") from None
+        raise PlanFileMissing(f"{where}: no such plan file") from None
     except OSError as error:
         raise PlanError(f"{where}: cannot read the plan: {error}") from None
     try:

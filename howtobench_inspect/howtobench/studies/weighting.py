@@ -1,0 +1,44 @@
+"""Writers are ranked on one scale only when one set of weights judged them all.
+
+ToW's weights are a property of the instruction; a writer judged with other weights for
+the same instruction (another plan, or a negotiation that came out differently on another
+host) is on another scale. The studies that compare writers (`report`, `metaeval`'s
+system level) refuse such logs instead of ranking them.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from howtobench.studies.logs import StudyError, first_few
+
+
+def check_one_weighting(frame: pd.DataFrame) -> None:
+    """Refuse to compare writers judged with different weights: runs scored from
+    different plans, or writers of one instruction judged with different negotiated
+    weights (weights fingerprints). Logs from before the fingerprints are not compared."""
+    judged = frame[frame["weights_fingerprint"].notna()]
+    if judged.empty:
+        return
+    plans = judged[judged["plan"].notna()].groupby("plan", sort=False)["log"].first()
+    if len(plans) > 1:
+        named = first_few((f"{digest[:12]} ({log})" for digest, log in plans.items()), 3)
+        raise StudyError(
+            f"the logs were scored from {len(plans)} different plans ({named}): a leaderboard "
+            "compares writers judged with one plan; report each plan's logs apart"
+        )
+    per_model = judged.groupby(["task", "id", "model"], sort=False)["weights_fingerprint"].agg(
+        lambda prints: ", ".join(sorted(set(prints)))
+    )
+    clashes = []
+    for (task, sample_id), part in per_model.groupby(level=["task", "id"], sort=False):
+        if part.nunique() > 1:
+            models = "; ".join(f"{model}: {prints}" for (_, _, model), prints in part.items())
+            clashes.append(f"{task}/{sample_id} ({models})")
+    if clashes:
+        raise StudyError(
+            f"{len(clashes)} instruction(s) were judged with different weights for different "
+            f"writers (weights fingerprints per writer): {first_few(clashes, 3)}; their writers "
+            "cannot be ranked on one scale. Negotiate once (howtobench/negotiate), export a "
+            "plan (howtobench plan export) and score every writer with -T weights=PLAN.jsonl"
+        )
