@@ -307,3 +307,25 @@ def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
     )
     for lock in held:
         lock.release()
+
+
+def test_a_plan_exported_from_tow_logs_equals_the_negotiated_one(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """ToW runs that negotiated their weights (sharing the negotiate run's reply store)
+    export the same plan, byte for byte in its instructions: the same digest."""
+    folder, judge = negotiated(serve, tmp_path / "negotiate", tasks="guide,open")
+    run_eval(
+        [
+            tasks.guide(dataset="demo", replay="demo-writer-a"),
+            tasks.open_writing(dataset="demo", replay="demo-writer-b"),
+        ],
+        tmp_path / "tow",
+        "openai-api/sim/judge",
+    )
+    assert judge.calls["negotiator"] == DEMO["guide"] + DEMO["open"]  # none asked again
+    export_plan([folder], tmp_path / "a.jsonl")
+    from_tow = tmp_path / "b.jsonl"
+    said = export_plan([tmp_path / "tow"], from_tow)
+    assert said.startswith(f"wrote {from_tow}: 7 instructions (guide 3, open 4)")
+    assert read_plan(from_tow).digest == read_plan(tmp_path / "a.jsonl").digest
