@@ -137,7 +137,8 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
     lock = threading.Lock()
 
     def script(q: Question) -> Fault | None:
-        if judge["down"] and q.writing == WRITINGS["b"]:
+        """Writing a is judged; then the judge goes down and answers nothing about b."""
+        if judge["down"] and (q.writing == WRITINGS["b"] or INSTRUCTIONS["b"] in q.text):
             return Fault("500")
         if judge["down"]:
             with lock:
@@ -147,7 +148,11 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
     task = guide(dataset=str(data), replay="m")
-    [first] = run_eval(task, tmp_path / "logs", simulator, status="error", max_retries=0)
+    # one writing at a time, so that nothing is answered once b's questions fail: an
+    # outage (a judge that answers other questions meanwhile fails only those questions)
+    [first] = run_eval(
+        task, tmp_path / "logs", simulator, status="error", max_retries=0, max_samples=1
+    )
     assert "did not answer" in str(first.error.message) and simulator.base_url in str(
         first.error.message
     )
@@ -387,6 +392,86 @@ def test_a_dead_judge_ends_the_run_with_one_line_naming_it(tmp_path: Path) -> No
     assert "\n" not in message.strip()
     assert f"judge openai-api/sim/judge at {url} did not answer" in message
     assert "inspect eval-retry" in message
+
+
+@pytest.mark.slow
+def test_a_kind_of_question_the_server_keeps_failing_is_no_outage(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """A server that answers every question but one kind (llama-cpp-python's 500 on a
+    request shape it cannot render): those questions cost their samples, with the status
+    and the server's message, and the run ends complete."""
+    simulator = serve(script=lambda q: Fault("500") if q.kind == "logic" else None)
+    task = guide(dataset="demo", replay="demo-writer-a")
+    [log] = run_eval(task, tmp_path, simulator, max_retries=1)
+    assert log.status == "success" and len(log.samples or []) == 3
+    for score in scores(log).values():
+        assert score.reason == "grader_failed"
+        assert (
+            'logic (openai-api/sim/judge): this question kept failing (HTTP 500 "simulated 500")'
+            in str(score.explanation)
+        )
+        assert "did not answer" not in str(score.explanation)
+        [logic] = score.metadata["leaves"]["logic"]["judges"]
+        assert logic["reasked_at"] == []  # a failing request is not asked again by us
+    assert simulator.calls["negotiator"] == 3 and simulator.calls["impression"] == 3
+
+
+@pytest.mark.slow
+def test_a_reask_is_sampled_so_a_deterministic_judge_can_change_its_answer(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """A greedy judge repeats an invalid negotiation word for word; sampled, it answers
+    validly. The re-ask's temperature is in the log, and the reply store keeps the answer
+    under the question as first asked (a rerun asks nothing)."""
+
+    def script(q: Question) -> dict[str, object] | None:
+        if q.kind != "negotiator":
+            return None
+        return (
+            weights_for(q) if q.temperature and q.temperature > 0 else {"weights": {"content": -1}}
+        )
+
+    simulator = serve(script=script)
+    task = guide(dataset="demo", replay="demo-writer-a")
+    [log] = run_eval(task, tmp_path / "logs", simulator)
+    for score in scores(log).values():
+        assert isinstance(score.value, dict)
+        negotiator = score.metadata["negotiator"]
+        assert negotiator["temperature"] == 0.0 and negotiator["reasked_at"] == [0.7]
+    assert simulator.temperatures[("negotiator", 0.0)] == 3
+    assert simulator.temperatures[("negotiator", 0.7)] == 3
+    before = sum(simulator.calls.values())
+    run_eval(guide(dataset="demo", replay="demo-writer-a"), tmp_path / "again", simulator)
+    assert sum(simulator.calls.values()) == before
+
+
+@pytest.mark.slow
+def test_a_prompt_longer_than_the_context_costs_only_its_writing(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """vLLM's 400 for a prompt over the context is not asked again: only that writing is
+    unscored, with a reason naming the judge's limit."""
+    long = WRITINGS["b"]
+    refused = 0
+
+    def script(q: Question) -> Fault | None:
+        nonlocal refused
+        if q.writing == long:
+            refused += 1
+            return Fault("context")
+        return None
+
+    simulator = serve(script=script)
+    data = write_guide_data(tmp_path / "data.jsonl")
+    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    assert log.status == "success"
+    found = scores(log)
+    assert isinstance(found["a"].value, dict)
+    assert "the prompt is longer than judge openai-api/sim/judge's context (4096 tokens)" in str(
+        found["b"].explanation
+    )
+    assert refused == 6  # each of the six expert questions of b once, none asked again
 
 
 @pytest.mark.slow

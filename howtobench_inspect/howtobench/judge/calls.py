@@ -38,7 +38,7 @@ from typing import TypeVar
 
 import anyio
 import anyio.lowlevel
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
+from inspect_ai.model import ChatMessage, ContentText, GenerateConfig, Model, ModelOutput
 from tenacity import RetryError
 
 from howtobench._inspect import batch_list_request, batched, endpoint, listen_to_batch_log
@@ -115,24 +115,75 @@ async def generate_reply(
     A batched call first makes sure the endpoint has a batch API, then waits at most
     `batch_wait()` seconds for its batch.
     """
+    sent = sendable(model, conversation)
+    started = time.time()
     if not batched(model):
         try:
-            output = await model.generate(list(conversation), config=config, cache=False)
+            output = await model.generate(sent, config=config, cache=False)
         except Exception as error:
-            raise _classified(error, model) from None  # the class says it all
-        return _reply_text(output)
+            raise _classified(error, model, started) from None  # the class says it all
+        _ANSWERS.heard(model)
+        return _reply_text(output, model)
     await _check_batch_api(model)
     wait = batch_wait()
-    started = time.time()
     waiting = anyio.move_on_after(None if math.isinf(wait) else wait)
     try:
         with waiting:
-            output = await model.generate(list(conversation), config=config, cache=False)
+            output = await model.generate(sent, config=config, cache=False)
     except Exception as error:
-        raise _classified(error, model) from None
+        raise _classified(error, model, started) from None
     if waiting.cancelled_caught:
         raise _unfinished(model, wait, _BATCHES.unfinished(since=started))
-    return _reply_text(output)
+    _ANSWERS.heard(model)
+    return _reply_text(output, model)
+
+
+def sendable(model: Model, conversation: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """The conversation as the judge's server accepts it.
+
+    Our prompts mark the end of a writing's shared materials as a prompt-cache
+    breakpoint, which makes a message's content a list of text parts. Only Anthropic's
+    API needs the parts (for `cache_control`); OpenAI caches long prefixes by itself,
+    and several OpenAI-compatible servers refuse a list (llama-cpp-python answers HTTP
+    500, "can only concatenate str (not "list") to str"). Everywhere else the parts are
+    joined into the plain string they stand for, exactly `message.text`, so the reply
+    store's key (which reads `message.text`) is the same either way.
+    """
+    if any(cls.__name__ == "AnthropicAPI" for cls in type(model.api).__mro__):
+        return list(conversation)
+    return [
+        message.model_copy(update={"content": message.text})
+        if isinstance(message.content, list)
+        and all(isinstance(part, ContentText) for part in message.content)
+        else message
+        for message in conversation
+    ]
+
+
+class _Heard:
+    """When each judge endpoint last answered anything, in this process.
+
+    A question that keeps failing with 5xx or timeouts while the endpoint answers other
+    questions is that question's failure (one request shape the server cannot handle),
+    not an outage; only an endpoint that has answered nothing since the failing call was
+    sent is taken to be down.
+    """
+
+    def __init__(self) -> None:
+        self._last: dict[str, float] = {}
+
+    @staticmethod
+    def _key(model: Model) -> str:
+        return f"{model}@{endpoint(model)}"
+
+    def heard(self, model: Model) -> None:
+        self._last[self._key(model)] = time.time()
+
+    def since(self, model: Model, started: float) -> bool:
+        return self._last.get(self._key(model), 0.0) >= started
+
+
+_ANSWERS = _Heard()
 
 
 def batch_wait() -> float:
@@ -225,7 +276,9 @@ async def _check_batch_api(model: Model) -> None:
         raise _no_batch_api(model, state)
 
 
-def _reply_text(output: ModelOutput) -> str:
+def _reply_text(output: ModelOutput, model: Model) -> str:
+    if output.stop_reason == "model_length" and context_refusal(output.completion):
+        raise CallFailed(_too_long(model, output.completion), final=True)
     if output.error:
         raise CallFailed(
             f"the judge answered with an error: {_one_line(output.error)}", final=False
@@ -240,18 +293,51 @@ def _reply_text(output: ModelOutput) -> str:
     return output.completion
 
 
-def _classified(error: Exception, model: Model) -> Exception:
-    """The judge-level meaning of an exception raised by `model.generate`."""
+# How servers say that a prompt does not fit the model's context: OpenAI's error code,
+# vLLM's and SGLang's "maximum context length", llama.cpp's "exceeds the available context
+# size", TGI's "must have less than N tokens", and the like.
+_CONTEXT_REFUSAL = re.compile(
+    r"context_length_exceeded|maximum context length|context length|exceeds? the "
+    r"(?:available )?context|context size|context window|too many tokens|"
+    r"must have less than \d+ (?:input )?tokens|prompt is too long|input length",
+    re.IGNORECASE,
+)
+_CONTEXT_SIZE = re.compile(
+    r"(?:maximum context length|context size|context length|context window)\D{0,20}(\d[\d,]*)",
+    re.IGNORECASE,
+)
+
+
+def context_refusal(message: str) -> bool:
+    """Whether a server's message says the prompt is longer than the model's context."""
+    return bool(_CONTEXT_REFUSAL.search(message))
+
+
+def _too_long(model: Model, message: str) -> str:
+    size = _CONTEXT_SIZE.search(message)
+    limit = f" ({size.group(1)} tokens)" if size else ""
+    return (
+        f"the prompt is longer than judge {model}'s context{limit}, so it was not asked "
+        f"again; choose a judge with a longer context (server: {_one_line(message)[:300]})"
+    )
+
+
+def _classified(error: Exception, model: Model, started: float) -> Exception:
+    """The judge-level meaning of an exception raised by `model.generate` for a call
+    first sent at `started`: a failure of this question, or an outage."""
     if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
-        return _unavailable(model, error.last_attempt.exception() or error)
+        return _lasting(model, error.last_attempt.exception() or error, started)
     status = _status(error)
+    message = getattr(error, "provider_message", None) or _provider_message(error)
+    if context_refusal(message) and (status is None or 400 <= status < 500):
+        return CallFailed(_too_long(model, message), final=True)
     if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
-        return _unavailable(model, error)
+        return _lasting(model, error, started)
     if isinstance(status, int) and 400 <= status < 500:
         message = getattr(error, "provider_message", None) or _last_line(str(error))
         return CallFailed(f"the judge refused the request (HTTP {status}: {message})", final=True)
     if _is_connection_fault(error):
-        return _unavailable(model, error)
+        return _lasting(model, error, started)
     if isinstance(error, UnicodeError):
         return CallFailed(f"the request could not be encoded: {error}", final=True)
     return CallFailed(
@@ -311,12 +397,29 @@ def _is_connection_fault(error: BaseException) -> bool:
     return bool(names & {"APIConnectionError", "APITimeoutError", "TransportError"})
 
 
+def _lasting(model: Model, cause: BaseException, started: float) -> Exception:
+    """A fault that outlasted inspect's retries: this question's failure when the endpoint
+    answered other questions meanwhile, else an outage."""
+    if not _ANSWERS.since(model, started):
+        return _unavailable(model, cause)
+    status = _status(cause) if isinstance(cause, Exception) else None
+    what = f"HTTP {status}" if status else type(cause).__name__
+    message = _provider_message(cause) if isinstance(cause, Exception) else str(cause)
+    return CallFailed(
+        f'this question kept failing ({what} "{message[:300]}") through its retries while '
+        "the judge answered other questions",
+        final=True,
+    )
+
+
 def _unavailable(model: Model, cause: BaseException) -> JudgeUnavailable:
     where = endpoint(model) or "its default endpoint"
     reason = _last_line(str(cause)) or type(cause).__name__
     return JudgeUnavailable(
         f"judge {model} at {where} did not answer ({type(cause).__name__}: {reason}) "
-        "after its retries; the run stops here. When it answers again, finish the run with "
+        "through its retries, nor any other question meanwhile; the run stops here. Check "
+        "that the server is running and reachable at that address, and the key "
+        "(<SERVICE>_API_KEY). When it answers again, finish the run with "
         "`inspect eval-retry <log>`: answered judge questions are kept and not asked again."
     )
 

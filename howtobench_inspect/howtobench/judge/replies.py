@@ -31,6 +31,9 @@ from howtobench.templates import render
 
 T = TypeVar("T")
 
+# A re-ask after an unusable reply is sampled at least this warm: a judge at temperature
+# 0 repeats an invalid reply word for word when only a short correction is appended.
+REASK_TEMPERATURE = 0.7
 # A reasoning model's closed think block: only what follows the last one is its answer.
 _THINK_END = re.compile(r"</think(?:ing)?\s*>", re.IGNORECASE)
 
@@ -160,6 +163,7 @@ class Exchange(Generic[T]):
     error: str | None = None
     stored: bool = False  # answered from the reply store, without a call
     temperature: float | None = None  # the sampling temperature it was asked at
+    reasked_at: list[float | None] = field(default_factory=list)  # each re-ask's temperature
 
     @property
     def ok(self) -> bool:
@@ -172,6 +176,7 @@ class Exchange(Generic[T]):
             "error": self.error,
             "from_store": self.stored,
             "temperature": self.temperature,
+            "reasked_at": self.reasked_at,
         }
 
 
@@ -188,9 +193,12 @@ async def ask(
 
     A checked reply kept from an earlier run (same model, settings, question and
     `scope`) answers without a call. Each new try repeats the conversation with the bad
-    reply and the error, so the judge knows what to fix. A call the judge cannot answer
-    (a refused request, a body that is not JSON) counts as a try; an unreachable judge
-    raises `JudgeUnavailable` from `generate_reply`, which ends the run.
+    reply and the error, so the judge knows what to fix, and is sampled at
+    `REASK_TEMPERATURE` at least, so that a deterministic judge can answer differently
+    (recorded in `reasked_at` and in the transcript); the reply store keeps the answer
+    under the question as first asked, at its own temperature. A call the judge cannot
+    answer (a refused request, a body that is not JSON) counts as a try; an unreachable
+    judge raises `JudgeUnavailable` from `generate_reply`, which ends the run.
     """
     config = asking.config(model)
     exchange: Exchange[T] = Exchange(model=str(model), temperature=config.temperature)
@@ -209,9 +217,17 @@ async def ask(
             )
             return exchange
     conversation = list(messages)
-    for _ in range(asking.tries):
+    asked = config
+    for attempt in range(asking.tries):
+        if attempt:
+            asked = _reask_config(config)
+            exchange.reasked_at.append(asked.temperature)
+            transcript().info(
+                {"reask": attempt, "temperature": asked.temperature, "after": exchange.error},
+                source="howtobench",
+            )
         try:
-            reply = await generate_reply(model, conversation, config)
+            reply = await generate_reply(model, conversation, asked)
         except CallFailed as failure:
             exchange.error = str(failure)
             if failure.final:
@@ -234,3 +250,9 @@ async def ask(
             ),
         ]
     return exchange
+
+
+def _reask_config(config: GenerateConfig) -> GenerateConfig:
+    """The settings of a re-ask: the first ask's, sampled at `REASK_TEMPERATURE` or warmer."""
+    warmer = max(config.temperature or 0.0, REASK_TEMPERATURE)
+    return config.merge(GenerateConfig(temperature=warmer))
