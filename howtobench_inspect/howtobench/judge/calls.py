@@ -368,15 +368,23 @@ async def surface_outage(judging: Awaitable[T]) -> T:
 
     A writing's judge calls run concurrently, so when the judge is gone several of them
     fail at once and reach inspect as an exception group ("unhandled errors in a
-    TaskGroup"), which would hide the reason: the first outage is raised instead.
+    TaskGroup"), which would hide the reason: the first outage is raised instead, and
+    any other error out of a group as itself.
     """
     try:
         return await judging
     except Exception as error:
-        outage = _outage_in(error)
-        if outage is None or outage is error:
+        found = _outage_in(error) or _first_leaf(error)
+        if found is error:
             raise
-        raise outage from None
+        raise found from None
+
+
+def _first_leaf(error: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups: the real cause, where the
+    group's own message would say only "unhandled errors in a TaskGroup"."""
+    inner = getattr(error, "exceptions", ())
+    return _first_leaf(inner[0]) if inner else error
 
 
 def _outage_in(error: BaseException) -> JudgeUnavailable | None:

@@ -11,12 +11,19 @@ It lives beside inspect's cache (`$INSPECT_CACHE_DIR/howtobench/`, or inspect's 
 cache folder), one small JSON file per question, written atomically, so that several
 processes can share it. A file lock per key lets concurrent processes negotiate an
 instruction's weights once (`howtobench.tree.negotiator`).
+
+A store that cannot be written (a full disk, a read-only copy or mount, no permission)
+costs nothing but the keeping: the checked reply is still used for the score, one
+warning names the store and the cause, no temporary file is left behind, and reading
+needs no write at all (a read-only store that holds every answer answers them all).
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import os
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -25,6 +32,11 @@ from typing import Any
 
 from filelock import FileLock
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, cache_path
+
+logger = logging.getLogger(__name__)
+# (store, cause) pairs already warned about in this process: a store is made per writing,
+# and one warning per store and cause is enough
+_WARNED: set[tuple[str, str]] = set()
 
 # Settings that change how a call is made, not what the judge answers.
 _OPERATIONAL = {
@@ -86,19 +98,46 @@ class ReplyStore:
         reply = entry.get("reply") if isinstance(entry, dict) else None
         return reply if isinstance(reply, str) else None
 
-    def put(self, key: str, reply: str) -> None:
+    def put(self, key: str, reply: str) -> bool:
         """Keep a checked reply; written to a temporary file and renamed, so a reader
-        never sees half a file and concurrent writers cannot interleave."""
+        never sees half a file and concurrent writers cannot interleave. Returns whether
+        it was kept: a store that cannot be written warns once and keeps nothing."""
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(
-            "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
-        ) as tmp:
-            json.dump({"reply": reply}, tmp)  # ASCII escapes: any text survives
-        os.replace(tmp.name, path)
+        temporary: str | None = None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
+            ) as tmp:
+                temporary = tmp.name
+                json.dump({"reply": reply}, tmp)  # ASCII escapes: any text survives
+            os.replace(tmp.name, path)
+        except OSError as error:
+            if temporary is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(temporary)
+            self.cannot_write(error)
+            return False
+        return True
 
-    def lock(self, key: str) -> FileLock:
-        """A lock on `key` shared by every process using this store."""
+    def lock(self, key: str) -> FileLock | None:
+        """A lock on `key` shared by every process using this store, or None (with a
+        warning) when the store cannot hold one: a read-only store is read unlocked."""
         path = self.root / "locks" / f"{key}.lock"
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            self.cannot_write(error)
+            return None
         return FileLock(path, thread_local=False)
+
+    def cannot_write(self, error: OSError) -> None:
+        """Warn once per cause that the store cannot be written; the run goes on."""
+        cause = error.strerror or type(error).__name__
+        if (str(self.root), cause) in _WARNED:
+            return
+        _WARNED.add((str(self.root), cause))
+        logger.warning(
+            f"reply store {self.root} cannot be written ({cause}): checked judge replies are "
+            "used for this run's scores but not kept, so a later run asks them again"
+        )

@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 from anyio.lowlevel import current_token
-from filelock import FileLock, Timeout
+from filelock import Timeout
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model
 
 from howtobench.judge.inputs import JudgeInput
@@ -177,7 +177,7 @@ class SettledWeights:
             if memo in self._settled:
                 return self._settled[memo], True
             try:
-                async with _held(asking.store.lock(key) if asking.store else None):
+                async with _held(asking.store, key):
                     # one entry per instruction: not per epoch, not per judge sample
                     exchange = await ask(
                         model, messages, form, language=language, asking=asking, scope={}
@@ -190,10 +190,13 @@ class SettledWeights:
 
 
 @asynccontextmanager
-async def _held(lock: FileLock | None) -> AsyncIterator[None]:
-    """Hold a file lock without blocking the event loop (polled, so no thread waits),
-    waiting at most `LOCK_WAIT_SECONDS` for another process to release it."""
-    if lock is None:
+async def _held(store: ReplyStore | None, key: str) -> AsyncIterator[None]:
+    """Hold the store's lock on `key` without blocking the event loop (polled, so no
+    thread waits), waiting at most `LOCK_WAIT_SECONDS` for another process to release
+    it. A store that cannot hold a lock (read-only, full) is used unlocked, with the
+    store's one warning: reading a kept reply needs no lock."""
+    lock = store.lock(key) if store else None
+    if store is None or lock is None:
         yield
         return
     deadline = anyio.current_time() + LOCK_WAIT_SECONDS
@@ -208,6 +211,10 @@ async def _held(lock: FileLock | None) -> AsyncIterator[None]:
                     f"{LOCK_WAIT_SECONDS:g} s (lock {lock.lock_file}); rerun to ask again"
                 ) from None
             await anyio.sleep(LOCK_POLL_SECONDS)
+        except OSError as error:  # the lock file cannot be created
+            store.cannot_write(error)
+            yield
+            return
     try:
         yield
     finally:
