@@ -724,3 +724,21 @@ def test_a_replay_log_header_does_not_carry_the_stored_writings(
     [step] = [s for s in log.plan.steps if s.solver == "howtobench/replay"]
     assert step.params == {"writings": "456 stored writings of gpt-4o-2024-11-20"}
     assert Path(log.location).stat().st_size < 60_000
+
+
+def test_a_live_writer_without_a_judge_is_told_it_judges_itself(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    from howtobench.simulator.replies import valid_reply
+    from support.judges import ScriptedJudge
+
+    writer = ScriptedJudge(answer=valid_reply, name="writer")
+    with caplog.at_level("WARNING", logger="howtobench.judge.models"):
+        [log] = run_eval(guide(dataset="demo"), tmp_path, model=writer.model(), limit=2)
+    said = [r.getMessage() for r in caplog.records if "no judge bound" in r.getMessage()]
+    assert len(said) == 1  # once per model, not once per sample
+    assert said[0].endswith(  # inspect puts the sample's id in front
+        "no judge bound: mockllm/writer will judge its own writing; bind one with "
+        "--model-role grader=<model>"
+    )
+    assert writer.count("negotiator") == 2  # it did judge: the warning is about a real run

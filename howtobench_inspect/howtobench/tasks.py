@@ -1,4 +1,5 @@
-"""The three HoWToBench tasks: completion, guided writing and open writing."""
+"""The three HoWToBench tasks: completion, guided writing and open writing, and the
+negotiation task that freezes their weights into a plan."""
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample

@@ -6,16 +6,20 @@ so a panel is parsed the same way and a missing grader fails with the same advic
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
-from inspect_ai.model import Model, get_model
+from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.util import collect
 
 from howtobench.errors import UserError
 from howtobench.parameters import names
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
+# Models already warned about judging their own writing, in this process (one line each).
+_SELF_JUDGING: set[str] = set()
 
 
 def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model]:
@@ -30,7 +34,8 @@ def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model
 
 
 def grader() -> Model:
-    """inspect's `grader` role; with none bound, inspect gives the evaluated model.
+    """inspect's `grader` role; with none bound, inspect gives the evaluated model, which
+    then judges its own writing: said once per model in a warning line.
 
     Raises `UserError` when that is 'none' (a replay run without a judge bound), and
     inspect's `ValueError` when no model is known yet (outside an eval)."""
@@ -39,6 +44,16 @@ def grader() -> Model:
         raise UserError(
             "the judge scorers need a judge model: bind one with --model-role grader=<model>, "
             "or choose scorers=rouge_l,bleu (the evaluated model is 'none')"
+        )
+    try:
+        bound = "grader" in model_roles()
+    except LookupError:  # no eval running yet (a task built from Python before eval())
+        return model
+    if not bound and str(model) not in _SELF_JUDGING:
+        _SELF_JUDGING.add(str(model))
+        logger.warning(
+            f"no judge bound: {model} will judge its own writing; bind one with "
+            "--model-role grader=<model>"
         )
     return model
 
