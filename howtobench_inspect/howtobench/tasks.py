@@ -141,6 +141,9 @@ def howtobench_task(
         # bounded retries (inspect's default is to retry forever): a dead judge or
         # writer ends the run in about a minute; --max-retries overrides it
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
+        # the log list of `inspect view` shows tags, and a replay run's model is 'none':
+        # the writer's name tells the paper's ten writers apart there
+        tags=[f"writer:{replay}"] if replay else None,
         version=2,  # 2: rubric and autoplan scores are floats; unscored reasons are codes
     )
 

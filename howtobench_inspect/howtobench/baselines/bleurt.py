@@ -30,11 +30,48 @@ from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stde
 from inspect_ai.solver import TaskState
 
 from howtobench.errors import UserError
-from howtobench.judge.guards import incomparable
+from howtobench.judge.guards import excerpt, incomparable
 from howtobench.parameters import ParameterError, positive_integer
 
 PARAMETER = "bleurt_checkpoint"
 INSTALL = "pip install 'howtobench[bleurt]'"
+
+
+class _AsWritten(UserError):
+    """An error whose text inspect prints as written.
+
+    inspect prints a `PrerequisiteError`'s `message` through rich with markup on, which
+    takes the `[bleurt]` of the install command for a style tag and drops it (`pip
+    install 'howtobench'` installs nothing useful). So `message`, which only inspect's
+    print reads, is escaped for rich, and `str()` stays the plain text for everyone else
+    (our CLI, Python callers, tests).
+    """
+
+    def _escape(self) -> None:
+        from rich.markup import escape  # rich comes with inspect-ai
+
+        self.text = str(self.message)
+        self.message = escape(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class _MissingExtra(_AsWritten):
+    def __init__(self) -> None:
+        super().__init__(f"the bleurt scorer needs the 'bleurt' extra: {INSTALL}")
+        self._escape()
+
+
+class _NoCheckpoint(_AsWritten, ParameterError):
+    def __init__(self) -> None:
+        ParameterError.__init__(
+            self,
+            PARAMETER,
+            "the bleurt scorer needs a checkpoint: a local folder or a hub id, e.g. "
+            f"-T {PARAMETER}=lucadiliello/BLEURT-20-D12 (needs {INSTALL})",
+        )
+        self._escape()
 _MEMO_SIZE = 4096  # scores kept per checkpoint: epochs of a replay score the same pairs
 
 
@@ -142,7 +179,7 @@ def load(checkpoint: str, batch_size: int = 8) -> BleurtModel:
     checkpoint share its model, and the batch size set last.
     """
     if importlib.util.find_spec("bleurt_pytorch") is None:
-        raise UserError(f"the bleurt scorer needs the 'bleurt' extra: {INSTALL}")
+        raise _MissingExtra()
     local = Path(checkpoint).expanduser()
     if local.exists():  # one folder named two ways is loaded once
         checkpoint = str(local.resolve())
@@ -184,11 +221,7 @@ def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
         batch_size: most pairs in one forward pass.
     """
     if checkpoint is None or not str(checkpoint).strip():
-        raise ParameterError(
-            PARAMETER,
-            "the bleurt scorer needs a checkpoint: a local folder or a hub id, e.g. "
-            f"-T {PARAMETER}=lucadiliello/BLEURT-20-D12 (needs {INSTALL})",
-        )
+        raise _NoCheckpoint()
     model = load(str(checkpoint).strip(), positive_integer(batch_size, "bleurt_batch_size"))
 
     async def score(state: TaskState, target: Target) -> Score:
@@ -202,6 +235,7 @@ def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
         cut = f", cut to {model.max_tokens}" if tokens > model.max_tokens else ""
         return Score(
             value=value,
+            answer=excerpt(state),
             explanation=f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}",
             metadata={"tokens": tokens, "max_tokens": model.max_tokens},
         )

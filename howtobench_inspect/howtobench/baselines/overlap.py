@@ -16,7 +16,7 @@ from rapidfuzz.distance import LCSseq
 from sacrebleu.metrics import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 
-from howtobench.judge.guards import incomparable
+from howtobench.judge.guards import excerpt, incomparable
 
 jieba.setLogLevel(60)
 _TOKENIZER_13A = Tokenizer13a()
@@ -82,6 +82,7 @@ def _overlap_scorer(
         )
         return Score(
             value=measure(hypothesis, tokens),
+            answer=excerpt(state),
             explanation=f"{len(hypothesis)} writing tokens, {len(tokens)} reference tokens",
         )
 

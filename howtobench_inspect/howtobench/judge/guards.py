@@ -21,6 +21,14 @@ from inspect_ai.solver import TaskState
 from howtobench.judge.inputs import JudgeInput
 
 UNSCORABLE = "unscorable"  # sample metadata: why the writing under test is not usable
+EXCERPT = 200  # characters of the writing shown as a score's answer
+
+
+def excerpt(state: TaskState) -> str:
+    """The start of the writing under test, as every score's `answer`: what the viewer
+    shows beside the score, so a reader sees which writing it judged."""
+    writing = state.output.completion.strip()
+    return writing if len(writing) <= EXCERPT else writing[:EXCERPT] + "…"
 
 
 def unscorable(state: TaskState) -> str | None:

@@ -20,7 +20,7 @@ from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
 from howtobench.judge.calls import surface_outage
-from howtobench.judge.guards import unjudgeable, unscored
+from howtobench.judge.guards import excerpt, unjudgeable, unscored
 from howtobench.judge.inputs import JudgeInput
 
 
@@ -50,10 +50,13 @@ async def judge_writing(
     sample), and raise an outage as its own one-line error (`surface_outage`)."""
     refused = unjudgeable(state, judge_input, metadata)
     if refused is not None:
+        refused.answer = excerpt(state)
         return refused
-    return await surface_outage(
+    score = await surface_outage(
         self_consistent(samples, lambda index: judge_once(judge_scope(state.epoch, index)))
     )
+    score.answer = excerpt(state)
+    return score
 
 
 def _values(score: Score) -> dict[str, float] | None:
