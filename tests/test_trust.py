@@ -471,7 +471,7 @@ def test_a_prompt_longer_than_the_context_costs_only_its_writing(
     assert "the prompt is longer than judge openai-api/sim/judge's context (4096 tokens)" in str(
         found["b"].explanation
     )
-    assert refused == 6  # each of the six expert questions of b once, none asked again
+    assert refused == 7  # each of the seven expert questions of b once, none asked again
 
 
 @pytest.mark.slow

@@ -8,7 +8,10 @@ unknown rated ids, a rating that is not a finite number, no overlap, a missing s
 a campaign option that cannot be met) exits with status 2 and one line giving the reason.
 `howtobench build ...` makes a benchmark data folder from a corpus (`howtobench.build`):
 a bad corpus line exits with status 2 in one line naming file, line and field, and a
-step that did not finish with status 1 and how to resume.
+step that did not finish with status 1 and how to resume. `howtobench check-logs`
+exits 1 when a run's logs say it did not finish (`inspect eval` itself exits 0 then).
+Every numeric option is checked by its argparse type (`howtobench.options`): a value
+out of range is refused in argparse's one line, with status 2.
 """
 
 from __future__ import annotations
@@ -19,12 +22,14 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from howtobench import logcheck, options
 from howtobench.annotate.app import serve
 from howtobench.annotate.campaign import KINDS, REFERENCE_MODES, Options
 from howtobench.annotate.commands import DEFAULT_URL, export_file, new_campaign, show_links
 from howtobench.build.commands import add_build_command
 from howtobench.build.runs import BuildIncomplete
 from howtobench.errors import UserError
+from howtobench.judge.check import DEFAULT_LIMIT, DEFAULT_TASKS, run_command
 from howtobench.studies import (
     StudyError,
     StudyResult,
@@ -85,7 +90,7 @@ def _annotate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     p.add_argument("--logs", nargs="+", required=True, metavar="LOGS", help=LOGS_HELP)
     p.add_argument(
         "--instructions",
-        type=int,
+        type=options.count,
         metavar="N",
         help="how many (default: all written by every writer)",
     )
@@ -97,14 +102,14 @@ def _annotate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     )
     p.add_argument(
         "--raters-per-writing",
-        type=int,
+        type=options.count,
         default=CAMPAIGN.per_writing,
         metavar="K",
         help=f"default {CAMPAIGN.per_writing}",
     )
     p.add_argument(
         "--seed",
-        type=int,
+        type=options.seed,
         default=CAMPAIGN.seed,
         help=f"seed of the sampling and orders (default {CAMPAIGN.seed})",
     )
@@ -137,7 +142,9 @@ def _annotate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     p = actions.add_parser("serve", help=what, description=what)
     p.add_argument("db", type=Path, metavar="DB")
     p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
-    p.add_argument("--port", type=int, default=8780, help="default 8780")
+    p.add_argument(
+        "--port", type=options.port, default=8780, help="default 8780 (0: any free port)"
+    )
     p.set_defaults(run=lambda a: serve(a.db, a.host, a.port))
 
     what = "write the ratings (or picks) as CSV or JSONL, by the file's suffix"
@@ -158,6 +165,52 @@ def _plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         "--out", required=True, metavar="PLAN", help="the plan file to write (PLAN.jsonl)"
     )
     p.set_defaults(run=lambda a: print(export_plan(a.logs, a.out)))
+
+
+def _judge_check(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    summary = "before a large run: can this judge serve Tree-of-Writing? (a small real run)"
+    p = sub.add_parser("judge-check", help=summary, description=summary)
+    p.add_argument(
+        "--model-role",
+        action="append",
+        required=True,
+        metavar="grader=MODEL",
+        help="the judge, as inspect's --model-role takes it: a model name or YAML/JSON "
+        "such as 'grader={model: openai-api/vllm/qwen, temperature: 0}'",
+    )
+    p.add_argument("--dataset", default="demo", help="demo (default), a data folder or JSONL")
+    p.add_argument(
+        "--replay", metavar="MODEL", help="the stored writer (default: the data's first)"
+    )
+    p.add_argument(
+        "--limit",
+        type=int,  # checked by judge-check itself, with the other inputs
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"writings per task (default {DEFAULT_LIMIT})",
+    )
+    p.add_argument(
+        "--tasks",
+        type=_names,
+        default=list(DEFAULT_TASKS),
+        help=f"comma list (default {','.join(DEFAULT_TASKS)})",
+    )
+    p.add_argument(
+        "--prices",
+        type=Path,
+        metavar="FILE",
+        help="YAML/JSON of model prices per million tokens (as for howtobench cost)",
+    )
+    p.add_argument("--log-dir", metavar="DIR", help="keep the check's logs here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=run_command)
+
+
+def _check_logs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    summary = "exit 1 if a run did not finish (inspect eval exits 0 then), naming each"
+    p = sub.add_parser("check-logs", help=summary, description=summary)
+    p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
+    p.set_defaults(run=logcheck.run_command)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -182,8 +235,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="CSV or JSONL with infer_id, model, score and optionally rater",
     )
     p.add_argument("--metrics", type=_names, help="comma list (default: every metric)")
-    p.add_argument("--bootstrap", type=int, default=1000, metavar="N", help="resamples (0: none)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    p.add_argument(
+        "--bootstrap",
+        type=options.count_or_zero,
+        default=1000,
+        metavar="N",
+        help="resamples (0: none)",
+    )
+    p.add_argument("--seed", type=options.seed, default=0, help="bootstrap seed (default 0)")
 
     p = _study(
         sub,
@@ -264,6 +323,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _annotate(sub)
     _plan(sub)
+    _check_logs(sub)
+    _judge_check(sub)
     add_build_command(sub)
     return parser
 
@@ -279,6 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BuildIncomplete as err:  # the model stopped answering: rerun to resume
         print(f"howtobench {command}: {err}", file=sys.stderr)
         return 1
+    if isinstance(result, int):  # a command that has printed its lines and chosen a status
+        return result
     if result is None:  # an annotate or build command, which has printed what it did
         return 0
     written: list[Path] = []

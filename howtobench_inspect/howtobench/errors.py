@@ -8,15 +8,24 @@ Python callers can catch it as one.
 
 from __future__ import annotations
 
+from rich.markup import escape  # rich comes with inspect-ai
+
 from howtobench._inspect import PrerequisiteError
 
 
 class UserError(PrerequisiteError, ValueError):
-    """Bad input from the user: a parameter, a file, a record. The message says what to do."""
+    """Bad input from the user: a parameter, a file, a record. The message says what to do.
+
+    inspect prints a `PrerequisiteError`'s `message` through rich with markup on, which
+    would take `[fill in the blank]` or the `[bleurt]` of an install command for a style
+    tag and drop it; so `message` (read only by inspect's printing) is escaped for rich,
+    and `str()` is the text as written, for our commands, Python callers and tests.
+    """
 
     def __init__(self, message: str) -> None:
-        PrerequisiteError.__init__(self, message)
+        PrerequisiteError.__init__(self, escape(message))
         ValueError.__init__(self, message)
+        self.text = message
 
     def __str__(self) -> str:
-        return str(self.message)
+        return self.text

@@ -33,6 +33,7 @@ from howtobench.parameters import (
 )
 from howtobench.perturb import Perturbation
 from howtobench.perturb import perturb as perturb_solver
+from howtobench.run_options import check_run_options
 from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, check_names, check_taken
 from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
@@ -63,6 +64,7 @@ def howtobench_task(
     Every parameter is read and checked here, before anything runs: a mistake stops the
     task with one line naming the parameter (see `howtobench.parameters`).
     """
+    check_run_options()
     chosen = check_names(names(scorers, "scorers"))
     source = anchor(reference)
     plan = _plan(weights)
@@ -453,6 +455,7 @@ def negotiate(
     Returns:
         The task: one sample per instruction, and the negotiation scorer.
     """
+    check_run_options()
     chosen = names(tasks, "tasks") or TASKS
     unknown = [t for t in chosen if t not in TASKS]
     if unknown:

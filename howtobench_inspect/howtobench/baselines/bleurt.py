@@ -37,41 +37,6 @@ PARAMETER = "bleurt_checkpoint"
 INSTALL = "pip install 'howtobench[bleurt]'"
 
 
-class _AsWritten(UserError):
-    """An error whose text inspect prints as written.
-
-    inspect prints a `PrerequisiteError`'s `message` through rich with markup on, which
-    takes the `[bleurt]` of the install command for a style tag and drops it (`pip
-    install 'howtobench'` installs nothing useful). So `message`, which only inspect's
-    print reads, is escaped for rich, and `str()` stays the plain text for everyone else
-    (our CLI, Python callers, tests).
-    """
-
-    def _escape(self) -> None:
-        from rich.markup import escape  # rich comes with inspect-ai
-
-        self.text = str(self.message)
-        self.message = escape(self.text)
-
-    def __str__(self) -> str:
-        return self.text
-
-
-class _MissingExtra(_AsWritten):
-    def __init__(self) -> None:
-        super().__init__(f"the bleurt scorer needs the 'bleurt' extra: {INSTALL}")
-        self._escape()
-
-
-class _NoCheckpoint(_AsWritten, ParameterError):
-    def __init__(self) -> None:
-        ParameterError.__init__(
-            self,
-            PARAMETER,
-            "the bleurt scorer needs a checkpoint: a local folder or a hub id, e.g. "
-            f"-T {PARAMETER}=lucadiliello/BLEURT-20-D12 (needs {INSTALL})",
-        )
-        self._escape()
 _MEMO_SIZE = 4096  # scores kept per checkpoint: epochs of a replay score the same pairs
 
 
@@ -179,7 +144,7 @@ def load(checkpoint: str, batch_size: int = 8) -> BleurtModel:
     checkpoint share its model, and the batch size set last.
     """
     if importlib.util.find_spec("bleurt_pytorch") is None:
-        raise _MissingExtra()
+        raise UserError(f"the bleurt scorer needs the 'bleurt' extra: {INSTALL}")
     local = Path(checkpoint).expanduser()
     if local.exists():  # one folder named two ways is loaded once
         checkpoint = str(local.resolve())
@@ -221,7 +186,11 @@ def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
         batch_size: most pairs in one forward pass.
     """
     if checkpoint is None or not str(checkpoint).strip():
-        raise _NoCheckpoint()
+        raise ParameterError(
+            PARAMETER,
+            "the bleurt scorer needs a checkpoint: a local folder or a hub id, e.g. "
+            f"-T {PARAMETER}=lucadiliello/BLEURT-20-D12 (needs {INSTALL})",
+        )
     model = load(str(checkpoint).strip(), positive_integer(batch_size, "bleurt_batch_size"))
 
     async def score(state: TaskState, target: Target) -> Score:

@@ -2,7 +2,9 @@
 
 A bad corpus line or option stops with one line and status 2 (a `UserError`, as the
 other subcommands' bad input); a step that did not finish stops with one line saying
-how to resume and status 1 (`BuildIncomplete`).
+how to resume and status 1 (`BuildIncomplete`). Numbers out of range are refused by
+argparse itself (`howtobench.options`), before the corpus is read: 0 connections would
+leave inspect waiting for a free one forever.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from howtobench.build.pipeline import BuildOptions, build_benchmark, parse_tasks
-from howtobench.build.quality import DEFAULT_THRESHOLD
+from howtobench import options
+from howtobench.build.pipeline import LOCK_FILE, BuildOptions, build_benchmark, parse_tasks
+from howtobench.build.quality import DEFAULT_THRESHOLD, HIGHEST, LOWEST
 from howtobench.build.runs import EvalOptions
 from howtobench.dataset import TASKS
+from howtobench.errors import UserError
 
 SUMMARY = "build a benchmark data folder from a corpus of human texts (paper sections 4.3-4.6)"
 
@@ -38,22 +42,32 @@ def add_build_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     p.add_argument(
         "--threshold",
-        type=int,
+        type=options.whole_number(LOWEST, HIGHEST),
         default=DEFAULT_THRESHOLD,
         help=f"lowest quality score (1-5) a text needs to be kept (default {DEFAULT_THRESHOLD})",
     )
-    p.add_argument("--per-genre", type=int, metavar="N", help="keep at most N texts of each genre")
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the cap, tasks and gaps (default 0)"
+        "--per-genre", type=options.count, metavar="N", help="keep at most N texts of each genre"
+    )
+    p.add_argument(
+        "--seed", type=options.seed, default=0, help="seed of the cap, tasks and gaps (default 0)"
     )
     p.add_argument("--model-base-url", help="the model's base URL (inspect's --model-base-url)")
-    p.add_argument("--max-connections", type=int, metavar="N", help="concurrent calls to the model")
     p.add_argument(
-        "--max-retries", type=int, metavar="N", help="retries of a failed call (default 4)"
+        "--max-connections",
+        type=options.count,
+        metavar="N",
+        help="concurrent calls to the model",
+    )
+    p.add_argument(
+        "--max-retries",
+        type=options.count_or_zero,
+        metavar="N",
+        help="retries of a failed call (default 4)",
     )
     p.add_argument(
         "--retry-attempts",
-        type=int,
+        type=options.count_or_zero,
         default=2,
         metavar="N",
         help="times inspect retries a step that did not finish, before the build stops (default 2)",
@@ -63,7 +77,8 @@ def add_build_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def run_build(args: argparse.Namespace) -> None:
     """Build, then say what was written."""
-    options = BuildOptions(args.tasks, args.threshold, args.per_genre, args.seed)
+    check_out(args.out)
+    chosen = BuildOptions(args.tasks, args.threshold, args.per_genre, args.seed)
     evals = EvalOptions(
         args.model,
         model_base_url=args.model_base_url,
@@ -71,9 +86,36 @@ def run_build(args: argparse.Namespace) -> None:
         max_retries=args.max_retries,
         retry_attempts=args.retry_attempts,
     )
-    result = build_benchmark(args.corpus, args.out, evals, options)
-    made = ", ".join(f"{task} {n}" for task, n in result.items.items() if task in options.tasks)
+    result = build_benchmark(args.corpus, args.out, evals, chosen)
+    made = ", ".join(f"{task} {n}" for task, n in result.items.items() if task in chosen.tasks)
     print(
         f"built {result.out}: {made}; {result.rejected} texts rejected "
         f"({result.out / 'rejected.jsonl'}); summary in {result.out / 'summary.md'}"
     )
+
+
+# What a folder that a build has written to holds: the lock is made before the first
+# step, the manifest after the last one.
+BUILD_MARKERS = (LOCK_FILE, "manifest.json")
+
+
+def check_out(out: Path) -> None:
+    """`--out` must be a new folder, an empty one or an earlier build's (which the build
+    resumes or redoes); anything else is refused in one line before the corpus is read,
+    so that a file is not mistaken for a folder (a traceback from `mkdir`) and a folder
+    of other files does not get a build's files mixed into it."""
+    existing = next((p for p in (out, *out.parents) if p.exists()), None)
+    if existing is not None and not existing.is_dir():
+        where = "is a file" if existing == out else f"is inside {existing}, which is a file"
+        raise UserError(f"--out {out}: {where}, not a folder; give a new or empty folder")
+    if existing != out:
+        return
+    try:
+        empty = next(out.iterdir(), None) is None
+    except OSError as err:
+        raise UserError(f"--out {out}: cannot read it: {err.strerror or err}") from None
+    if not empty and not any((out / name).exists() for name in BUILD_MARKERS):
+        raise UserError(
+            f"--out {out}: holds files, and no earlier build's ({' or '.join(BUILD_MARKERS)}); "
+            "give a new or empty folder, or the folder of the build to resume"
+        )

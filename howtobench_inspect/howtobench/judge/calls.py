@@ -299,11 +299,13 @@ def _reply_text(output: ModelOutput, model: Model) -> str:
 _CONTEXT_REFUSAL = re.compile(
     r"context_length_exceeded|maximum context length|context length|exceeds? the "
     r"(?:available )?context|context size|context window|too many tokens|"
-    r"must have less than \d+ (?:input )?tokens|prompt is too long|input length",
+    r"must have less than \d+ (?:input )?tokens|tokens \+ `?max_new_tokens`? must be <=|"
+    r"prompt is too long|input length",
     re.IGNORECASE,
 )
 _CONTEXT_SIZE = re.compile(
-    r"(?:maximum context length|context size|context length|context window)\D{0,20}(\d[\d,]*)",
+    r"(?:maximum context length|context size|context length|context window|"
+    r"max_new_tokens`? must be <=)\D{0,20}(\d[\d,]*)",
     re.IGNORECASE,
 )
 
@@ -328,13 +330,12 @@ def _classified(error: Exception, model: Model, started: float) -> Exception:
     if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
         return _lasting(model, error.last_attempt.exception() or error, started)
     status = _status(error)
-    message = getattr(error, "provider_message", None) or _provider_message(error)
+    message = _provider_message(error)
     if context_refusal(message) and (status is None or 400 <= status < 500):
         return CallFailed(_too_long(model, message), final=True)
     if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
         return _lasting(model, error, started)
     if isinstance(status, int) and 400 <= status < 500:
-        message = getattr(error, "provider_message", None) or _last_line(str(error))
         return CallFailed(f"the judge refused the request (HTTP {status}: {message})", final=True)
     if _is_connection_fault(error):
         return _lasting(model, error, started)
@@ -433,11 +434,23 @@ def _unavailable(model: Model, cause: BaseException) -> JudgeUnavailable:
 
 
 def _provider_message(error: Exception) -> str:
-    """The message in an SDK error's body (either API's error shape), else its text."""
-    body = getattr(error, "body", None)
-    inner = body.get("error", body) if isinstance(body, dict) else None
-    message = inner.get("message") if isinstance(inner, dict) else None
-    return _one_line(str(message or body or error))
+    """The server's own words from an SDK error's body, in any of the shapes servers
+    use: `{"error": {"message": ...}}` (OpenAI, vLLM, llama.cpp, Anthropic), a string
+    under `"error"` (LM Studio, TGI), or a top-level `"message"` (SGLang); inspect's
+    own error keeps the SDK's error as its cause. Else the error's text."""
+    for holder in (error, error.__cause__):
+        body = getattr(holder, "body", None)
+        if isinstance(body, str) and body.strip():  # the openai SDK unwraps "error"
+            return _one_line(body)
+        if not isinstance(body, dict):
+            continue
+        inner = body.get("error", body)
+        if isinstance(inner, str) and inner.strip():
+            return _one_line(inner)
+        message = inner.get("message") if isinstance(inner, dict) else None
+        if isinstance(message, str) and message.strip():
+            return _one_line(message)
+    return _one_line(getattr(error, "provider_message", None) or _last_line(str(error)))
 
 
 def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:

@@ -1,13 +1,15 @@
 """The judge simulator: an OpenAI- and Anthropic-compatible chat server for tests and
 benchmarks that answers by what each judge prompt asks.
 
-Five parts: `protocol` (what a prompt asks), `replies` (valid and faulty replies, the
+Its parts: `protocol` (what a prompt asks), `replies` (valid and faulty replies, the
 fault catalogue), `billing` (tokens and simulated prompt caching), `wire` (the two APIs'
 request and reply shapes), `batches` (both providers' batch APIs, answered by the same
-code), and `server` (the HTTP server). Run it with `python -m howtobench.simulator`.
+code), `profiles` (what other OpenAI-compatible servers refuse, rename or add), and
+`server` (the HTTP server). Run it with `python -m howtobench.simulator`.
 """
 
 from howtobench.simulator.billing import Segment, Usage, tokens
+from howtobench.simulator.profiles import PROFILES, Profile, Refusal, get_profile
 from howtobench.simulator.protocol import Question, asked_dimensions, asked_ids, classify
 from howtobench.simulator.replies import (
     FAULTS,
@@ -24,10 +26,13 @@ from howtobench.simulator.server import Fault, JudgeSimulator, Request, Script, 
 
 __all__ = [
     "FAULTS",
+    "PROFILES",
     "Fault",
     "Faults",
     "JudgeSimulator",
+    "Profile",
     "Question",
+    "Refusal",
     "Request",
     "Script",
     "Segment",
@@ -35,6 +40,7 @@ __all__ = [
     "asked_dimensions",
     "asked_ids",
     "classify",
+    "get_profile",
     "main",
     "out_of_range_reply",
     "simulated_score",

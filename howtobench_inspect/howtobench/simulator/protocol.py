@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from howtobench.baselines.prompts import baseline_prompt, rubric_ids
@@ -31,13 +31,16 @@ _LLM_LEAVES = tuple(leaf for leaf in LEAVES if leaf.judge == "llm")
 class Question:
     """What a chat request asks (`writer`, `negotiator`, a leaf id, `rubric`, `autoplan`,
     or a build step: `classify`, `quality`, `backconstruct`, `screen`), and the writing it
-    judges (a build step's text)."""
+    judges (a build step's text). `temperature` is the sampling temperature the request
+    asked for (None: not given, or not known), for scripts that play a deterministic
+    judge: one whose answer changes only when it is sampled."""
 
     kind: str
     writing: str | None
     attempt: int  # 1 for the first ask, 2 and more for re-asks
     text: str  # the first user message: the question itself
     last: str  # the last user message: the question, or the re-ask with its error
+    temperature: float | None = None
 
 
 def message_text(content: str | list[dict[str, Any]]) -> str:
@@ -48,9 +51,17 @@ def message_text(content: str | list[dict[str, Any]]) -> str:
     return "\n".join(part.get("text", "") for part in content)
 
 
-def classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
+def classify(
+    messages: list[dict[str, Any]] | list[Any], temperature: float | None = None
+) -> Question:
     """Read a conversation: role/content dicts of an HTTP request (a system prompt sent
-    apart, as Anthropic's is, goes first as a `system` message), or inspect ChatMessages."""
+    apart, as Anthropic's is, goes first as a `system` message), or inspect ChatMessages;
+    `temperature` is the request's, kept on the question."""
+    question = _classify(messages)
+    return question if temperature is None else replace(question, temperature=temperature)
+
+
+def _classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
     pairs = [
         (m["role"], message_text(m["content"])) if isinstance(m, dict) else (m.role, m.text)
         for m in messages

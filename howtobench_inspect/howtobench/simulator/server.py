@@ -6,10 +6,15 @@ negotiator, leaf experts and the rubric and auto-plan baseline judges with valid
 replies, chosen from what the prompt asks (never from call order), bills tokens with
 simulated prompt caching, and can add latency and inject faults: 429 and 500 answers,
 hung requests (for client timeouts), dropped connections, malformed replies and
-out-of-range scores. Point inspect at it with the `openai-api/<service>/<model>`
-provider, or with `anthropic/<model>` (and `openai/<model>` in batch mode, below):
+out-of-range scores. With `--profile` it plays another OpenAI-compatible server
+(`profiles.py`: vllm, sglang, llama-cpp, llama-cpp-python, ollama, lmstudio, tgi, tgi-1):
+what that server refuses (list content, a system role, temperature 0, a prompt over its
+context), in its own error bodies, and the fields it adds (reasoning). Point inspect at it
+with the `openai-api/<service>/<model>` provider, or with `anthropic/<model>` (and
+`openai/<model>` in batch mode, below):
 
     python -m howtobench.simulator --port 8765 --latency 0.5
+    python -m howtobench.simulator --profile vllm --context 8192   # plays vLLM, 8k context
     curl http://127.0.0.1:8765/stats      # calls by kind, faults, characters, tokens, peak load
     SIM_BASE_URL=http://127.0.0.1:8765/v1 SIM_API_KEY=none \\
       inspect eval howtobench/guide ... --model-role grader=openai-api/sim/judge
@@ -37,7 +42,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from howtobench.simulator.batches import Batches, Outcome
-from howtobench.simulator.billing import PromptCache, Segment, Usage
+from howtobench.simulator.billing import PromptCache, Segment, Usage, tokens, written_out
+from howtobench.simulator.profiles import (
+    DEFAULT_PROFILE,
+    PROFILES,
+    Profile,
+    Refused,
+    check,
+    context_fault,
+    get_profile,
+    truncated,
+)
 from howtobench.simulator.protocol import Question, classify, message_text
 from howtobench.simulator.replies import (
     FAULTS,
@@ -54,8 +69,8 @@ from howtobench.simulator.wire import (
     OpenAIChat,
 )
 
-_OPENAI = OpenAIChat()
 _ANTHROPIC = AnthropicMessages()
+CONTEXT_FAULT = "context"
 
 
 class _Server(ThreadingHTTPServer):
@@ -65,7 +80,12 @@ class _Server(ThreadingHTTPServer):
 
 @dataclass(frozen=True)
 class Fault:
-    """A scripted fault (one of `FAULTS`) instead of a reply."""
+    """A scripted fault (one of `FAULTS`, or `context`) instead of a reply.
+
+    `context` is the refusal of a prompt over the model's context, in the words of the
+    profile played; the default profile (OpenAI, whose context no judge prompt fills)
+    answers as vLLM serving a 4,096-token model does, the local server a test stands for.
+    """
 
     name: str
 
@@ -91,6 +111,7 @@ class Request:
     reply: str | None  # None when a fault answered instead of a reply
     usage: Usage | None  # None with the reply
     batch: str | None = None  # the batch that carried it; None: sent directly
+    truncated: bool = False  # the profile's server cut the prompt to fit its context
 
     @property
     def marked(self) -> tuple[Segment, ...]:
@@ -112,6 +133,13 @@ class JudgeSimulator:
     `batched`. A batch ends `batch_delay` seconds after it was created at the earliest
     (`math.inf`: never, to test a bounded wait); `batch_api=False` answers 404 on every
     batch path, as a server without a batch API.
+
+    `profile` (a name in `profiles.PROFILES`, or a `Profile`) makes the OpenAI side play
+    that server: a request it would refuse gets its status and error body and is counted
+    in `refused` by reason (`list_content`, `system_role`, `temperature`, `n`, `stop`,
+    `context`, `max_tokens`); a prompt over the context of a server that truncates
+    (Ollama) is judged as cut (`truncated` counts them). The default, `openai`, answers
+    as the simulator always has. Anthropic's API is not profiled.
     """
 
     latency: float = 0.0
@@ -130,6 +158,9 @@ class JudgeSimulator:
     requests: list[Request] = field(default_factory=list)
     batch_delay: float = 0.0
     batch_api: bool = True
+    profile: str | Profile = DEFAULT_PROFILE
+    refused: Counter[str] = field(default_factory=Counter)  # by reason, as the profile refuses
+    truncated: int = 0  # prompts a truncating profile cut to fit its context
     batched: Counter[str] = field(default_factory=Counter)  # requests inside batches, per API
     peak: int = 0  # the most requests in flight at once
     span: list[float] = field(default_factory=list)  # wall clock of first request, last answer
@@ -140,6 +171,8 @@ class JudgeSimulator:
         self._rng = random.Random(self.faults.seed)
         self._cache = PromptCache()
         self._server: ThreadingHTTPServer | None = None
+        self._profile = get_profile(self.profile)
+        self._openai = OpenAIChat(self._profile)
         self._batches = Batches(
             lambda path, body, batch: self.respond(path, body, batch=batch),
             lambda: self.root_url,
@@ -190,7 +223,9 @@ class JudgeSimulator:
 
         self._server = _Server(("127.0.0.1", self.port), Handler)
         self._server.daemon_threads = True
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+        # a short poll: stop() returns at once (the default poll waits half a second)
+        serving = partial(self._server.serve_forever, poll_interval=0.05)
+        threading.Thread(target=serving, daemon=True).start()
         return self
 
     def stats(self) -> dict[str, Any]:
@@ -205,6 +240,9 @@ class JudgeSimulator:
                 "tokens": dict(self.tokens),
                 "batches": self._batches.stats(),
                 "batched": dict(self.batched),
+                "profile": self._profile.name,
+                "refused": dict(self.refused),
+                "truncated": self.truncated,
                 "peak": self.peak,
                 "span": list(self.span),
             }
@@ -253,20 +291,31 @@ class JudgeSimulator:
     ) -> Outcome:
         """The answer to one chat request (`path` picks the API), sent directly or, with
         `batch`, from inside that batch: counted, billed, scripted and faulted alike."""
-        api: Api = _ANTHROPIC if path == ANTHROPIC_PATH else _OPENAI
+        api: Api = _ANTHROPIC if path == ANTHROPIC_PATH else self._openai
         conversation = api.read(body)
         model = body.get("model", "sim")
-        question = classify(conversation.messages)
-        scripted = self.script(question) if self.script else None
+        refused, read = None, conversation.messages
+        if api is self._openai:
+            refused, read = self._as_profiled(body, conversation)
+        question = classify(read, body.get("temperature"))
+        scripted = self.script(question) if self.script and refused is None else None
         with self._lock:
-            fault = scripted.name if isinstance(scripted, Fault) else self.faults.draw(self._rng)
+            if refused is not None:
+                fault: str | None = f"refused:{refused.reason}"
+                self.refused[refused.reason] += 1
+            elif isinstance(scripted, Fault):
+                fault = scripted.name
+            else:
+                fault = self.faults.draw(self._rng)
+            if read is not conversation.messages:
+                self.truncated += 1
             self.calls[question.kind] += 1
             if batch is not None:
                 self.batched[api.name] += 1
             self.temperatures[(question.kind, body.get("temperature"))] += 1
             subject = question.text if question.writing is None else question.writing
             self.questions[(question.kind, subject)] += 1
-            if fault:
+            if fault and refused is None:
                 self.faults_sent[fault] += 1
         if self.latency:
             time.sleep(self.latency)
@@ -284,7 +333,19 @@ class JudgeSimulator:
             conversation.automatic_cache,
             fault,
             batch=batch,
+            truncated=read is not conversation.messages,
         )
+        if refused is None and fault == CONTEXT_FAULT:
+            prompt = tokens(len(written_out(conversation.segments)))
+            if api is _ANTHROPIC:  # Anthropic's words, in its error shape
+                message = f"prompt is too long: {max(prompt, 200_001)} tokens > 200000 maximum"
+                refused = Refused("context", 400, api.error(400, message))
+            else:
+                refused = context_fault(self._profile, prompt)
+        if refused is not None:
+            with self._lock:
+                self._keep(carried(None, None))
+            return Outcome(refused.status, json.dumps(refused.body).encode())
         if fault in UNANSWERED_FAULTS:
             with self._lock:
                 self._keep(carried(None, None))
@@ -299,6 +360,22 @@ class JudgeSimulator:
             self._keep(carried(content, usage))
         answer = api.answer(model, content, usage, conversation.stream)
         return Outcome(200, answer.data, answer.content_type)
+
+    def _as_profiled(
+        self, body: dict[str, Any], conversation: Conversation
+    ) -> tuple[Refused | None, list[dict[str, Any]]]:
+        """What the profile's server makes of a request: its refusal (or None), and the
+        messages its model reads (the request's own, or the prompt cut to its context)."""
+        written = written_out(conversation.segments)
+        prompt_tokens = tokens(len(written))
+        refused = check(self._profile, body, prompt_tokens)
+        if (
+            refused is None
+            and self._profile.context_error is None
+            and prompt_tokens >= self._profile.context
+        ):
+            return None, [{"role": "user", "content": truncated(self._profile, written)}]
+        return refused, conversation.messages
 
     def _keep(self, request: Request) -> None:
         """Record a request; called under the lock, so `requests` is in billing order."""
@@ -369,6 +446,20 @@ def main() -> None:
         parser.add_argument(f"--rate-{name.replace('_', '-')}", type=float, default=0.0)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=DEFAULT_PROFILE,
+        help="the OpenAI-compatible server to play (default: openai, the simulator as always)",
+    )
+    parser.add_argument(
+        "--context", type=int, help="the profile's context size in tokens (two characters a token)"
+    )
+    parser.add_argument(
+        "--no-system-role",
+        action="store_true",
+        help="play a chat template that refuses a system role (Gemma's), in the profile's words",
+    )
+    parser.add_argument(
         "--batch-delay",
         type=float,
         default=0.0,
@@ -384,6 +475,10 @@ def main() -> None:
         **{f"rate_{n}": getattr(args, f"rate_{n}") for n in FAULTS},
         seed=args.seed,
     )
+    changes: dict[str, Any] = {"system_role": False} if args.no_system_role else {}
+    if args.context is not None:
+        changes["context"] = args.context
+    profile = get_profile(args.profile, **changes)
     # a served simulator may answer long runs: it keeps counts, not every request's text
     simulator = JudgeSimulator(
         latency=args.latency,
@@ -392,8 +487,10 @@ def main() -> None:
         record=False,
         batch_delay=args.batch_delay,
         batch_api=not args.no_batch_api,
+        profile=profile,
     ).start()
-    print(f"judge simulator on {simulator.base_url}", flush=True)
+    playing = "" if profile.name == DEFAULT_PROFILE else f" as {profile.server}"
+    print(f"judge simulator on {simulator.base_url}{playing}", flush=True)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:

@@ -3,7 +3,9 @@
 OpenAI's chat completions (any POST path but Anthropic's) and Anthropic's Messages API
 (`POST /v1/messages`, with or without `stream`; a streamed answer is sent as the SDK's
 server-sent events). Each reads a request body into a `Conversation`, and writes a reply,
-or an error in its own shape.
+or an error in its own shape. OpenAI's side may play another server's shape of the same
+API (`profiles.Profile`): its error bodies, the field a reasoning parser puts the think
+text in, the fields it adds, whether usage reports cached tokens.
 """
 
 from __future__ import annotations
@@ -14,8 +16,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from howtobench.simulator.billing import PromptCache, Segment, Usage
+from howtobench.simulator.profiles import Profile
 
 ANTHROPIC_PATH = "/v1/messages"
+# What a thinking judge thought, as a profile with a reasoning field sends it
+THINK_TEXT = "模拟的思考：先读写作任务，再读作品，最后按评分项给分。"
 # Anthropic's error types by status (https://docs.anthropic.com/en/api/errors)
 _ANTHROPIC_ERRORS = {400: "invalid_request_error", 429: "rate_limit_error", 500: "api_error"}
 
@@ -73,9 +78,13 @@ def _json(payload: dict[str, Any]) -> Answer:
 
 
 class OpenAIChat:
-    """OpenAI's chat completions: usage with `prompt_tokens_details.cached_tokens`."""
+    """OpenAI's chat completions: usage with `prompt_tokens_details.cached_tokens`; with a
+    `profile`, in that server's shape of the API (no profile: OpenAI's, as always)."""
 
     name = "openai"
+
+    def __init__(self, profile: Profile | None = None) -> None:
+        self.profile = profile
 
     def read(self, body: dict[str, Any]) -> Conversation:
         messages = body.get("messages", [])
@@ -86,29 +95,36 @@ class OpenAIChat:
 
     def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Answer:
         prompt = usage.input + usage.cache_read
-        return _json(
-            {
-                "id": f"sim-{time.monotonic_ns()}",
-                "object": "chat.completion",
-                "created": int(time.time()),
-                "model": model,
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": content},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {
-                    "prompt_tokens": prompt,
-                    "completion_tokens": usage.output,
-                    "total_tokens": prompt + usage.output,
-                    "prompt_tokens_details": {"cached_tokens": usage.cache_read},
-                },
-            }
-        )
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
+        reply: dict[str, Any] = {
+            "id": f"sim-{time.monotonic_ns()}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [choice],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": usage.output,
+                "total_tokens": prompt + usage.output,
+                "prompt_tokens_details": {"cached_tokens": usage.cache_read},
+            },
+        }
+        if (profile := self.profile) is not None:
+            if profile.reasoning == "think-tags":  # no reasoning parser: it stays in content
+                message["content"] = f"<think>\n{THINK_TEXT}\n</think>\n\n{content}"
+            elif profile.reasoning:
+                message[profile.reasoning] = THINK_TEXT
+            message.update(profile.message_extra)
+            choice.update(profile.choice_extra)
+            reply.update(profile.reply_extra)
+            if not profile.cached_tokens:
+                del reply["usage"]["prompt_tokens_details"]
+        return _json(reply)
 
     def error(self, status: int, message: str) -> dict[str, Any]:
+        if self.profile is not None:
+            return self.profile.error_body(status, message)
         return {"error": {"message": message, "type": "simulated"}}
 
 

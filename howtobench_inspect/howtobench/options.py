@@ -1,0 +1,72 @@
+"""Argparse types for the numeric options of every `howtobench` command.
+
+Each refuses a value out of range while the command line is parsed, so argparse prints
+its usual one line (`howtobench build: error: argument --max-connections: expected a
+whole number of at least 1, got 0`) and exits with status 2 before anything runs: a
+count of 0 connections would otherwise leave inspect waiting forever for a free one,
+and a negative seed would reach numpy as a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from collections.abc import Callable
+
+PORT_HIGHEST = 65535
+
+
+def whole_number(lowest: int, highest: int | None = None, note: str = "") -> Callable[[str], int]:
+    """An argparse `type=` taking a whole number from `lowest` (to `highest`, if given).
+
+    `note` is added to the message after the range, e.g. what 0 means for a port.
+    """
+    if highest is None:
+        wanted = f"a whole number of at least {lowest}"
+    else:
+        wanted = f"a whole number from {lowest} to {highest}"
+    if note:
+        wanted += f" ({note})"
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
+        if value < lowest or (highest is not None and value > highest):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {value}")
+        return value
+
+    parse.__name__ = "whole number"  # argparse names the type in some messages
+    return parse
+
+
+def number(lowest: float, highest: float | None = None) -> Callable[[str], float]:
+    """An argparse `type=` taking a finite number from `lowest` (to `highest`): seconds
+    of latency, a rate from 0 to 1. `nan` and `inf` are refused: no range holds them."""
+    if highest is None:
+        wanted = f"a number of at least {lowest:g}"
+    else:
+        wanted = f"a number from {lowest:g} to {highest:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text.strip())
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
+        if not math.isfinite(value) or value < lowest or (highest is not None and value > highest):
+            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text.strip()}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+#: a count of things that must happen at least once: connections, samples, instructions
+count = whole_number(1)
+#: a count that may be zero: retries, attempts, bootstrap resamples
+count_or_zero = whole_number(0)
+#: a seed: numpy's generators refuse negative ones, so every seed is 0 or more
+seed = whole_number(0)
+#: a TCP port; 0 asks the system for a free one (what the tests and scripts use)
+port = whole_number(0, PORT_HIGHEST, "0: any free port")

@@ -1,0 +1,43 @@
+"""inspect's run options, checked when one of our tasks is built.
+
+`inspect eval` takes `--max-connections 0` (or any negative count) without a word and
+then waits forever: with 0 connections no call can start, and `--max-samples` defaults
+to `--max-connections`, so not even a replay run with overlap scorers moves. A negative
+`--max-retries`, or a `--timeout` of 0, is taken as silently. While inspect builds the
+tasks, the eval's generation settings are active (`howtobench._inspect`), so a task can
+refuse them in one line (a `UserError`, printed without a traceback) before anything
+runs.
+
+`--max-samples` is not among those settings in inspect-ai 0.3.285 (it belongs to the
+eval's own config, which is made after the tasks are built), so a task cannot see it:
+`--max-samples 0` still waits forever, and that is inspect's to refuse.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.model import GenerateConfig
+
+from howtobench._inspect import active_generate_config
+from howtobench.errors import UserError
+
+# inspect's option -> (its GenerateConfig field, the lowest value that makes sense)
+BOUNDS = {
+    "--max-connections": ("max_connections", 1),
+    "--max-retries": ("max_retries", 0),
+    "--timeout": ("timeout", 1),
+    "--attempt-timeout": ("attempt_timeout", 1),
+}
+
+
+def check_run_options(config: GenerateConfig | None = None) -> None:
+    """Refuse counts and timeouts out of range in `config`, by default the eval's active
+    one (unset values are inspect's defaults, and fine).
+
+    Built from Python before `eval()`, no eval's settings are active yet and nothing is
+    checked; `howtobench build` checks its own options when they are parsed.
+    """
+    found = config if config is not None else active_generate_config()
+    for option, (field, lowest) in BOUNDS.items():
+        value = getattr(found, field)
+        if value is not None and value < lowest:
+            raise UserError(f"{option}: expected a whole number of at least {lowest}, got {value}")
