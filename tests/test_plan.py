@@ -329,3 +329,19 @@ def test_a_plan_exported_from_tow_logs_equals_the_negotiated_one(
     said = export_plan([tmp_path / "tow"], from_tow)
     assert said.startswith(f"wrote {from_tow}: 7 instructions (guide 3, open 4)")
     assert read_plan(from_tow).digest == read_plan(tmp_path / "a.jsonl").digest
+
+
+def test_a_judge_that_cannot_negotiate_scores_from_a_stronger_ones_plan(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """Small judges: the plan comes from one judge, the expert scores from another whose
+    every negotiation would fail; it is never asked to negotiate."""
+    plan = plan_of(serve, tmp_path, tasks="guide")
+    weak = serve(script=lambda q: "I cannot" if q.kind == "negotiator" else None)
+    [log] = run_eval(
+        tasks.guide(dataset="demo", replay="demo-writer-a", weights=str(plan)),
+        tmp_path / "logs",
+        "openai-api/sim/judge",
+    )
+    assert weak.calls["negotiator"] == 0
+    assert all(isinstance(score.value, dict) for score in scores(log).values())
