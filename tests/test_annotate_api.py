@@ -27,8 +27,8 @@ from annotate_support import (
 from sklearn.metrics import cohen_kappa_score
 from starlette.testclient import TestClient
 
-from howtobench.annotate.app import create_app
-from howtobench.annotate.protocol import NOTE_LIMIT
+from howtobench.annotate.app import create_app, parse_body
+from howtobench.annotate.protocol import NOTE_LIMIT, InvalidInput
 from howtobench.annotate.store import Store
 from howtobench.cli import main
 from howtobench.studies import metaeval
@@ -160,9 +160,93 @@ def test_bodies_that_are_no_json_or_too_long(studio: Studio) -> None:
     key = writing_ids(client, token["ana"])[0]
     headers = bearer(token["ana"])
     bad = client.put(f"/api/ratings/{key}", content=b"{score: 4", headers=headers)
-    assert bad.status_code == 422 and bad.json()["error"] == "the body is not JSON"
+    assert bad.status_code == 422
+    assert bad.json()["error"].startswith("the body is not JSON: Expecting property name")
     huge = client.put(f"/api/ratings/{key}", content=b" " * 70_000 + b"{}", headers=headers)
     assert huge.status_code == 422 and "longer than" in huge.json()["error"]
+
+    def chunked() -> Iterator[bytes]:  # no Content-Length: refused once past the limit
+        yield from (b" " * 1024 for _ in range(100))
+
+    streamed = client.put(f"/api/ratings/{key}", content=chunked(), headers=headers)
+    assert streamed.status_code == 422 and "longer than" in streamed.json()["error"]
+
+
+# within the 64 KB limit; json.loads raises RecursionError at about a thousand levels,
+# which the studio once answered 500
+DEEP = 30_000
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"[" * DEEP + b"]" * DEEP, "nested too deeply"),
+        (b'{"score": 4, "note": ' + b"[" * DEEP + b"]" * DEEP + b"}", "nested too deeply"),
+        (b"{" + b'"a":{' * 5_000 + b"}" * 5_001, "nested too deeply"),
+        ('{"score": 4, "note": "好"}'.encode("gbk"), "not UTF-8 (byte 0xba at offset 22)"),
+        ('{"score": 4}'.encode("utf-16"), "not UTF-8"),  # json.loads would guess UTF-16
+        (b"\xff\xfe\x00", "not UTF-8"),
+        (b"", "the body is not JSON"),
+        (b"score=4", "the body is not JSON"),
+        (b'{"score": NaN}', "NaN is no JSON value"),
+        (b'{"score": -Infinity}', "-Infinity is no JSON value"),
+        (b'{"score": ' + b"4" * 5_000 + b"}", "a number of over 4300 digits"),
+        (b'{"score": 4, "note": "\\ud800"}', "lone surrogate"),
+        (b'{"\\udc00": 4}', "lone surrogate"),
+        (b'"a rating"', "must be a JSON object"),
+        (b"null", "must be a JSON object"),
+        (b'{"score": [4]}', "'score' must be a whole number"),
+        (b'{"score": {"value": 4}}', "'score' must be a whole number"),
+        (b'{"score": 2, "errors": [["unsafe"]]}', "'errors' must be a list"),
+        (b'{"score": 2, "errors": {"unsafe": true}}', "'errors' must be a list"),
+        (b'{"score": 4, "note": ["x"]}', "'note' must be a string"),
+        (b'{"score": 4, "note": null}', "'note' must be a string"),
+    ],
+    ids=lambda v: v[:24].decode("latin-1") if isinstance(v, bytes) else None,
+)
+def test_any_body_the_studio_cannot_use_is_422_with_a_message(
+    studio: Studio, content: bytes, message: str
+) -> None:
+    client, store, token = studio
+    key = writing_ids(client, token["ana"])[0]
+    answer = client.put(f"/api/ratings/{key}", content=content, headers=bearer(token["ana"]))
+    assert answer.status_code == 422, answer.text
+    assert message in answer.json()["error"]
+    assert len(answer.json()["error"]) < 300  # a message, not an echo of the body
+    assert store.ratings() == []
+
+
+def test_nesting_too_deep_for_the_parser_is_refused_at_any_depth() -> None:
+    for depth in (2_000, 100_000, 1_000_000):
+        with pytest.raises(InvalidInput, match="nested too deeply"):
+            parse_body(b"[" * depth + b"]" * depth)
+    assert parse_body(b'{"score": 2, "errors": ["unsafe"]}') == {"score": 2, "errors": ["unsafe"]}
+
+
+def test_an_error_message_quotes_the_sender_briefly(studio: Studio) -> None:
+    client, _, token = studio
+    key = writing_ids(client, token["ana"])[0]
+    body = {"score": 4, **{f"{'x' * 5_000}{i}": 1 for i in range(7)}}
+    answer = client.put(f"/api/ratings/{key}", json=body, headers=bearer(token["ana"]))
+    assert answer.status_code == 422
+    error = answer.json()["error"]
+    assert error.startswith("unknown field(s) xxx") and "and 2 more" in error
+    assert len(error) < 400
+    long_score = client.put(
+        f"/api/ratings/{key}", json={"score": "9" * 10_000}, headers=bearer(token["ana"])
+    )
+    assert long_score.status_code == 422 and len(long_score.json()["error"]) < 200
+
+
+def test_a_utf8_body_with_a_byte_order_mark_is_read(studio: Studio) -> None:
+    client, store, token = studio
+    key = writing_ids(client, token["ana"])[0]
+    content = "\ufeff" + json.dumps({"score": 4, "note": "好"})
+    answer = client.put(
+        f"/api/ratings/{key}", content=content.encode("utf-8"), headers=bearer(token["ana"])
+    )
+    assert answer.status_code == 200, answer.text
+    assert [r["note"] for r in store.ratings()] == ["好"]
 
 
 def test_a_save_is_kept_replaced_and_shown_back(studio: Studio) -> None:

@@ -198,10 +198,14 @@ def test_an_interrupted_build_resumes_without_asking_an_answered_question(
 ) -> None:
     down = {"now": True}
 
+    gone = {"now": False}
+
     def answer(question: Question) -> Fault | None:
-        # the model goes down while back-constructing one text
+        # the model goes down while back-constructing one text, and answers nothing more
         stalled = question.kind == "backconstruct" and "末班车" in (question.writing or "")
-        return Fault("500") if down["now"] and stalled else None
+        if down["now"] and stalled:
+            gone["now"] = True
+        return Fault("500") if down["now"] and gone["now"] else None
 
     recorder = Recorder(answer)
     simulator = serve(script=recorder)
@@ -210,7 +214,7 @@ def test_an_interrupted_build_resumes_without_asking_an_answered_question(
         run_build(DEMO_CORPUS, out, simulator)
     answered = recorder.answered()
     first_run = len(recorder.asked)
-    down["now"] = False
+    down["now"] = gone["now"] = False
     run_build(DEMO_CORPUS, out, simulator)
     again = [(kind, text) for kind, text, _ in recorder.asked[first_run:]]
     assert again and not set(again) & answered  # nothing answered was asked again

@@ -132,13 +132,15 @@ def test_rescoring_a_log_asks_only_the_failed_questions(
 def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
     serve: Serve, tmp_path: Path
 ) -> None:
-    judge = {"down": True}
+    judge = {"down": True, "gone": False}
     answered: set[tuple[str, str]] = set()
     lock = threading.Lock()
 
     def script(q: Question) -> Fault | None:
-        """Writing a is judged; then the judge goes down and answers nothing about b."""
+        """Writing a is judged; at b's first question the judge goes down: nothing more."""
         if judge["down"] and (q.writing == WRITINGS["b"] or INSTRUCTIONS["b"] in q.text):
+            judge["gone"] = True
+        if judge["down"] and judge["gone"]:
             return Fault("500")
         if judge["down"]:
             with lock:
@@ -148,8 +150,7 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
     task = guide(dataset=str(data), replay="m")
-    # one writing at a time, so that nothing is answered once b's questions fail: an
-    # outage (a judge that answers other questions meanwhile fails only those questions)
+    # one writing at a time, so that a is judged before the judge goes down
     [first] = run_eval(
         task, tmp_path / "logs", simulator, status="error", max_retries=0, max_samples=1
     )

@@ -21,6 +21,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NoReturn
 
 from howtobench import logcheck, options
 from howtobench.annotate.app import serve
@@ -213,8 +214,16 @@ def _check_logs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-a
     p.set_defaults(run=logcheck.run_command)
 
 
+class _OneLineParser(argparse.ArgumentParser):
+    """argparse, with a mistake said in one line (exit 2) instead of the usage block and
+    the error: the line names the option, and `--help` is one step away."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _OneLineParser(
         prog="howtobench",
         description="Analyses of HoWToBench inspect logs (paper arXiv 2604.19071).",
     )

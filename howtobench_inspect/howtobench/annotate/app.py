@@ -13,9 +13,10 @@ Routes:
 
 Writings are untrusted model output and raters are people, so: tokens are compared in
 constant time with every rater's; a rater's responses carry no model name, no sample id
-and nobody else's verdict; every body is checked here (`protocol`), a bad one answered
-422 with the reason, a writing or instruction of someone else's 404; no traceback
-reaches the browser (500 says to look at the server's log); every response forbids
+and nobody else's verdict; every body is read here (`parse_body`: UTF-8, JSON, at most
+64 KB, not nested past what the parser can take) and checked (`protocol`), and any body
+the studio cannot use is answered 422 with the reason, never 500; a writing or
+instruction of someone else's 404; no traceback reaches the browser (500 says to look at the server's log); every response forbids
 scripts, styles and connections from anywhere but this server (Content-Security-Policy)
 and sends no referrer, since the links hold the tokens; the access log is off for the
 same reason. The pages put writings into the document as text, never as HTML.
@@ -149,17 +150,60 @@ def _same(given: str, secret: str) -> bool:
     return hmac.compare_digest(given.encode("utf-8"), secret.encode("utf-8"))
 
 
-async def _body(request: Request) -> object:
-    """The request's JSON, read up to `BODY_LIMIT` bytes."""
-    raw = b""
-    async for chunk in request.stream():
-        raw += chunk
-        if len(raw) > BODY_LIMIT:
-            raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
+def _no_constant(name: str) -> object:
+    raise InvalidInput(f"the body is not JSON: {name} is no JSON value")
+
+
+def parse_body(raw: bytes) -> object:
+    """A request body as JSON, or `InvalidInput` saying why it cannot be: not UTF-8 (JSON
+    is UTF-8, RFC 8259; `json.loads` would also guess UTF-16 and UTF-32, which no client
+    of ours sends), not JSON (`NaN` and `Infinity` included), nested so deeply that the
+    parser gives up (a `RecursionError`, which would otherwise answer 500; no body the
+    studio takes is nested more than two levels), or holding an escaped lone surrogate
+    (SQLite could not store it, nor could an error message quoting it be sent)."""
     try:
-        return json.loads(raw)
-    except ValueError:
-        raise InvalidInput("the body is not JSON") from None
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise InvalidInput(
+            f"the body is not UTF-8 (byte 0x{raw[err.start]:02x} at offset {err.start}); "
+            "send JSON encoded as UTF-8"
+        ) from None
+    try:
+        body = json.loads(text, parse_constant=_no_constant)
+        # an escaped lone surrogate ("\\ud800") could be neither stored nor sent back
+        json.dumps(body, ensure_ascii=False).encode("utf-8")
+    except RecursionError:
+        raise InvalidInput("the body is nested too deeply to be a rating or a pick") from None
+    except UnicodeEncodeError:
+        raise InvalidInput(
+            "the body holds a lone surrogate (\\ud800-\\udfff), which UTF-8 cannot carry"
+        ) from None
+    except InvalidInput:
+        raise
+    except ValueError as err:  # JSONDecodeError, or an integer of over 4,300 digits
+        if "integer string conversion" in str(err):
+            raise InvalidInput(
+                "the body is not JSON we read: a number of over 4300 digits"
+            ) from None
+        raise InvalidInput(f"the body is not JSON: {err}") from None
+    return body
+
+
+async def _body(request: Request) -> object:
+    """The request's JSON (`parse_body`), read up to `BODY_LIMIT` bytes: a longer body is
+    refused on its declared length before a byte is read, or as soon as it passes the
+    limit (a chunked body declares none)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > BODY_LIMIT:
+        raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > BODY_LIMIT:
+            raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
+    return parse_body(b"".join(chunks))
 
 
 class Studio:

@@ -6,6 +6,12 @@ per pick with `infer_id`, `rater`, `choice` (the chosen writer model, or `refere
 `candidates` (every candidate in the order the rater saw them) and `reason`; picks are
 no scores, so `metaeval` refuses them. CSV or JSONL, by the file's suffix; in CSV the
 lists (`errors`, `candidates`) are joined with `;`, in JSONL they are lists.
+
+A note or a reason is typed by a person and opened by another in a spreadsheet, so the
+CSV is written safe (`howtobench.csv_safety`): a text cell starting with `=`, `+`, `-`,
+`@`, a tab or a carriage return gets a single quote in front (a plain number such as
+`-3` is data and is left alone), every text cell is quoted, and the scores stay bare
+numbers. The JSONL keeps every text exactly as it was saved.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from howtobench.annotate.store import Store
+from howtobench.csv_safety import QUOTING, safe_row
 from howtobench.dataset import jsonl_text
 from howtobench.studies.logs import StudyError
 
@@ -32,10 +39,10 @@ def write_rows(rows: list[dict[str, Any]], rating: bool, file: TextIO, jsonl: bo
     if jsonl:
         file.write(jsonl_text(kept))
         return
-    writer = csv.DictWriter(file, fieldnames=columns)
+    writer = csv.DictWriter(file, fieldnames=columns, quoting=QUOTING)
     writer.writeheader()
     for row in kept:
-        writer.writerow({k: ";".join(v) if k in LISTS else v for k, v in row.items()})
+        writer.writerow(safe_row({k: ";".join(v) if k in LISTS else v for k, v in row.items()}))
 
 
 def export(store: Store, out: Path) -> int:

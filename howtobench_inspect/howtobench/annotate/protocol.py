@@ -105,12 +105,19 @@ def error_types(language: str) -> list[dict[str, str]]:
     ]
 
 
+def _shown(value: str, limit: int = 40) -> str:
+    return value if len(value) <= limit else value[:limit] + "…"
+
+
 def _fields(body: object, allowed: tuple[str, ...], required: str) -> Mapping[str, object]:
     if not isinstance(body, dict):
         raise InvalidInput("the body must be a JSON object")
     unknown = sorted(set(body) - set(allowed))
     if unknown:
-        raise InvalidInput(f"unknown field(s) {', '.join(unknown)}; expected {', '.join(allowed)}")
+        # at most five, each cut short: the message quotes the sender, not a 64 KB echo
+        named = ", ".join(_shown(name) for name in unknown[:5])
+        more = f" and {len(unknown) - 5} more" if len(unknown) > 5 else ""
+        raise InvalidInput(f"unknown field(s) {named}{more}; expected {', '.join(allowed)}")
     if required not in body:
         raise InvalidInput(f"'{required}' is required")
     return body
@@ -130,14 +137,15 @@ def check_rating(body: object) -> Rating:
     fields = _fields(body, ("score", "errors", "note"), "score")
     score = fields["score"]
     if isinstance(score, bool) or not isinstance(score, int) or score not in SCORES:
-        raise InvalidInput(f"'score' must be a whole number from 1 to 5, not {score!r}")
+        raise InvalidInput(f"'score' must be a whole number from 1 to 5, not {_shown(repr(score))}")
     errors = fields.get("errors", [])
     if not isinstance(errors, list) or not all(isinstance(e, str) for e in errors):
         raise InvalidInput("'errors' must be a list of error type ids")
     unknown = [e for e in errors if e not in KNOWN_ERRORS]
     if unknown:
         known = ", ".join(e.id for e in ERROR_TYPES)
-        raise InvalidInput(f"unknown error type(s) {', '.join(unknown)}; known: {known}")
+        named = ", ".join(_shown(e) for e in unknown[:5])
+        raise InvalidInput(f"unknown error type(s) {named}; known: {known}")
     if len(set(errors)) < len(errors):
         raise InvalidInput("'errors' names an error type twice")
     if score < PASSING and not errors:

@@ -12,9 +12,19 @@ from typing import Any
 from howtobench.build.corpus import CorpusText
 from howtobench.build.items import Item
 
-# The steps in the order a text meets them; the LLM steps are inspect tasks.
-STEPS: tuple[str, ...] = ("classify", "quality", "per_genre", "assign", "backconstruct", "screen")
+# The steps in the order a text meets them; the LLM steps are inspect tasks. The first
+# asks no model: it drops a corpus's second copies of a text before any call is paid.
+STEPS: tuple[str, ...] = (
+    "deduplicate",
+    "classify",
+    "quality",
+    "per_genre",
+    "assign",
+    "backconstruct",
+    "screen",
+)
 # Why a text was left out, by step.
+DUPLICATE = "duplicate"  # the same text as an earlier one, once normalised (`duplicate_of`)
 NO_REPLY = "no_usable_reply"  # the model's replies stayed unusable, or the text was not sent
 BELOW_THRESHOLD = "below_threshold"
 OVER_CAP = "over_genre_cap"
@@ -49,13 +59,16 @@ class Rejection:
 
 
 class Ledger:
-    """The fate of every text of a corpus, and the quality scores the report tabulates."""
+    """The fate of every text of a corpus, and what the report tabulates besides: the
+    quality scores and the near-duplicates."""
 
     def __init__(self, texts: Iterable[CorpusText]) -> None:
         self.texts: dict[str, CorpusText] = {t.id: t for t in texts}
         self.rejected: dict[str, Rejection] = {}
         self.items: dict[str, Item] = {}  # by text id
         self.quality: dict[str, int] = {}  # the filter's score by text id
+        # near-duplicate pairs of kept texts, (first, second, ratio): reported, not rejected
+        self.near: list[tuple[CorpusText, CorpusText, float]] = []
 
     def reject(self, text: CorpusText, step: str, code: str, reason: str, **detail: Any) -> None:
         self.rejected[text.id] = Rejection(text, step, code, reason, detail)

@@ -1,6 +1,8 @@
 """`howtobench build`: a corpus of human texts in, a benchmark data folder out.
 
-The steps, in the paper's order (sections 4.3-4.6): classify the texts without a genre,
+The steps, in the paper's order (sections 4.3-4.6), after one of ours: drop the second
+copies of a text (equal once whitespace, punctuation and case are set aside) and find
+the near-duplicates to report, before any model is asked; classify the texts without a genre,
 rate every text 1-5 and drop those below the threshold, cap each genre at N texts
 (optional), give each text one task, make completion items by the gap rule and guide
 and open items by back-construction, then screen every item. The LLM steps are inspect
@@ -32,10 +34,17 @@ from filelock import FileLock, Timeout
 from howtobench.build.backconstruct import backconstruct_step
 from howtobench.build.classify import classify_step
 from howtobench.build.completion import Gap, choose_gap
-from howtobench.build.corpus import CorpusText, read_corpus, write_jsonl
+from howtobench.build.corpus import (
+    CorpusText,
+    Duplicates,
+    find_duplicates,
+    read_corpus,
+    write_jsonl,
+)
 from howtobench.build.items import Item, completion_item, constructed_item
 from howtobench.build.ledger import (
     BELOW_THRESHOLD,
+    DUPLICATE,
     FLAGGED,
     NO_REPLY,
     NO_TASK,
@@ -96,13 +105,14 @@ def build_benchmark(
     `BuildIncomplete` when a step did not finish (run again to resume).
     """
     texts = read_corpus(corpus)
+    duplicates = find_duplicates(texts)  # before any step, so no call is paid for a copy
     evals.check()
     out.mkdir(parents=True, exist_ok=True)
     # two builds in one folder would run one eval_set log folder from two processes and
     # step on each other's logs: the second is refused, in one line, while the first runs
     try:
         with FileLock(out / LOCK_FILE, timeout=0):
-            return _build(texts, corpus, out, evals, options or BuildOptions())
+            return _build(texts, duplicates, corpus, out, evals, options or BuildOptions())
     except Timeout:
         raise UserError(
             f"--out {out}: another howtobench build is writing this folder; "
@@ -111,10 +121,17 @@ def build_benchmark(
 
 
 def _build(
-    texts: list[CorpusText], corpus: Path, out: Path, evals: EvalOptions, options: BuildOptions
+    texts: list[CorpusText],
+    duplicates: Duplicates,
+    corpus: Path,
+    out: Path,
+    evals: EvalOptions,
+    options: BuildOptions,
 ) -> BuildResult:
     ledger = Ledger(texts)
+    ledger.near = duplicates.near
     runs = Runs(out, evals)
+    texts = _deduplicated(duplicates, ledger)
     texts = _classified(texts, ledger, runs)
     texts = _rated(texts, ledger, runs, options.threshold)
     if options.per_genre is not None:
@@ -131,6 +148,18 @@ def _build(
         rejected=len(ledger.rejected),
         seconds=dict(runs.seconds),
     )
+
+
+def _deduplicated(duplicates: Duplicates, ledger: Ledger) -> list[CorpusText]:
+    """A second copy of a text is out, naming the text kept; near-duplicates stay (the
+    report names them: `corpus.NEAR_DUPLICATE`)."""
+    for copy, kept in duplicates.copies:
+        reason = (
+            f"the same text as '{kept.id}' (line {kept.line}) once whitespace, punctuation "
+            "and case are set aside; the first is kept"
+        )
+        ledger.reject(copy, "deduplicate", DUPLICATE, reason, duplicate_of=kept.id)
+    return duplicates.kept
 
 
 def _classified(texts: list[CorpusText], ledger: Ledger, runs: Runs) -> list[CorpusText]:

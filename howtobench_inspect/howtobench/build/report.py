@@ -5,7 +5,9 @@ The tables follow the paper's: counts through each step, items per genre and tas
 quality filter's score distribution by source (Table 13 gives it by website), and
 lengths in characters per task (Table 2's columns, as the published data has them).
 The manifest also names, per task, the items that await the reference check (section
-4.6, appendix G): the hook for the rating studio's pick mode.
+4.6, appendix G): the hook for the rating studio's pick mode; and the corpus's
+duplicates: how many second copies were dropped, and the near-duplicate pairs that were
+kept, for a person to look at (a build cannot tell a retelling from a copy).
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from tabulate import tabulate
 
+from howtobench.build.corpus import NEAR_DUPLICATE
 from howtobench.build.items import Item
-from howtobench.build.ledger import NO_REPLY, STEPS, Ledger
+from howtobench.build.ledger import DUPLICATE, NO_REPLY, STEPS, Ledger
 from howtobench.build.quality import HIGHEST, LOWEST
 from howtobench.build.runs import Runs
 from howtobench.dataset import TASKS, jsonl_text
@@ -30,6 +33,15 @@ FORMAT = "howtobench-build/1"
 NO_SOURCE = "(no source)"
 UNKNOWN_GENRE = "(not classified)"
 _SCORES = tuple(str(s) for s in range(LOWEST, HIGHEST + 1))
+NEAR_LISTED = 1000  # near-duplicate pairs the manifest names (all are counted)
+NEAR_SHOWN = 10  # and the summary
+DUPLICATE_RULE = (
+    "Texts equal once normalised (whitespace, punctuation and format characters dropped, "
+    "NFKC, case-folded) are one text: the first in the corpus is kept, the others are "
+    f"rejected as {DUPLICATE} with the kept text's id in duplicate_of. Kept texts whose "
+    f"normalised forms have a rapidfuzz fuzz.ratio of at least {NEAR_DUPLICATE:g} are "
+    "near-duplicates: listed here, not rejected."
+)
 REFERENCE_CHECK = (
     "The paper's experts compared each reference with three models' writings for the same "
     "instruction and picked the best; 10.5% of references were replaced by the picked "
@@ -76,6 +88,7 @@ def manifest(
         "steps": _steps(ledger, runs),
         "genres": _genres(ledger),
         "quality": _quality(ledger, options.threshold),
+        "duplicates": _duplicates(ledger),
         "lengths": {task: _lengths(chosen) for task, chosen in by_task.items() if chosen},
         "reference_check": {
             "status": "pending",
@@ -105,6 +118,24 @@ def _steps(ledger: Ledger, runs: Runs) -> dict[str, dict[str, Any]]:
         steps[step] = entry
         reached = entry["out"]
     return steps
+
+
+def _duplicates(ledger: Ledger) -> dict[str, Any]:
+    """The second copies dropped, and the near-duplicate pairs kept (the first
+    `NEAR_LISTED` of them by corpus order, and how many in all)."""
+    copies = sum(1 for r in ledger.rejected.values() if r.code == DUPLICATE)
+    return {
+        "rule": DUPLICATE_RULE,
+        "copies_rejected": copies,
+        "near": {
+            "threshold": NEAR_DUPLICATE,
+            "count": len(ledger.near),
+            "pairs": [
+                {"first": a.id, "second": b.id, "ratio": ratio}
+                for a, b, ratio in ledger.near[:NEAR_LISTED]
+            ],
+        },
+    }
 
 
 def _genres(ledger: Ledger) -> dict[str, dict[str, int]]:
@@ -166,6 +197,8 @@ def summary(facts: dict[str, Any]) -> str:
         "step and reason).",
         "## Steps",
         _steps_table(facts["steps"]),
+        "## Duplicates",
+        _duplicates_text(facts["duplicates"]),
         "## Items per genre and task",
         tabulate(
             [[genre, *row.values(), sum(row.values())] for genre, row in facts["genres"].items()],
@@ -209,6 +242,28 @@ def _steps_table(steps: dict[str, dict[str, Any]]) -> str:
     ]
     headers = ["step", "texts in", "asked", "from store", "rejected", "texts out", "log"]
     return tabulate(rows, headers=headers, tablefmt="github")
+
+
+def _duplicates_text(duplicates: dict[str, Any]) -> str:
+    near = duplicates["near"]
+    parts = [
+        duplicates["rule"],
+        f"Second copies rejected: {duplicates['copies_rejected']}. "
+        f"Near-duplicate pairs (ratio >= {near['threshold']:g}), kept: {near['count']}"
+        + ("." if not near["count"] else ", to look at:"),
+    ]
+    if near["count"]:
+        shown = near["pairs"][:NEAR_SHOWN]
+        rows = [[p["first"], p["second"], p["ratio"]] for p in shown]
+        parts.append(
+            tabulate(rows, headers=["text", "near-duplicate of it", "ratio"], tablefmt="github")
+        )
+        if near["count"] > len(shown):
+            parts.append(
+                f"... and {near['count'] - len(shown)} more "
+                f"(`manifest.json`, `duplicates.near`, names the first {NEAR_LISTED})."
+            )
+    return "\n\n".join(parts)
 
 
 def _quality_table(quality: dict[str, Any]) -> str:

@@ -38,7 +38,14 @@ from typing import TypeVar
 
 import anyio
 import anyio.lowlevel
-from inspect_ai.model import ChatMessage, ContentText, GenerateConfig, Model, ModelOutput
+from inspect_ai.model import (
+    ChatMessage,
+    ChatMessageUser,
+    ContentText,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+)
 from tenacity import RetryError
 
 from howtobench._inspect import batch_list_request, batched, endpoint, listen_to_batch_log
@@ -116,25 +123,27 @@ async def generate_reply(
     `batch_wait()` seconds for its batch.
     """
     sent = sendable(model, conversation)
-    started = time.time()
     if not batched(model):
         try:
             output = await model.generate(sent, config=config, cache=False)
         except Exception as error:
-            raise _classified(error, model, started) from None  # the class says it all
-        _ANSWERS.heard(model)
+            failure = _classified(error, model)  # the class says it all
+            if isinstance(failure, _Lasting):
+                failure = await _lasting(model, failure)
+            raise failure from None
         return _reply_text(output, model)
     await _check_batch_api(model)
     wait = batch_wait()
+    started = time.time()
     waiting = anyio.move_on_after(None if math.isinf(wait) else wait)
     try:
         with waiting:
             output = await model.generate(sent, config=config, cache=False)
     except Exception as error:
-        raise _classified(error, model, started) from None
+        failure = _classified(error, model)
+        raise (failure.outage if isinstance(failure, _Lasting) else failure) from None
     if waiting.cancelled_caught:
         raise _unfinished(model, wait, _BATCHES.unfinished(since=started))
-    _ANSWERS.heard(model)
     return _reply_text(output, model)
 
 
@@ -160,30 +169,38 @@ def sendable(model: Model, conversation: Sequence[ChatMessage]) -> list[ChatMess
     ]
 
 
-class _Heard:
-    """When each judge endpoint last answered anything, in this process.
+class _Lasting(Exception):
+    """A fault that outlasted inspect's retries (5xx, 429, timeouts, refused
+    connections): an outage, unless the endpoint still answers (`_lasting`)."""
 
-    A question that keeps failing with 5xx or timeouts while the endpoint answers other
-    questions is that question's failure (one request shape the server cannot handle),
-    not an outage; only an endpoint that has answered nothing since the failing call was
-    sent is taken to be down.
-    """
-
-    def __init__(self) -> None:
-        self._last: dict[str, float] = {}
-
-    @staticmethod
-    def _key(model: Model) -> str:
-        return f"{model}@{endpoint(model)}"
-
-    def heard(self, model: Model) -> None:
-        self._last[self._key(model)] = time.time()
-
-    def since(self, model: Model, started: float) -> bool:
-        return self._last.get(self._key(model), 0.0) >= started
+    def __init__(self, cause: BaseException, outage: JudgeUnavailable) -> None:
+        super().__init__(str(outage))
+        self.cause, self.outage = cause, outage
 
 
-_ANSWERS = _Heard()
+# The probe that tells a question the server keeps failing from a server that is down:
+# one tiny request, not retried, answered in seconds by any live server.
+_PROBE: list[ChatMessage] = [ChatMessageUser(content="Reply with OK.")]
+_PROBE_CONFIG = GenerateConfig(max_tokens=8, max_retries=0, attempt_timeout=30, timeout=30)
+
+
+async def _lasting(model: Model, lasting: _Lasting) -> Exception:
+    """This question's failure when the endpoint answers a tiny request now (a request
+    shape it cannot handle, like llama-cpp-python's 500 on content parts), else the
+    outage: only an endpoint that answers nothing ends the run."""
+    try:
+        await model.generate(_PROBE, config=_PROBE_CONFIG, cache=False)
+    except Exception:
+        return lasting.outage
+    cause = lasting.cause
+    status = _status(cause) if isinstance(cause, Exception) else None
+    what = f"HTTP {status}" if status else type(cause).__name__
+    message = _provider_message(cause) if isinstance(cause, Exception) else str(cause)
+    return CallFailed(
+        f'this question kept failing ({what} "{message[:300]}") through its retries while '
+        "the judge answers other requests",
+        final=True,
+    )
 
 
 def batch_wait() -> float:
@@ -324,21 +341,22 @@ def _too_long(model: Model, message: str) -> str:
     )
 
 
-def _classified(error: Exception, model: Model, started: float) -> Exception:
-    """The judge-level meaning of an exception raised by `model.generate` for a call
-    first sent at `started`: a failure of this question, or an outage."""
+def _classified(error: Exception, model: Model) -> Exception:
+    """The judge-level meaning of an exception raised by `model.generate`: a failure of
+    this question, or a fault that outlasted the retries (`_Lasting`)."""
     if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
-        return _lasting(model, error.last_attempt.exception() or error, started)
+        cause = error.last_attempt.exception() or error
+        return _Lasting(cause, _unavailable(model, cause))
     status = _status(error)
     message = _provider_message(error)
     if context_refusal(message) and (status is None or 400 <= status < 500):
         return CallFailed(_too_long(model, message), final=True)
     if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
-        return _lasting(model, error, started)
+        return _Lasting(error, _unavailable(model, error))
     if isinstance(status, int) and 400 <= status < 500:
         return CallFailed(f"the judge refused the request (HTTP {status}: {message})", final=True)
     if _is_connection_fault(error):
-        return _lasting(model, error, started)
+        return _Lasting(error, _unavailable(model, error))
     if isinstance(error, UnicodeError):
         return CallFailed(f"the request could not be encoded: {error}", final=True)
     return CallFailed(
@@ -406,27 +424,12 @@ def _is_connection_fault(error: BaseException) -> bool:
     return bool(names & {"APIConnectionError", "APITimeoutError", "TransportError"})
 
 
-def _lasting(model: Model, cause: BaseException, started: float) -> Exception:
-    """A fault that outlasted inspect's retries: this question's failure when the endpoint
-    answered other questions meanwhile, else an outage."""
-    if not _ANSWERS.since(model, started):
-        return _unavailable(model, cause)
-    status = _status(cause) if isinstance(cause, Exception) else None
-    what = f"HTTP {status}" if status else type(cause).__name__
-    message = _provider_message(cause) if isinstance(cause, Exception) else str(cause)
-    return CallFailed(
-        f'this question kept failing ({what} "{message[:300]}") through its retries while '
-        "the judge answered other questions",
-        final=True,
-    )
-
-
 def _unavailable(model: Model, cause: BaseException) -> JudgeUnavailable:
     where = endpoint(model) or "its default endpoint"
     reason = _last_line(str(cause)) or type(cause).__name__
     return JudgeUnavailable(
         f"judge {model} at {where} did not answer ({type(cause).__name__}: {reason}) "
-        "through its retries, nor any other question meanwhile; the run stops here. Check "
+        "through its retries, nor a tiny request after them; the run stops here. Check "
         "that the server is running and reachable at that address, and the key "
         "(<SERVICE>_API_KEY). When it answers again, finish the run with "
         "`inspect eval-retry <log>`: answered judge questions are kept and not asked again."

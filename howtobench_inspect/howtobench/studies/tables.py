@@ -1,7 +1,10 @@
 """What a study returns, and how its tables and figures reach the terminal and the disk.
 
 CSV files keep full precision (for further analysis); Markdown and the terminal show
-three decimals (p-values three significant digits) and leave missing cells blank.
+three decimals (p-values three significant digits) and leave missing cells blank. A CSV's
+text cells (model names, labels and ids from the logs) are written safe for a
+spreadsheet (`howtobench.csv_safety`: a quote in front of a cell that would be a
+formula, text quoted); its numeric columns are written as they are.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 from tabulate import tabulate
+
+from howtobench.csv_safety import write_frame_csv
 
 
 @dataclass
@@ -72,7 +77,7 @@ def write(result: StudyResult, out: Path) -> list[Path]:
     written: list[Path] = []
     for name, table in result.tables.items():
         stem = out / f"{result.study}_{name}"
-        table.to_csv(stem.with_suffix(".csv"), index=_has_index(table))
+        write_frame_csv(table, stem.with_suffix(".csv"), index=_has_index(table))
         stem.with_suffix(".md").write_text(render(table) + "\n", encoding="utf-8")
         written += [stem.with_suffix(".csv"), stem.with_suffix(".md")]
     for name, figure in result.figures.items():

