@@ -15,7 +15,7 @@ import pytest
 
 from howtobench.cli import main
 from howtobench.dataset import DEMO_FILE
-from howtobench.judge.check import default_replay, present_tasks
+from howtobench.judge_check import default_replay, present_tasks
 from howtobench.simulator import Fault, JudgeSimulator, Question
 from howtobench.tree.spec import tree_for
 from support.judges import Serve

@@ -30,7 +30,7 @@ from howtobench.annotate.commands import DEFAULT_URL, export_file, new_campaign,
 from howtobench.build.commands import add_build_command
 from howtobench.build.runs import BuildIncomplete
 from howtobench.errors import UserError
-from howtobench.judge.check import DEFAULT_LIMIT, DEFAULT_TASKS, run_command
+from howtobench.judge_check import DEFAULT_LIMIT, DEFAULT_TASKS, run_command
 from howtobench.studies import (
     StudyError,
     StudyResult,
