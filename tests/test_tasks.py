@@ -133,3 +133,18 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
     assert log.eval.task == "howtobench/open"
     assert len(log.samples) == 4
     assert all(set(s.scores) == {"rouge_l", "bleu"} for s in log.samples)
+
+
+def test_the_viewer_fields_name_the_writer_and_the_writing(tmp_path: Path) -> None:
+    """Read back from the log: a replay run's tag names its writer (the log list's TAGS
+    column; its MODEL is none), and each score's answer is the start of the writing."""
+    [log] = run_eval(
+        open_writing(dataset="demo", replay="demo-writer-b", scorers="rouge_l,bleu"), tmp_path
+    )
+    stored = read_eval_log(str(next(tmp_path.glob("*.eval"))))
+    assert stored.eval.tags == ["writer:demo-writer-b"] and stored.eval.model == "none/none"
+    for sample in stored.samples or []:
+        writing = sample.output.completion.strip()
+        for score in sample.scores.values():
+            assert score.answer and writing.startswith(score.answer.removesuffix("…"))
+            assert len(score.answer) <= 201
