@@ -436,3 +436,26 @@ def test_the_profiles_cover_the_servers_users_point_the_judge_at() -> None:
         "lmstudio",
         "tgi",
     }
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["vllm", "llama-cpp-python"])
+def test_a_template_without_a_system_role_still_scores(
+    profile: str, serve: Serve, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A Gemma-like chat template refuses a system message (400 on vLLM, 500 on
+    llama-cpp-python): the first refusal is remembered, the system prompt travels at the
+    head of the first user message, and every writing is scored."""
+    simulator = serve(profile=get_profile(profile, context=100_000, system_role=False))
+    with caplog.at_level("WARNING", logger="howtobench.judge.calls"):
+        [log] = run_eval(
+            guide(dataset="demo", replay="demo-writer-a"),
+            tmp_path,
+            "openai-api/sim/judge",
+            limit=2,
+            max_retries=0,
+        )
+    assert all(isinstance(s.value, dict) for s in scores(log).values())
+    warned = [r.getMessage() for r in caplog.records if "refuses system messages" in r.getMessage()]
+    assert len(warned) == 1
+    assert simulator.refused.get("system_role", 0) >= 1

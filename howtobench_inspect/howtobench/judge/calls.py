@@ -29,6 +29,7 @@ either way.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -52,6 +53,7 @@ from howtobench._inspect import batch_list_request, batched, endpoint, listen_to
 from howtobench.errors import UserError
 
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 # inspect's backoff waits about 3, 6, 12 and 24 s (plus up to 3 s jitter each), so four
 # retries give up on a refused connection in under a minute.
@@ -125,7 +127,14 @@ async def generate_reply(
     sent = sendable(model, conversation)
     if not batched(model):
         try:
-            output = await model.generate(sent, config=config, cache=False)
+            try:
+                output = await model.generate(sent, config=config, cache=False)
+            except Exception as error:
+                if not _refuses_system(model, sent, error):
+                    raise
+                output = await model.generate(
+                    sendable(model, conversation), config=config, cache=False
+                )
         except Exception as error:
             failure = _classified(error, model)  # the class says it all
             if isinstance(failure, _Lasting):
@@ -160,13 +169,55 @@ def sendable(model: Model, conversation: Sequence[ChatMessage]) -> list[ChatMess
     """
     if any(cls.__name__ == "AnthropicAPI" for cls in type(model.api).__mro__):
         return list(conversation)
-    return [
+    joined = [
         message.model_copy(update={"content": message.text})
         if isinstance(message.content, list)
         and all(isinstance(part, ContentText) for part in message.content)
         else message
         for message in conversation
     ]
+    return _folded(joined) if _endpoint_key(model) in _NO_SYSTEM else joined
+
+
+# Endpoints whose chat template refuses a system message (Gemma's raises "System role
+# not supported"), learnt from their first refusal in this process.
+_NO_SYSTEM: set[str] = set()
+_SYSTEM_REFUSED = re.compile(r"system (?:role|message|prompt)s? (?:is |are )?not supported", re.I)
+
+
+def _endpoint_key(model: Model) -> str:
+    return f"{model}@{endpoint(model)}"
+
+
+def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception) -> bool:
+    """Whether the server refused the request for its system message, the first time:
+    the endpoint is then remembered, and this and every later request of the process
+    carries the system prompt at the head of the first user message instead."""
+    cause = error.last_attempt.exception() if isinstance(error, RetryError) else error
+    if not isinstance(cause, Exception) or not any(m.role == "system" for m in sent):
+        return False
+    if not _SYSTEM_REFUSED.search(_provider_message(cause)):
+        return False
+    key = _endpoint_key(model)
+    if key in _NO_SYSTEM:  # learnt meanwhile, from a concurrent request
+        return True
+    _NO_SYSTEM.add(key)
+    logger.warning(
+        f"judge {model} refuses system messages: its system prompts are sent at the head "
+        "of the first user message from now on"
+    )
+    return True
+
+
+def _folded(conversation: Sequence[ChatMessage]) -> list[ChatMessage]:
+    """The conversation with its system messages put at the head of the first user one."""
+    system = "\n\n".join(m.text for m in conversation if m.role == "system")
+    rest: list[ChatMessage] = [m for m in conversation if m.role != "system"]
+    for index, message in enumerate(rest):
+        if message.role == "user":
+            rest[index] = ChatMessageUser(content=f"{system}\n\n{message.text}")
+            break
+    return rest
 
 
 class _Lasting(Exception):

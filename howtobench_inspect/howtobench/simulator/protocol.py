@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import cache
 from typing import Any
 
 from howtobench.baselines.prompts import baseline_prompt, rubric_ids
@@ -69,8 +70,11 @@ def _classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
     users = [text for role, text in pairs if role == "user"]
     first, last = (users[0], users[-1]) if users else ("", "")
     attempt = 1 + sum(1 for role, _ in pairs if role == "assistant")
-    # OpenAI's newer models take the system prompt as a `developer` message
+    # OpenAI's newer models take the system prompt as a `developer` message; a server
+    # whose template refuses a system role gets it at the head of the first user message
     system = pairs[0][1] if pairs and pairs[0][0] in ("system", "developer") else ""
+    if not system:
+        system = next((known for known in _system_prompts() if first.startswith(known)), "")
     if system in _in_both_languages(tree_prompt, "negotiator_system"):
         return Question("negotiator", None, attempt, first, last)
     for kind in _BASELINES:
@@ -83,6 +87,17 @@ def _classify(messages: list[dict[str, Any]] | list[Any]) -> Question:
         if any(c in first for c in _in_both_languages(tree_prompt, f"leaf_{leaf.id}")):
             return Question(leaf.id, _judged_writing(first), attempt, first, last)
     return Question("writer", None, attempt, first, last)
+
+
+@cache
+def _system_prompts() -> tuple[str, ...]:
+    """Every system prompt that names its question, longest first."""
+    found = [
+        *_in_both_languages(tree_prompt, "negotiator_system"),
+        *(p for kind in _BASELINES for p in _in_both_languages(baseline_prompt, f"{kind}_system")),
+        *(p for kind in BUILD_STEPS for p in _in_both_languages(build_prompt, f"{kind}_system")),
+    ]
+    return tuple(sorted(found, key=len, reverse=True))
 
 
 def _in_both_languages(prompt: Callable[[str, str], str], name: str) -> tuple[str, ...]:
