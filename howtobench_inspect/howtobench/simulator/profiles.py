@@ -226,6 +226,18 @@ _OPENAI = Profile(
     ),
 )
 
+# llama-cpp-python's refusal of a prompt (plus max_tokens) over the context
+# (llama_cpp/server/errors.py)
+_LLAMA_CPP_PYTHON_CONTEXT = Refusal(
+    400,
+    "This model's maximum context length is {context} tokens. However, you "
+    "requested {total} tokens ({prompt} in the messages, {max_tokens} in the "
+    "completion). Please reduce the length of the messages or completion.",
+    type="invalid_request_error",
+    code="context_length_exceeded",
+    param="messages",
+)
+
 PROFILES: dict[str, Profile] = {
     profile.name: profile
     for profile in (
@@ -298,25 +310,10 @@ PROFILES: dict[str, Profile] = {
             server="llama-cpp-python's server (llama_cpp.server, Jinja chat template)",
             error_shape="llama-cpp-python",
             context=2048,
-            context_error=Refusal(
-                400,
-                "This model's maximum context length is {context} tokens. However, you "
-                "requested {total} tokens ({prompt} in the messages, {max_tokens} in the "
-                "completion). Please reduce the length of the messages or completion.",
-                type="invalid_request_error",
-                code="context_length_exceeded",
-                param="messages",
-            ),
+            context_error=_LLAMA_CPP_PYTHON_CONTEXT,
             list_content=Refusal(500, 'can only concatenate str (not "list") to str'),
-            max_tokens_error=Refusal(
-                400,
-                "This model's maximum context length is {context} tokens. However, you "
-                "requested {total} tokens ({prompt} in the messages, {max_tokens} in the "
-                "completion). Please reduce the length of the messages or completion.",
-                type="invalid_request_error",
-                code="context_length_exceeded",
-                param="messages",
-            ),
+            # it counts max_tokens in the same context check, with the same words
+            max_tokens_error=_LLAMA_CPP_PYTHON_CONTEXT,
             system_refusal=Refusal(500, "System role not supported"),
             cached_tokens=False,
         ),
