@@ -90,12 +90,22 @@ def negotiator_messages(tree: Tree, judge_input: JudgeInput) -> list[ChatMessage
         )
         for node, ids in tree.negotiated.items()
     )
-    ids = ", ".join(i for ids in tree.negotiated.values() for i in ids)
+    listed = [i for ids in tree.negotiated.values() for i in ids]
+    slot = tree_prompt("weight_slot", language)
+    # the reply's shape with the real ids spelled out: a small judge otherwise answers
+    # with the groups' names ("content", "format") as keys
+    shape = ", ".join(f'"{i}": {slot}' for i in listed)
+    ids = ", ".join(listed)
     return [
         ChatMessageSystem(content=tree_prompt("negotiator_system", language)),
         ChatMessageUser(
             content=tree_prompt(
-                "negotiator", language, task=judge_input.task_block(), groups=groups, ids=ids
+                "negotiator",
+                language,
+                task=judge_input.task_block(),
+                groups=groups,
+                ids=ids,
+                shape=shape,
             )
         ),
     ]
