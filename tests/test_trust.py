@@ -743,3 +743,26 @@ def test_a_live_writer_without_a_judge_is_told_it_judges_itself(
         "--model-role grader=<model>"
     )
     assert writer.count("negotiator") == 2  # it did judge: the warning is about a real run
+
+
+@pytest.mark.slow
+def test_a_server_that_queues_past_the_timeout_is_named_overloaded(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """Seen on a real llama.cpp server with one slot: every chat request waits in its queue
+    past the attempt timeout, but the server is up. The run stops with the advice that
+    helps (fewer connections, a longer timeout), not "check that it is running"."""
+    simulator = serve(script=lambda q: Fault("hang"))
+    simulator.faults.hang_seconds = 30
+    grader = simulator_model(simulator, attempt_timeout=1)
+    [log] = run_eval(
+        guide(dataset="demo", replay="demo-writer-a"),
+        tmp_path,
+        grader,
+        status="error",
+        max_retries=0,
+        limit=1,
+    )
+    message = str(log.error.message)
+    assert "is up but did not answer in time" in message and "Lower --max-connections" in message
+    assert "Check that the server is running" not in message

@@ -32,6 +32,7 @@ __all__ = [
     "batched",
     "endpoint",
     "listen_to_batch_log",
+    "model_list_request",
     "writer_temperature",
 ]
 
@@ -104,3 +105,11 @@ def batch_list_request(model: Model) -> Any | None:
     if hasattr(model.api, "_completions_batcher") and hasattr(client, "batches"):  # OpenAI's
         return client.batches.list(limit=1)  # type: ignore[union-attr]
     return None
+
+
+def model_list_request(model: Model) -> Any | None:
+    """A request that any live OpenAI- or Anthropic-style server answers at once, busy
+    or not (listing its models; a 404 is an answer too): whether the server is up at
+    all, when its chat answers do not come. None for a provider without such a client."""
+    lister = getattr(getattr(getattr(model.api, "client", None), "models", None), "list", None)
+    return lister() if callable(lister) else None

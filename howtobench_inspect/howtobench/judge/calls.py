@@ -49,7 +49,13 @@ from inspect_ai.model import (
 )
 from tenacity import RetryError
 
-from howtobench._inspect import batch_list_request, batched, endpoint, listen_to_batch_log
+from howtobench._inspect import (
+    batch_list_request,
+    batched,
+    endpoint,
+    listen_to_batch_log,
+    model_list_request,
+)
 from howtobench.errors import UserError
 
 T = TypeVar("T")
@@ -138,7 +144,7 @@ async def generate_reply(
         except Exception as error:
             failure = _classified(error, model)  # the class says it all
             if isinstance(failure, _Lasting):
-                failure = await _lasting(model, failure)
+                failure = await _lasting(model, failure, config)
             raise failure from None
         return _reply_text(output, model)
     await _check_batch_api(model)
@@ -232,17 +238,47 @@ class _Lasting(Exception):
 # The probe that tells a question the server keeps failing from a server that is down:
 # one tiny request, not retried, answered in seconds by any live server.
 _PROBE: list[ChatMessage] = [ChatMessageUser(content="Reply with OK.")]
-_PROBE_CONFIG = GenerateConfig(max_tokens=8, max_retries=0, attempt_timeout=30, timeout=30)
+_PROBE_SECONDS = 30
+_PROBE_CONFIG = GenerateConfig(max_tokens=8, max_retries=0)
 
 
-async def _lasting(model: Model, lasting: _Lasting) -> Exception:
+async def _reachable(model: Model) -> bool:
+    """Whether the server answers HTTP at all (any status), within 10 s."""
+    try:
+        with anyio.fail_after(10):
+            request = model_list_request(model)
+            if request is None:
+                return False
+            await request
+    except Exception as error:
+        return isinstance(error, Exception) and _status(error) is not None
+    return True
+
+
+def _overloaded(model: Model, cause: BaseException) -> JudgeUnavailable:
+    where = endpoint(model) or "its default endpoint"
+    reason = _last_line(str(cause)) or type(cause).__name__
+    return JudgeUnavailable(
+        f"judge {model} at {where} is up but did not answer in time ({type(cause).__name__}: "
+        f"{reason}), nor a tiny request after its retries: it queues more requests than it "
+        "serves at once. Lower --max-connections to the server's parallel slots (llama.cpp's "
+        "--parallel, vLLM's max_num_seqs), or raise the role's attempt_timeout "
+        "(--model-role 'grader={model: ..., attempt_timeout: 900}'); the run stops here. "
+        "Then finish it with `inspect eval-retry <log>`: answered judge questions are kept."
+    )
+
+
+async def _lasting(model: Model, lasting: _Lasting, config: GenerateConfig) -> Exception:
     """This question's failure when the endpoint answers a tiny request now (a request
     shape it cannot handle, like llama-cpp-python's 500 on content parts), else the
-    outage: only an endpoint that answers nothing ends the run."""
+    end of the run: an overloaded server when it still answers a listing of its models
+    (its chat requests wait in its queue past their timeout), or an outage."""
+    wait = min(_PROBE_SECONDS, config.attempt_timeout or _PROBE_SECONDS)
+    probe = _PROBE_CONFIG.merge(GenerateConfig(attempt_timeout=wait, timeout=wait))
     try:
-        await model.generate(_PROBE, config=_PROBE_CONFIG, cache=False)
+        await model.generate(_PROBE, config=probe, cache=False)
     except Exception:
-        return lasting.outage
+        return _overloaded(model, lasting.cause) if await _reachable(model) else lasting.outage
     cause = lasting.cause
     status = _status(cause) if isinstance(cause, Exception) else None
     what = f"HTTP {status}" if status else type(cause).__name__
