@@ -66,6 +66,7 @@ from howtobench._inspect import endpoint
 from howtobench.build.runs import BuildIncomplete
 from howtobench.dataset import DEMO_FILE, TASKS, DataError, load_records, resolve_source
 from howtobench.errors import UserError
+from howtobench.judge.calls import server_message, status_of
 from howtobench.studies.cost import batched_roles, load_prices
 from howtobench.tasks import completion, guide, open_writing
 from howtobench.tree.spec import LEAVES, tree_for
@@ -528,32 +529,18 @@ async def probe(model: Model) -> list[Probe]:
 
 
 def _refusal(error: BaseException) -> tuple[int | None, str, bool]:
-    """(HTTP status, message, whether the endpoint answered) of a failed probe. A retry
-    that ran out is read through to its last attempt."""
+    """(HTTP status, message, whether the endpoint answered) of a failed probe, read as
+    the judge's calls read a failure (`status_of`, `server_message`). A retry that ran
+    out is read through to its last attempt."""
     last = getattr(error, "last_attempt", None)
     if last is not None and last.exception() is not None:
         error = last.exception()
-    cause = error.__cause__ if isinstance(error.__cause__, BaseException) else error
-    status = next(
-        (
-            s
-            for s in (getattr(error, "status_code", None), getattr(cause, "status_code", None))
-            if isinstance(s, int)
-        ),
-        None,
-    )
-    message = _body_message(cause) or getattr(error, "provider_message", None) or ""
-    message = message or _last_line(str(cause)) or type(cause).__name__
+    if not isinstance(error, Exception):
+        return None, type(error).__name__, False
+    status = status_of(error)
+    message = server_message(error) or type(error).__name__
     answered = status is not None and status < 500 and status != 429
-    return status, _one_line(message)[:200], answered
-
-
-def _body_message(error: BaseException) -> str:
-    """The message in an SDK error's body (either API's error shape), if it has one."""
-    body = getattr(error, "body", None)
-    inner = body.get("error", body) if isinstance(body, dict) else None
-    message = inner.get("message") if isinstance(inner, dict) else None
-    return str(message or body or "")
+    return status, message[:200], answered
 
 
 # --- the whole check ---------------------------------------------------------------------

@@ -202,7 +202,7 @@ def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception)
     cause = error.last_attempt.exception() if isinstance(error, RetryError) else error
     if not isinstance(cause, Exception) or not any(m.role == "system" for m in sent):
         return False
-    if not _SYSTEM_REFUSED.search(_provider_message(cause)):
+    if not _SYSTEM_REFUSED.search(server_message(cause)):
         return False
     key = _endpoint_key(model)
     if key in _NO_SYSTEM:  # learnt meanwhile, from a concurrent request
@@ -251,7 +251,7 @@ async def _reachable(model: Model) -> bool:
                 return False
             await request
     except Exception as error:
-        return isinstance(error, Exception) and _status(error) is not None
+        return isinstance(error, Exception) and status_of(error) is not None
     return True
 
 
@@ -280,9 +280,9 @@ async def _lasting(model: Model, lasting: _Lasting, config: GenerateConfig) -> E
     except Exception:
         return _overloaded(model, lasting.cause) if await _reachable(model) else lasting.outage
     cause = lasting.cause
-    status = _status(cause) if isinstance(cause, Exception) else None
+    status = status_of(cause) if isinstance(cause, Exception) else None
     what = f"HTTP {status}" if status else type(cause).__name__
-    message = _provider_message(cause) if isinstance(cause, Exception) else str(cause)
+    message = server_message(cause) if isinstance(cause, Exception) else str(cause)
     return CallFailed(
         f'this question kept failing ({what} "{message[:300]}") through its retries while '
         "the judge answers other requests",
@@ -372,7 +372,7 @@ async def _check_batch_api(model: Model) -> None:
         except Exception as error:
             status = getattr(error, "status_code", None)
             if status in (404, 405):
-                state = f"HTTP {status}: {_provider_message(error)}"
+                state = f"HTTP {status}: {server_message(error)}"
         finally:
             _BATCH_API[key] = state
             checking.set()
@@ -434,8 +434,8 @@ def _classified(error: Exception, model: Model) -> Exception:
     if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
         cause = error.last_attempt.exception() or error
         return _Lasting(cause, _unavailable(model, cause))
-    status = _status(error)
-    message = _provider_message(error)
+    status = status_of(error)
+    message = server_message(error)
     if context_refusal(message) and (status is None or 400 <= status < 500):
         return CallFailed(_too_long(model, message), final=True)
     if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
@@ -452,7 +452,7 @@ def _classified(error: Exception, model: Model) -> Exception:
     )
 
 
-def _status(error: Exception) -> int | None:
+def status_of(error: Exception) -> int | None:
     """The HTTP status an error stands for.
 
     The SDK's error class says it first where it names one (`BadRequestError`: 400):
@@ -523,7 +523,7 @@ def _unavailable(model: Model, cause: BaseException) -> JudgeUnavailable:
     )
 
 
-def _provider_message(error: Exception) -> str:
+def server_message(error: Exception) -> str:
     """The server's own words from an SDK error's body, in any of the shapes servers
     use: `{"error": {"message": ...}}` (OpenAI, vLLM, llama.cpp, Anthropic), a string
     under `"error"` (LM Studio, TGI), or a top-level `"message"` (SGLang); inspect's
