@@ -238,7 +238,8 @@ def test_reference_anchor_and_reference_free(tmp_path: Path) -> None:
     experts_with = {q.kind: q.text for q in with_ref.questions if q.kind != "negotiator"}
     experts_without = [q for q in without.questions if q.kind != "negotiator"]
     # the paper's anchoring: the reference is a fixed 6 for the comparative leaves, an
-    # 8-point standard to deduct from for logic, and paragraphing never sees it
+    # 8-point standard to deduct from for logic, context without a baseline for
+    # impression (its own absolute bands), and paragraphing never sees it
     assert set(experts_with) == {
         "opening_ending",
         "rhetoric",
@@ -253,6 +254,9 @@ def test_reference_anchor_and_reference_free(tmp_path: Path) -> None:
             assert reference not in text and "<reference>" not in text
         elif kind == "logic":
             assert reference in text and "8 分的标准" in text and "记为 6 分" not in text
+        elif kind == "impression":
+            assert reference in text and "它不是评分基准" in text and "记为 6 分" not in text
+            assert "接近专业水准" in text  # the leaf's own bands
         else:
             assert reference in text and "固定基准，记为 6 分" in text
     assert experts_without and not any(

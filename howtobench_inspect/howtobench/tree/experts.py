@@ -28,14 +28,19 @@ def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> l
 
     With an anchor the scale is the paper's (its evaluation prompts): the anchor is a
     fixed 6 and the writing is scored by comparison, or, for logic, the anchor is an
-    8-point standard to deduct from; paragraphing never sees the anchor. Without one,
-    each leaf has bands of its own on its scale.
+    8-point standard to deduct from; impression sees the anchor with no baseline, on its
+    own bands; paragraphing never sees the anchor. Without one, each leaf has bands of
+    its own on its scale.
     """
     language = judge_input.language
     anchored = with_anchor and leaf.anchoring != "none" and bool(judge_input.anchor.strip())
     materials = judge_input.materials(with_anchor=anchored)
     criterion = tree_prompt(f"leaf_{leaf.id}", language)
-    bands = tree_prompt(f"bands_{leaf.anchoring}" if anchored else f"bands_{leaf.id}", language)
+    bands = tree_prompt(f"bands_{leaf.id}", language)
+    if anchored and leaf.anchoring == "context":
+        bands = f"{tree_prompt('bands_context', language)}\n{bands}"
+    elif anchored:
+        bands = tree_prompt(f"bands_{leaf.anchoring}", language)
     answer = tree_prompt("answer", language, low=leaf.low, high=leaf.high)
     return [
         ChatMessageSystem(content=tree_prompt("judge_system", language)),

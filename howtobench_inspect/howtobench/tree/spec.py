@@ -17,8 +17,10 @@ Judge = Literal["llm", "rule"]
 # How an LLM leaf scores against the anchor text, after the paper's evaluation prompts:
 # `relative`: the anchor is a fixed 6 on the 10-point scale and the writing is scored
 # by comparison; `deduct`: the anchor's logic is an 8-point standard to deduct from;
+# `context`: the anchor is shown and sets no baseline, the leaf keeps its own bands (the
+# paper code's impression prompt shows the reference and asks for a plain 1-10 score);
 # `none`: the leaf is judged without the anchor (paragraphing sees no reference).
-Anchoring = Literal["relative", "deduct", "none"]
+Anchoring = Literal["relative", "deduct", "context", "none"]
 
 
 def identity(x: float) -> float:
@@ -70,7 +72,7 @@ LEAVES: tuple[Leaf, ...] = (
     Leaf("plots", "format", "llm", 1, 10, "step_plots"),
     Leaf("paragraphing", "format", "llm", 1, 3, "paragraphing", anchoring="none"),
     Leaf("formatting", "format", "rule", 0, 10, anchoring="none"),
-    Leaf("impression", "impression", "llm", 1, 10),
+    Leaf("impression", "impression", "llm", 1, 10, anchoring="context"),
 )
 
 NODES: tuple[str, ...] = ("content", "format", "impression")
