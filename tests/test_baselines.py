@@ -17,7 +17,12 @@ from inspect_ai import Task, task_with
 
 from howtobench import autoplan, open_writing, rubric
 from howtobench.baselines.autoplan import check_plan, plan_question
-from howtobench.baselines.prompts import baseline_prompt, genre_rubric
+from howtobench.baselines.prompts import (
+    APPENDIX_H_RUBRICS,
+    RUBRIC_OF_GENRE,
+    baseline_prompt,
+    genre_rubric,
+)
 from howtobench.baselines.rubric import rubric_checker, rubric_question
 from howtobench.dataset import load_records
 from howtobench.genres import CANONICAL_GENRES
@@ -39,7 +44,7 @@ PLAN = {
 }
 # s_k = weight_k * score_k: 16, 6 and 4; S = 26
 PLAN_SHARES = {"content": 16 / 26, "structure": 6 / 26, "language": 4 / 26}
-SPEECH = ["occasion", "message", "structure", "appeal", "spoken_style"]
+SPEECH = ["goal", "clarity", "evidence", "depth", "language"]
 ZH_BANDS = ("（1–3）", "（4–7）", "（8–10）")
 EN_BANDS = ("(1-3)", "(4-7)", "(8-10)")
 
@@ -62,10 +67,10 @@ def retry_message(error: str) -> str:
 
 
 def test_rubric_files_name_the_same_dimensions_in_both_languages() -> None:
-    for name in (*CANONICAL_GENRES, "general"):
+    for name in (*APPENDIX_H_RUBRICS, "general"):
         zh, en = genre_rubric(name, "zh"), genre_rubric(name, "en")
         assert zh.name == en.name == name
-        assert zh.ids == en.ids and 3 <= len(zh.ids) <= 5 and len(set(zh.ids)) == len(zh.ids)
+        assert zh.ids == en.ids and 5 <= len(zh.ids) <= 6 and len(set(zh.ids)) == len(zh.ids)
         # low, middle and high marks for every dimension
         for text, bands in ((zh.text, ZH_BANDS), (en.text, EN_BANDS)):
             assert all(text.count(band) == len(zh.ids) for band in bands)
@@ -104,7 +109,7 @@ def test_each_genre_is_judged_with_its_rubric_in_the_language_of_the_data(
     for sample in log.samples:
         language = "en" if sample.id == "item_english" else "zh"
         expected = genre_rubric(sample.metadata["genre"], language)
-        assert expected.name == sample.metadata["genre"].replace("travelogue", "general")
+        assert expected.name == RUBRIC_OF_GENRE.get(sample.metadata["genre"], "general")
         question = questions[sample.output.completion]
         # the shared materials first, the rubric and the answer format last
         after_writing = question.text.rpartition("</writing>")[2]
@@ -117,7 +122,7 @@ def test_each_genre_is_judged_with_its_rubric_in_the_language_of_the_data(
 
 def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
     def answer(question: Question) -> Reply:
-        return rubric_reply(question, 7, {"thesis": 8, "evidence": 6, "imagery": 3})
+        return rubric_reply(question, 7, {"theme": 8, "evidence": 6, "effect": 3})
 
     judge = ScriptedJudge(answer)
     [log] = run_eval(
@@ -131,26 +136,28 @@ def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
         meta = sample.metadata
         rubric = genre_rubric(meta["genre"], language, meta["genre_raw"])
         assert rubric.text in question.text
-        # 纪实 counts under fiction in Table 4 but is judged with the prose rubric
-        assert rubric.name == ("prose" if meta["genre_raw"] == "纪实" else meta["genre"])
+        # 纪实 counts under fiction in Table 4 but has appendix H's documentary rubric,
+        # 公文 counts under report but has its officials rubric
+        finer = {"纪实": "documentary", "公文": "officials"}
+        assert rubric.name == finer.get(meta["genre_raw"], meta["genre"])
     scores = {s.id: s.scores["rubric"] for s in log.samples}
     english = scores["demo_open_4"]
     assert english.value == 7
     assert english.metadata["rubric"] == "argumentative"
     assert english.metadata["scores"] == {
-        "thesis": 8,
+        "theme": 8,
         "evidence": 6,
-        "reasoning": 5,
+        "expression": 5,
         "structure": 5,
-        "language": 5,
+        "insight": 5,
     }
     assert english.metadata["reason"] == "scripted rubric"
     assert english.metadata["reference"] == "human"
     [record] = english.metadata["judges"]
     assert record["model"] == "mockllm/judge" and record["error"] is None
-    assert json.loads(record["replies"][0])["scores"]["thesis"] == 8
-    assert "thesis 8 · evidence 6 · reasoning 5" in english.explanation
-    assert scores["demo_open_1"].metadata["scores"]["imagery"] == 3  # the poem's rubric
+    assert json.loads(record["replies"][0])["scores"]["theme"] == 8
+    assert "theme 8 · evidence 6 · expression 5" in english.explanation
+    assert scores["demo_open_1"].metadata["scores"]["effect"] == 3  # the poem's rubric
     [overall] = [s for s in log.results.scores if s.scorer == "rubric"]
     assert overall.name == "rubric" and overall.metrics["mean"].value == 7
     assert {"mean", "stderr", "poem", "argumentative", "all"} <= set(overall.metrics)
@@ -177,7 +184,7 @@ def test_bad_replies_are_asked_again_with_the_error_stated(tmp_path: Path) -> No
             return baselines(question)
         if question.kind == "rubric":
             reply = rubric_reply(question, 7)
-            reply["scores"]["style"] = reply["scores"].pop("occasion")
+            reply["scores"]["style"] = reply["scores"].pop("goal")
             return reply
         return {**PLAN, "dimensions": PLAN["dimensions"][:2]}
 
@@ -186,7 +193,7 @@ def test_bad_replies_are_asked_again_with_the_error_stated(tmp_path: Path) -> No
     retries = {q.kind: q.last for q in judge.questions if q.attempt == 2}
     assert retries == {
         "rubric": retry_message(
-            f'"scores" must hold exactly {", ".join(SPEECH)} (missing occasion; unknown style)'
+            f'"scores" must hold exactly {", ".join(SPEECH)} (missing goal; unknown style)'
         ),
         "autoplan": retry_message('"dimensions" must be a list of 3 to 6 dimensions, got 2'),
     }
@@ -216,7 +223,7 @@ def test_unusable_replies_leave_the_sample_unscored_with_the_reason(tmp_path: Pa
     rubric_score, plan_score = scores["demo_open_1"]["rubric"], scores["demo_open_1"]["autoplan"]
     assert rubric_score.reason == plan_score.reason == "grader_failed"
     assert rubric_score.explanation == (
-        'mockllm/judge: the score of "imagery" must be a whole number from 1 to 10, got 42'
+        'mockllm/judge: the score of "language" must be a whole number from 1 to 10, got 42'
     )
     assert plan_score.explanation == 'mockllm/judge: "overall" must be a number from 1 to 10, got 0'
     for score in (rubric_score, plan_score):

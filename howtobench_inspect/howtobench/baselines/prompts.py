@@ -1,7 +1,8 @@
 """The baselines' prompt files, and the genre rubrics with the dimension ids read from them.
 
 A rubric's dimensions are written once, in its template (`[id] title: ...` lines), so
-the prompt, the reply check and the simulator cannot disagree about them.
+the prompt, the reply check, the simulator and the build's genre traits cannot disagree
+about them. Which rubric judges which genre is the data below.
 """
 
 from __future__ import annotations
@@ -11,10 +12,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from howtobench.genres import CANONICAL_GENRES
 from howtobench.templates import render
 
 PROMPTS = Path(__file__).parent / "prompts"
+# For labels no appendix-H rubric fits. Ours, on the points that recur across appendix
+# H: content (all 15 rubrics), language (14), structure (13), originality (9), and fit
+# to the purpose and readers (about half).
 GENERAL_RUBRIC = "general"
 _DIMENSION = re.compile(r"^\[([a-z][a-z0-9_]*)\] ", re.M)
 
@@ -30,24 +33,84 @@ def rubric_ids(text: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True)
 class Rubric:
-    """A genre's rubric: its name (a canonical genre or `general`), text and dimension ids."""
+    """A genre's rubric: its name (an appendix-H genre or `general`), text and dimension ids."""
 
     name: str
     text: str
     ids: tuple[str, ...]
 
 
-# Raw labels judged with another genre's rubric than their Table 4 row: 纪实 (literary
-# non-fiction) counts under fiction to fit Table 4's arithmetic (`howtobench.genres`),
-# but it has no plot or invented characters, so the prose rubric serves it.
-RUBRIC_OF_RAW = {"纪实": "prose"}
+# The 15 genre rubrics of the paper's appendix H (H.1-H.15), each a `rubric_<name>` file
+# that follows its dimensions and their sub-criteria in order, in our words.
+APPENDIX_H_RUBRICS: tuple[str, ...] = (
+    "argumentative",
+    "summary",
+    "contract",
+    "delivery",
+    "documentary",
+    "essay",
+    "fiction",
+    "letters",
+    "officials",
+    "plan",
+    "poem",
+    "prose",
+    "report",
+    "document",
+    "speech",
+)
+
+# Which appendix-H rubric judges which genre. The paper does not publish this mapping;
+# ours pairs each genre with the rubric of the same kind of writing. Table 4's canonical
+# genres (`howtobench.genres`) come first; `comment` is appendix H's commentary "Essay"
+# (H.6), `regulation` the rules of an institution (H.9 Officials), `others` the notices,
+# explanations and introductions that H.14's general "Document" rubric covers.
+RUBRIC_OF_GENRE: dict[str, str] = {
+    "argumentative": "argumentative",
+    "comment": "essay",
+    "poem": "poem",
+    "prose": "prose",
+    "fiction": "fiction",
+    "letters": "letters",
+    "others": "document",
+    "speech": "speech",
+    "report": "report",
+    "contract": "contract",
+    "plan": "plan",
+    "regulation": "officials",
+}
+# The published raw labels (`sub_task`) that appendix H treats more finely than Table 4's
+# rows: literary non-fiction has its own rubric (H.5), summaries theirs (H.2), official
+# documents and administrative notices are H.9's, secretarial writing and explanations
+# H.14's. Every other raw label is judged by its canonical genre's rubric.
+RUBRIC_OF_RAW: dict[str, str] = {
+    "纪实": "documentary",
+    "总结类写作": "summary",
+    "公文": "officials",
+    "通知": "officials",
+    "文秘知识": "document",
+    "介绍说明": "document",
+}
+
+
+def rubric_name(genre: str, genre_raw: str = "") -> str:
+    """The rubric a writing is judged with: its raw label's where `RUBRIC_OF_RAW` has one,
+    an appendix-H rubric named as the label itself, else its canonical genre's; any other
+    label (a user's own genre) gets the general rubric."""
+    for label in (genre_raw.strip(), genre.strip()):
+        if label in RUBRIC_OF_RAW:
+            return RUBRIC_OF_RAW[label]
+        if label.lower() in APPENDIX_H_RUBRICS:
+            return label.lower()
+        if label.lower() in RUBRIC_OF_GENRE:
+            return RUBRIC_OF_GENRE[label.lower()]
+    return GENERAL_RUBRIC
 
 
 @cache
 def genre_rubric(genre: str, language: str, genre_raw: str = "") -> Rubric:
-    """The rubric of a canonical genre (or of the raw label, where `RUBRIC_OF_RAW` says);
-    any other genre label gets the general one."""
-    genre = RUBRIC_OF_RAW.get(genre_raw, genre)
-    name = genre if genre in CANONICAL_GENRES else GENERAL_RUBRIC
+    """The rubric of a writing's genre (see `rubric_name`), in `language` (English for
+    languages without their own files)."""
+    name = rubric_name(genre, genre_raw)
     text = baseline_prompt(f"rubric_{name}", language)
     return Rubric(name, text, rubric_ids(text))
