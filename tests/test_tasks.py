@@ -29,8 +29,9 @@ def test_replay_scores_every_sample_including_an_empty_writing(
     # jieba: 公园/让/城市/更/宜居/。 (6 words) inside the reference's 11: LCS 6.
     expected = 2 * 6 / (6 + 11)
     assert first.scores["rouge_l"].value == pytest.approx(expected)
-    # every unigram matches; brevity penalty exp(1 - 11/6)
-    assert first.scores["bleu"].value["bleu_1"] == pytest.approx(math.exp(1 - 11 / 6))
+    # on characters (the default): all 9 of 公园让城市更宜居。 occur in the 17-character
+    # reference 公园让城市更宜居。我们要爱护公园。; brevity penalty exp(1 - 17/9)
+    assert first.scores["bleu"].value["bleu_1"] == pytest.approx(math.exp(1 - 17 / 9))
     empty = samples["infer_2"]
     assert empty.output.completion == ""
     assert empty.scores["rouge_l"].value == 0.0

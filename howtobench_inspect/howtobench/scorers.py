@@ -15,10 +15,10 @@ from inspect_ai.scorer import Scorer
 
 from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.bleurt import bleurt
-from howtobench.baselines.overlap import bleu_scorer, rouge_l
+from howtobench.baselines.overlap import BLEU_TOKENIZE, bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
 from howtobench.parameters import ParameterError
-from howtobench.tree.scorer import tree_of_writing
+from howtobench.tree.scorer import DEFAULT_FORMATTING, tree_of_writing
 
 DEFAULT_SCORERS: tuple[str, ...] = ("tow",)
 
@@ -34,7 +34,9 @@ class ScorerOptions:
     reuse_weights: bool = True
     weights: str = "negotiated"  # or "uniform": ToW w/o plan (Table 3's Average scoring)
     temperature: float | None = None  # None: the judge role's own, else 0 (0.7 sampled)
+    formatting: str = DEFAULT_FORMATTING  # the formatting leaf's rule: lenient or paper
     bleurt_checkpoint: str | None = None  # a BLEURT checkpoint's path or hub id
+    bleu_tokenize: str = BLEU_TOKENIZE  # "char" (Table 7's BLEU) or "word" (jieba)
 
 
 # The task parameter that sets each option, for messages.
@@ -46,7 +48,9 @@ PARAMETER = {
     "reuse_weights": "reuse_weights",
     "weights": "weights",
     "temperature": "judge_temperature",
+    "formatting": "formatting",
     "bleurt_checkpoint": "bleurt_checkpoint",
+    "bleu_tokenize": "bleu_tokenize",
 }
 _SINGLE_CALL = frozenset({"judges", "reference", "samples", "temperature"})
 
@@ -58,6 +62,7 @@ BUILDERS: dict[str, Callable[[ScorerOptions], Scorer]] = {
         samples=o.samples,
         reuse_weights=o.reuse_weights,
         weights=o.weights,
+        formatting=o.formatting,
         temperature=o.temperature,
     ),
     "rubric": lambda o: rubric(
@@ -67,16 +72,16 @@ BUILDERS: dict[str, Callable[[ScorerOptions], Scorer]] = {
         judges=list(o.judges), reference=o.reference, samples=o.samples, temperature=o.temperature
     ),
     "rouge_l": lambda o: rouge_l(),
-    "bleu": lambda o: bleu_scorer(),
+    "bleu": lambda o: bleu_scorer(tokenize=o.bleu_tokenize),
     "bleurt": lambda o: bleurt(checkpoint=o.bleurt_checkpoint),
 }
 # The options each scorer takes.
 TAKES: dict[str, frozenset[str]] = {
-    "tow": _SINGLE_CALL | {"nodes", "reuse_weights", "weights"},
+    "tow": _SINGLE_CALL | {"nodes", "reuse_weights", "weights", "formatting"},
     "rubric": _SINGLE_CALL,
     "autoplan": _SINGLE_CALL,
     "rouge_l": frozenset(),
-    "bleu": frozenset(),
+    "bleu": frozenset({"bleu_tokenize"}),
     "bleurt": frozenset({"bleurt_checkpoint"}),
 }
 # The scorers that ask an LLM judge (and so need the grader role or a panel).

@@ -7,6 +7,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import Solver
 
 from howtobench._inspect import writer_temperature
+from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
 from howtobench.dataset import (
     TASKS,
     DataError,
@@ -26,6 +27,7 @@ from howtobench.parameters import (
     ParameterError,
     anchor,
     boolean,
+    choice,
     integer,
     names,
     positive_integer,
@@ -37,7 +39,7 @@ from howtobench.run_options import check_run_options
 from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, check_names, check_taken
 from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
-from howtobench.tree.scorer import weighting
+from howtobench.tree.scorer import DEFAULT_FORMATTING, FORMATTINGS, weighting
 from howtobench.tree.spec import tree_for
 from howtobench.writer import StoredWritings, writer, writer_prompt
 
@@ -55,7 +57,9 @@ def howtobench_task(
     reuse_weights: bool = True,
     weights: str = "negotiated",
     judge_temperature: float | None = None,
+    formatting: str = DEFAULT_FORMATTING,
     bleurt_checkpoint: str | None = None,
+    bleu_tokenize: str = BLEU_TOKENIZE,
     perturb: str | None = None,
     perturb_seed: int = 0,
 ) -> Task:
@@ -76,7 +80,9 @@ def howtobench_task(
         reuse_weights=boolean(reuse_weights, "reuse_weights"),
         weights=weights.strip(),
         temperature=temperature(judge_temperature, "judge_temperature"),
+        formatting=choice(formatting, "formatting", tuple(FORMATTINGS)),
         bleurt_checkpoint=_text(bleurt_checkpoint, "bleurt_checkpoint"),
+        bleu_tokenize=choice(bleu_tokenize, "bleu_tokenize", TOKENIZATIONS),
     )
     check_taken(chosen, options)
     if plan is not None and not options.reuse_weights:
@@ -91,6 +97,8 @@ def howtobench_task(
         )
     if options.nodes:
         _check_nodes(task_type, options.nodes)
+    if options.formatting != DEFAULT_FORMATTING:
+        _check_formatting(task_type, options.nodes)
     _check_judges(options.judges)
     if judged and ("tow" in judged or not options.judges):
         _check_grader()
@@ -139,6 +147,7 @@ def howtobench_task(
             "tree": TREE_VERSION,
             "weights": "plan" if plan is not None else options.weights,
             "plan": plan.digest if plan is not None else None,
+            "formatting": options.formatting,
         },
         # bounded retries (inspect's default is to retry forever): a dead judge or
         # writer ends the run in about a minute; --max-retries overrides it
@@ -146,7 +155,7 @@ def howtobench_task(
         # the log list of `inspect view` shows tags, and a replay run's model is 'none':
         # the writer's name tells the paper's ten writers apart there
         tags=[f"writer:{replay}"] if replay else None,
-        version=2,  # 2: rubric and autoplan scores are floats; unscored reasons are codes
+        version=3,  # 3: appendix-H rubrics, impression without a baseline, BLEU on characters
     )
 
 
@@ -188,6 +197,16 @@ def _check_nodes(task_type: str, nodes: tuple[str, ...]) -> None:
         tree_for(task_type, nodes)
     except ValueError as error:
         raise ParameterError("nodes", str(error)) from None
+
+
+def _check_formatting(task_type: str, nodes: tuple[str, ...] | None) -> None:
+    """A formatting rule needs the format node, which completion has not (nor an
+    ablation that drops it): the rule would change nothing, so it is refused."""
+    if "format" not in tree_for(task_type, nodes).nodes:
+        kept = "the kept nodes have" if nodes else f"the {task_type} tree has"
+        raise ParameterError(
+            "formatting", f"{kept} no format node, so no formatting leaf to apply it to"
+        )
 
 
 def _check_judges(judges: tuple[str, ...]) -> None:
@@ -243,7 +262,9 @@ def completion(
     reuse_weights: bool = True,
     weights: str = "negotiated",
     judge_temperature: float | None = None,
+    formatting: str = DEFAULT_FORMATTING,
     bleurt_checkpoint: str | None = None,
+    bleu_tokenize: str = BLEU_TOKENIZE,
     perturb: str | None = None,
     perturb_seed: int = 0,
 ) -> Task:
@@ -270,7 +291,12 @@ def completion(
             weights every writing is judged with, without a negotiator call.
         judge_temperature: the judges' sampling temperature; default the judge role's
             own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
+        formatting: the rule of the Tree-of-Writing `formatting` leaf: `lenient` (ours,
+            the default) or `paper` (the paper code's); recorded in the task and score
+            metadata.
         bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
+        bleu_tokenize: how `scorers=bleu` cuts Chinese: `char` (the default; characters,
+            as the paper's Table 7 BLEU was) or `word` (jieba words).
         perturb: disturb the writing before scoring: drop, repeat, inject,
             transfer:<comment|letter|official|poem>.
         perturb_seed: seed of the disturbances.
@@ -291,7 +317,9 @@ def completion(
         reuse_weights=reuse_weights,
         weights=weights,
         judge_temperature=judge_temperature,
+        formatting=formatting,
         bleurt_checkpoint=bleurt_checkpoint,
+        bleu_tokenize=bleu_tokenize,
         perturb=perturb,
         perturb_seed=perturb_seed,
     )
@@ -310,7 +338,9 @@ def guide(
     reuse_weights: bool = True,
     weights: str = "negotiated",
     judge_temperature: float | None = None,
+    formatting: str = DEFAULT_FORMATTING,
     bleurt_checkpoint: str | None = None,
+    bleu_tokenize: str = BLEU_TOKENIZE,
     perturb: str | None = None,
     perturb_seed: int = 0,
 ) -> Task:
@@ -337,7 +367,12 @@ def guide(
             weights every writing is judged with, without a negotiator call.
         judge_temperature: the judges' sampling temperature; default the judge role's
             own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
+        formatting: the rule of the Tree-of-Writing `formatting` leaf: `lenient` (ours,
+            the default) or `paper` (the paper code's); recorded in the task and score
+            metadata.
         bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
+        bleu_tokenize: how `scorers=bleu` cuts Chinese: `char` (the default; characters,
+            as the paper's Table 7 BLEU was) or `word` (jieba words).
         perturb: disturb the writing before scoring: drop, repeat, inject,
             transfer:<comment|letter|official|poem>.
         perturb_seed: seed of the disturbances.
@@ -358,7 +393,9 @@ def guide(
         reuse_weights=reuse_weights,
         weights=weights,
         judge_temperature=judge_temperature,
+        formatting=formatting,
         bleurt_checkpoint=bleurt_checkpoint,
+        bleu_tokenize=bleu_tokenize,
         perturb=perturb,
         perturb_seed=perturb_seed,
     )
@@ -377,7 +414,9 @@ def open_writing(
     reuse_weights: bool = True,
     weights: str = "negotiated",
     judge_temperature: float | None = None,
+    formatting: str = DEFAULT_FORMATTING,
     bleurt_checkpoint: str | None = None,
+    bleu_tokenize: str = BLEU_TOKENIZE,
     perturb: str | None = None,
     perturb_seed: int = 0,
 ) -> Task:
@@ -404,7 +443,12 @@ def open_writing(
             weights every writing is judged with, without a negotiator call.
         judge_temperature: the judges' sampling temperature; default the judge role's
             own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
+        formatting: the rule of the Tree-of-Writing `formatting` leaf: `lenient` (ours,
+            the default) or `paper` (the paper code's); recorded in the task and score
+            metadata.
         bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
+        bleu_tokenize: how `scorers=bleu` cuts Chinese: `char` (the default; characters,
+            as the paper's Table 7 BLEU was) or `word` (jieba words).
         perturb: disturb the writing before scoring: drop, repeat, inject,
             transfer:<comment|letter|official|poem>.
         perturb_seed: seed of the disturbances.
@@ -425,7 +469,9 @@ def open_writing(
         reuse_weights=reuse_weights,
         weights=weights,
         judge_temperature=judge_temperature,
+        formatting=formatting,
         bleurt_checkpoint=bleurt_checkpoint,
+        bleu_tokenize=bleu_tokenize,
         perturb=perturb,
         perturb_seed=perturb_seed,
     )

@@ -153,14 +153,21 @@ def parse_markers(text: str) -> list[Marker]:
 
 @dataclass(frozen=True)
 class FormattingVerdict:
+    """A formatting rule's score, the problems that lowered it, and how many heading or
+    list lines it read; `note` says why a clean text scored as it did, when the rule has
+    more than one reason for that (`tree/formatting_paper.py`)."""
+
     score: int
     problems: tuple[str, ...]
     markers: int
+    note: str = ""
 
     @property
     def reason(self) -> str:
         if self.problems:
             return "; ".join(self.problems)
+        if self.note:
+            return self.note
         if self.markers:
             return f"{self.markers} heading/list lines in a consistent hierarchy"
         return "plain prose without headings or lists"

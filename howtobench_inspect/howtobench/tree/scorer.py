@@ -8,7 +8,7 @@ unscored with the reason, and the metadata keeps every reply.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean
 from typing import Any, cast
 
@@ -22,10 +22,11 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange
 from howtobench.judge.sampling import judge_writing
-from howtobench.parameters import names
+from howtobench.parameters import choice, names
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import Verdict, judge_leaf
-from howtobench.tree.headings import formatting_verdict
+from howtobench.tree.formatting_paper import paper_formatting_verdict
+from howtobench.tree.headings import FormattingVerdict, formatting_verdict
 from howtobench.tree.negotiator import SettledWeights, Weights, fixed_weights, weights_record
 from howtobench.tree.plan import Plan, read_plan
 from howtobench.tree.spec import Leaf, Tree, tree_for
@@ -40,6 +41,16 @@ def weighting(weights: str) -> Plan | str:
     return weights if weights in WEIGHTINGS else read_plan(weights)
 
 
+# The formatting leaf's rule (`-T formatting=`): ours, which reads numbering and list
+# structure (`tree/headings.py`), or the paper code's `score_formatting`
+# (`tree/formatting_paper.py`); docs/benchmarks.md, "Formatting rules", compares them.
+FORMATTINGS: dict[str, Callable[[str], FormattingVerdict]] = {
+    "lenient": formatting_verdict,
+    "paper": paper_formatting_verdict,
+}
+DEFAULT_FORMATTING = "lenient"
+
+
 @scorer(
     name="tow",
     metrics={"*": [mean(), stderr()], "overall": [grouped(mean(), "genre")]},
@@ -52,6 +63,7 @@ def tree_of_writing(
     samples: int = 1,
     reuse_weights: bool = True,
     weights: str = "negotiated",
+    formatting: str = DEFAULT_FORMATTING,
     cache: bool = True,
     temperature: float | None = None,
     tries: int = 3,
@@ -77,6 +89,9 @@ def tree_of_writing(
             no negotiator call, the paper's "Average scoring" (ToW w/o plan, Table 3); or
             the path of a plan file (`howtobench plan export`): each instruction's weights
             as the plan gives them, and no negotiator call.
+        formatting: the rule of the `formatting` leaf: `lenient`, ours (`tree/headings.py`),
+            or `paper`, the paper code's (`tree/formatting_paper.py`). Each score records
+            which in its metadata (`formatting`).
         cache: keep checked judge replies in the reply store (weights across epochs and
             runs; expert verdicts across runs).
         temperature: judge sampling temperature; default the judge role's own, else 0
@@ -87,6 +102,7 @@ def tree_of_writing(
     kept_nodes = names(nodes, "nodes") or None
     settled = SettledWeights()  # this scorer's weights, one negotiation per instruction
     plan = weighting(weights)
+    rule = choice(formatting, "formatting", tuple(FORMATTINGS))
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, task_type)
@@ -164,9 +180,11 @@ def tree_of_writing(
             reused,
             dict(zip((leaf.id for leaf in llm_leaves), verdicts, strict=True)),
             reference_mode=judge_input.anchor_seen(reference),
+            formatting=rule,
         )
         if score.metadata is not None:
             score.metadata["plan"] = plan.digest if isinstance(plan, Plan) else None
+            score.metadata["formatting"] = rule
         return score
 
     return score
@@ -179,6 +197,7 @@ def _tree_score(
     reused: bool,
     verdicts: dict[str, list[Exchange[Verdict]]],
     reference_mode: str,
+    formatting: str,
 ) -> Score:
     """Leaf scores, failures and the full record of one writing, aggregated into a Score."""
     failures: list[str] = []
@@ -193,12 +212,13 @@ def _tree_score(
             notes[leaf.id] = "empty writing: lowest score, not judged"
             record[leaf.id] = {"score": leaf.minimum, "judged_by": "none (empty writing)"}
         elif leaf.judge == "rule":
-            verdict = formatting_verdict(judge_input.writing)
+            verdict = FORMATTINGS[formatting](judge_input.writing)
             leaves[leaf.id] = float(verdict.score)
-            notes[leaf.id] = f"rule: {verdict.reason}"
+            notes[leaf.id] = f"{formatting} rule: {verdict.reason}"
             record[leaf.id] = {
                 "score": float(verdict.score),
                 "judged_by": "rule",
+                "rule": formatting,
                 "reason": verdict.reason,
             }
         else:
