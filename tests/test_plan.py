@@ -172,6 +172,21 @@ def test_without_a_plan_two_workers_disagree_and_the_report_refuses(
         report([tmp_path / "logs"])
 
 
+def test_writers_scored_by_different_formatting_rules_are_refused(
+    serve: Serve, tmp_path: Path
+) -> None:
+    serve()
+    for writer, rule in (("demo-writer-a", "lenient"), ("demo-writer-b", "paper")):
+        run_eval(
+            tasks.guide(dataset="demo", replay=writer, formatting=rule),
+            tmp_path / "logs",
+            "openai-api/sim/judge",
+            cache_dir=tmp_path / "cache",
+        )
+    with pytest.raises(StudyError, match=r"different formatting rules \(demo-writer-a: lenient"):
+        report([tmp_path / "logs"])
+
+
 def test_ablations_and_uniform_weights_work_beside_a_plan(serve: Serve, tmp_path: Path) -> None:
     plan_path = plan_of(serve, tmp_path, tasks="guide")
     plan = read_plan(plan_path)

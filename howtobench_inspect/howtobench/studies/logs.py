@@ -31,9 +31,9 @@ TASKS: tuple[str, ...] = ("completion", "guide", "open")
 WRITING: tuple[str, ...] = ("model", "task", "id")
 _SKIP_FIELDS = {"messages", "events", "store", "attachments"}
 # Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
-# their scale and which weights judged it; autoplan shares.
+# their scale, which weights judged it and which formatting rule; autoplan shares.
 _SCORE_EXTRAS = {
-    "tow": ("weights", "by_judge", "clipped", "weights_fingerprint", "plan"),
+    "tow": ("weights", "by_judge", "clipped", "weights_fingerprint", "plan", "formatting"),
     "autoplan": ("shares",),
 }
 NO_SCORES = "(no scores)"
@@ -59,6 +59,7 @@ COLUMNS: tuple[str, ...] = (
     "clipped",
     "weights_fingerprint",
     "plan",
+    "formatting",
     "reused",
     "reuse_weights",
     "judge_runs",
@@ -222,6 +223,7 @@ def _sample_row(
         "clipped": None,
         "weights_fingerprint": None,
         "plan": None,
+        "formatting": None,
         "reused": None,
         "judge_runs": None,
     }

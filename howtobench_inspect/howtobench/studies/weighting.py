@@ -16,10 +16,19 @@ from howtobench.studies.logs import StudyError, first_few
 def check_one_weighting(frame: pd.DataFrame) -> None:
     """Refuse to compare writers judged with different weights: runs scored from
     different plans, or writers of one instruction judged with different negotiated
-    weights (weights fingerprints). Logs from before the fingerprints are not compared."""
+    weights (weights fingerprints); and writers whose formatting leaf used different
+    rules (`-T formatting`). Logs from before the fingerprints are not compared."""
     judged = frame[frame["weights_fingerprint"].notna()]
     if judged.empty:
         return
+    # a log from before `-T formatting` was scored by the lenient rule, the only one then
+    rules = judged["formatting"].fillna("lenient").groupby(judged["model"], sort=False).unique()
+    if judged["formatting"].fillna("lenient").nunique() > 1:
+        named = first_few((f"{model}: {', '.join(r)}" for model, r in rules.items()), 4)
+        raise StudyError(
+            f"the logs' ToW scores use different formatting rules ({named}): a leaderboard "
+            "compares writers scored by one rule; rescore with one -T formatting="
+        )
     plans = judged[judged["plan"].notna()].groupby("plan", sort=False)["log"].first()
     if len(plans) > 1:
         named = first_few((f"{digest[:12]} ({log})" for digest, log in plans.items()), 3)
