@@ -25,12 +25,22 @@ from howtobench.build.screen import check_flags, screen_step
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import Fault, Question
 
-TRAITS = {"language": "zh", "traits": ["theme", "detail"]}
-GOOD_CONSTRUCTION = {
+SHOE_STALL = (
+    "巷口的修鞋摊\n\n巷口那棵槐树下，老周的修鞋摊一摆就是二十年。一只木箱，一把旧伞，"
+    "几排钉子和鞋跟，就是他的全部家当。\n\n去年巷子要改造，大家都以为修鞋摊保不住了。"
+)
+POINTS: dict[str, Any] = {"language": "zh", "sections": [], "length": None, "reference": SHOE_STALL}
+GOOD_POINTS = {
     "summary": "写一个修鞋摊在巷子改造中留了下来。",
     "theme": "巷口的修鞋摊",
+    "instruction": "请撰写一篇以巷口修鞋摊为题材的散文，写出修鞋人的手艺和为人。",
     "outline": ["交代修鞋摊", "写巷子改造"],
-    "requirements": {"theme": "以小见大", "detail": "细节具体"},
+}
+SECTIONS = {**POINTS, "sections": ["characters", "theme"], "length": 2000}
+GOOD_SECTIONS = {
+    **{k: v for k, v in GOOD_POINTS.items() if k != "outline"},
+    "instruction": "我想写一篇2000字左右的小说，讲修鞋匠守着小摊的故事，能帮我写一下吗？",
+    "sections": {"characters": ["老周：修鞋二十年，话少手快"], "theme": "以小见大"},
 }
 
 
@@ -65,25 +75,72 @@ def test_one_sentence_and_five_words() -> None:
         ({"summary": "写" + "很" * 300 + "。"}, '"summary" must be one sentence of at most 300'),
         ({"theme": "城市里的社区花园与青年力量"}, '"theme" must be one to 5 words'),
         ({"theme": "  "}, '"theme" must be a non-empty string'),
-        ({"outline": ["只有一条"]}, '"outline" must be a list of 2 to 8'),
-        ({"outline": ["一", ""]}, '"outline" must be a list of 2 to 8'),
-        ({"requirements": {"theme": "x"}}, '"requirements" must hold exactly theme, detail'),
-        ({"requirements": {"theme": "x", "detail": "y", "plot": "z"}}, "unknown plot"),
-        ({"requirements": {"theme": "x", "detail": ""}}, '"detail" must be a non-empty string'),
+        ({"instruction": ""}, '"instruction" must be a non-empty string'),
+        ({"instruction": "请写" + "很" * 250}, '"instruction" must be a request of at most 250'),
+        ({"instruction": "请写一篇800字左右的散文。"}, '"instruction" must not state a length'),
+        ({"instruction": "请写一篇两千字的散文。"}, '"instruction" must not state a length'),
+        (
+            {"instruction": "请写：巷口那棵槐树下，老周的修鞋摊一摆就是二十年。"},
+            '"instruction" copies the text\'s sentence "巷口那棵槐树下',
+        ),
+        ({"outline": ["只有一条"]}, '"outline" must be a list of 2 to 12'),
+        ({"outline": ["一"] * 13}, '"outline" must be a list of 2 to 12'),
+        ({"outline": ["一", ""]}, '"outline" must be a list of 2 to 12'),
     ],
 )
 def test_construction_checks(change: dict[str, Any], message: str) -> None:
-    assert check_construction(GOOD_CONSTRUCTION, TRAITS)["theme"] == "巷口的修鞋摊"
+    assert check_construction(GOOD_POINTS, POINTS)["outline"] == ["交代修鞋摊", "写巷子改造"]
     with pytest.raises(ReplyError, match=message):
-        check_construction({**GOOD_CONSTRUCTION, **change}, TRAITS)
+        check_construction({**GOOD_POINTS, **change}, POINTS)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"instruction": "我想写一篇小说，讲修鞋匠的故事。"}, "must state a length of about 2000"),
+        ({"instruction": "我想写一篇1500字左右的小说。"}, "must state a length of about 2000"),
+        ({"instruction": "我想写一篇两千字左右的小说。"}, "must state a length of about 2000"),
+        (
+            {"instruction": "我想写一篇2000字左右的小说，每段不少于300字。"},
+            "must state a length of about 2000",
+        ),
+        ({"sections": {"theme": "x"}}, '"sections" must hold exactly characters, theme'),
+        ({"sections": "人物和主题"}, '"sections" must be an object'),
+        ({"sections": {"characters": "老周", "theme": "x"}}, '"characters" must be a list of 1'),
+        ({"sections": {"characters": ["甲"] * 6, "theme": "x"}}, '"characters" must be a list'),
+        ({"sections": {"characters": ["甲"], "theme": ""}}, '"theme" must be a non-empty'),
+    ],
+)
+def test_section_and_length_checks(change: dict[str, Any], message: str) -> None:
+    checked = check_construction(GOOD_SECTIONS, SECTIONS)
+    assert checked["sections"]["characters"] == ["老周：修鞋二十年，话少手快"]
+    assert "outline" not in checked
+    twice = "我想写一篇2000字左右的小说，讲修鞋匠的故事。字数要求2000字左右。"
+    assert check_construction({**GOOD_SECTIONS, "instruction": twice}, SECTIONS)
+    with pytest.raises(ReplyError, match=message):
+        check_construction({**GOOD_SECTIONS, **change}, SECTIONS)
 
 
 def test_screening_quotes_must_be_in_the_item() -> None:
-    item = {"item": "【参考范文】\n请联系王先生，电话\n13812345678。"}
-    reply = {"personal_info": ["电话 13812345678"], "unsafe": [], "advertisement": []}
-    assert check_flags(reply, item)["flags"]["personal_info"] == ["电话 13812345678"]
+    item = {"item": "【参考范文】\n请联系王先生，电话\n13812345678。", "language": "zh"}
+    phone = {"text": "13812345678", "kind": "phone"}
+    reply = {
+        "personal_info": [phone],
+        "unsafe": [],
+        "advertisement": ["请联系王先生，电话 13812345678"],
+    }
+    flags = check_flags(reply, item)["flags"]
+    assert flags["personal_info"] == [phone]
+    assert flags["advertisement"] == ["请联系王先生，电话 13812345678"]  # whitespace aside
+    assert check_flags({**reply, "personal_info": [{**phone, "kind": " Phone "}]}, item)
     with pytest.raises(ReplyError, match='"13912345678" is not in the item'):
-        check_flags({**reply, "personal_info": ["13912345678"]}, item)
+        check_flags({**reply, "personal_info": [{**phone, "text": "13912345678"}]}, item)
+    with pytest.raises(ReplyError, match='"kind" must be one of name, phone, email'):
+        check_flags({**reply, "personal_info": [{**phone, "kind": "mobile"}]}, item)
+    with pytest.raises(ReplyError, match='"personal_info" must be a list of {"text"'):
+        check_flags({**reply, "personal_info": ["13812345678"]}, item)
+    with pytest.raises(ReplyError, match='each "personal_info" object must hold exactly text'):
+        check_flags({**reply, "personal_info": [{"text": "13812345678"}]}, item)
     with pytest.raises(ReplyError, match="unknown spam"):
         check_flags({**reply, "spam": []}, item)
     with pytest.raises(ReplyError, match='"unsafe" must be a list'):

@@ -96,6 +96,12 @@ def test_leaderboard_by_task_genre_and_all(report_result: StudyResult, rows) -> 
     assert board.loc["open", "average"] == pytest.approx(
         fmean(mean(m, "task", "open") for m in WRITERS)
     )
+    # the ranking with intervals: the same means, writers in the same order
+    ranked = result.tables["ranking"]
+    overall = ranked[ranked["task (instr.)"] == "all (10)"]
+    assert overall["writer"].tolist() == order
+    for writer, shown in zip(overall["writer"], overall["mean [95% CI]"], strict=True):
+        assert shown.startswith(f"{mean(writer):.3f} ")
     nodes = result.tables["nodes"]
     content = [r["tow.content"] for r in good if r["model"] == "w-b" and r["task"] == "guide"]
     assert nodes.loc[("guide", "tow.content"), "w-b"] == pytest.approx(fmean(content))

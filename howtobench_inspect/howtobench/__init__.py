@@ -1,18 +1,50 @@
 """HoWToBench writing tasks and their scorers for inspect-ai, and the steps that build
-such a benchmark from a corpus of your own (`build_benchmark`)."""
+such a benchmark from a corpus of your own (`build_benchmark`).
 
-from howtobench.baselines.autoplan import autoplan
-from howtobench.baselines.bleurt import bleurt
-from howtobench.baselines.overlap import bleu_scorer, rouge_l
-from howtobench.baselines.rubric import rubric
-from howtobench.build.backconstruct import backconstruct_step
-from howtobench.build.classify import classify_step
-from howtobench.build.pipeline import BuildOptions, build_benchmark
-from howtobench.build.quality import quality_step
-from howtobench.build.runs import EvalOptions
-from howtobench.build.screen import screen_step
-from howtobench.tasks import completion, guide, howtobench_task, open_writing
-from howtobench.tree.scorer import tree_of_writing
+The public names load on first use (PEP 562), so that `import howtobench`, the
+`howtobench` command's parser and its `--help` do not pay for inspect-ai, pandas, scipy
+or matplotlib; `from howtobench import completion` imports the tasks then.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from howtobench.baselines.autoplan import autoplan
+    from howtobench.baselines.bleurt import bleurt
+    from howtobench.baselines.overlap import bleu_scorer, rouge_l
+    from howtobench.baselines.rubric import rubric
+    from howtobench.build.backconstruct import backconstruct_step
+    from howtobench.build.classify import classify_step
+    from howtobench.build.pipeline import BuildOptions, build_benchmark
+    from howtobench.build.quality import quality_step
+    from howtobench.build.runs import EvalOptions
+    from howtobench.build.screen import screen_step
+    from howtobench.tasks import completion, guide, howtobench_task, open_writing
+    from howtobench.tree.scorer import tree_of_writing
+
+# Each public name and the module that defines it.
+_HOMES = {
+    "BuildOptions": "howtobench.build.pipeline",
+    "EvalOptions": "howtobench.build.runs",
+    "autoplan": "howtobench.baselines.autoplan",
+    "backconstruct_step": "howtobench.build.backconstruct",
+    "bleurt": "howtobench.baselines.bleurt",
+    "bleu_scorer": "howtobench.baselines.overlap",
+    "build_benchmark": "howtobench.build.pipeline",
+    "classify_step": "howtobench.build.classify",
+    "completion": "howtobench.tasks",
+    "guide": "howtobench.tasks",
+    "howtobench_task": "howtobench.tasks",
+    "open_writing": "howtobench.tasks",
+    "quality_step": "howtobench.build.quality",
+    "rouge_l": "howtobench.baselines.overlap",
+    "rubric": "howtobench.baselines.rubric",
+    "screen_step": "howtobench.build.screen",
+    "tree_of_writing": "howtobench.tree.scorer",
+}
 
 __all__ = [
     "BuildOptions",
@@ -33,3 +65,17 @@ __all__ = [
     "screen_step",
     "tree_of_writing",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    """Import the module of a public name on first use, and keep the name here."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'howtobench' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -28,6 +28,7 @@ from inspect_ai.model._providers.util import batch_log
 
 __all__ = [
     "PrerequisiteError",
+    "active_generate_config",
     "batch_list_request",
     "batched",
     "endpoint",

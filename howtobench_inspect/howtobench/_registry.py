@@ -1,5 +1,14 @@
 """Entry point of group `inspect_ai`: makes `howtobench/<task>`, the build steps
-(`howtobench/classify`, `quality`, `backconstruct`, `screen`) and our scorers known."""
+(`howtobench/classify`, `quality`, `backconstruct`, `screen`) and our scorers known.
+
+inspect imports this module whole, at the start of every eval (to collect hooks, whose
+ever the tasks are) and when it meets a `howtobench/...` name it has not registered yet, and then
+looks the name up among what the `@task`, `@scorer` and `@solver` decorators have
+registered (`inspect_ai._util.registry.registry_lookup`): it has no way to register one
+name when that name is asked for. So everything is registered here at once, and what
+must stay light is what these modules import: inspect itself, not the studies, the
+rating studio, pandas, scipy or matplotlib (`tests/test_startup.py`).
+"""
 
 # ruff: noqa: F401
 from howtobench.baselines.autoplan import autoplan

@@ -11,7 +11,9 @@ a bad corpus line exits with status 2 in one line naming file, line and field, a
 step that did not finish with status 1 and how to resume. `howtobench check-logs`
 exits 1 when a run's logs say it did not finish (`inspect eval` itself exits 0 then).
 Every numeric option is checked by its argparse type (`howtobench.options`): a value
-out of range is refused in argparse's one line, with status 2.
+out of range is refused in argparse's one line, with status 2. The parser is built from
+light modules alone and each command imports what it runs when it runs, so `howtobench
+--help` (and every command's) loads neither inspect-ai nor pandas, scipy or matplotlib.
 """
 
 from __future__ import annotations
@@ -21,31 +23,16 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
-from howtobench import logcheck, options
-from howtobench.annotate.app import serve
-from howtobench.annotate.campaign import KINDS, REFERENCE_MODES, Options
+from howtobench import options
+from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
 from howtobench.annotate.commands import DEFAULT_URL, export_file, new_campaign, show_links
 from howtobench.build.commands import add_build_command
-from howtobench.build.runs import BuildIncomplete
-from howtobench.errors import UserError
-from howtobench.judge_check import DEFAULT_LIMIT, DEFAULT_TASKS, run_command
-from howtobench.studies import (
-    StudyError,
-    StudyResult,
-    consistency,
-    judges,
-    lengths,
-    metaeval,
-    report,
-    robustness,
-    show,
-    write,
-)
-from howtobench.studies.cost import cost
-from howtobench.studies.lengths import DEFAULT_SCORES
-from howtobench.studies.plans import export_plan
+from howtobench.constants import DEFAULT_LIMIT, DEFAULT_RESAMPLES, DEFAULT_SCORES, DEFAULT_TASKS
+
+if TYPE_CHECKING:
+    from howtobench.studies import StudyResult
 
 LOGS_HELP = "inspect log files or folders of logs (searched recursively)"
 CAMPAIGN = Options()  # the defaults of `howtobench annotate new`
@@ -61,12 +48,82 @@ def _study(
     summary: str,
     run: Callable[[argparse.Namespace], StudyResult],
 ) -> argparse.ArgumentParser:
-    parser = sub.add_parser(name, help=summary, description=summary)
+    parser: argparse.ArgumentParser = sub.add_parser(name, help=summary, description=summary)
     parser.add_argument(
         "--out", type=Path, metavar="DIR", help="write <study>_*.csv, .md, .png and _notes.txt"
     )
     parser.set_defaults(run=run)
     return parser
+
+
+# The commands that need inspect-ai, pandas or the studio's server: each imports its
+# module when it runs.
+
+
+def _metaeval(a: argparse.Namespace) -> StudyResult:
+    from howtobench.studies import metaeval
+
+    return metaeval(a.logs, a.ratings, a.metrics, a.bootstrap, a.seed)
+
+
+def _judges(a: argparse.Namespace) -> StudyResult:
+    from howtobench.studies import judges
+
+    return judges(a.logs, a.ratings, a.metric)
+
+
+def _consistency(a: argparse.Namespace) -> StudyResult:
+    from howtobench.studies import consistency
+
+    return consistency(a.logs)
+
+
+def _robustness(a: argparse.Namespace) -> StudyResult:
+    from howtobench.studies import robustness
+
+    return robustness([a.clean, *a.more_clean], a.perturbed)
+
+
+def _lengths(a: argparse.Namespace) -> StudyResult:
+    from howtobench.studies import lengths
+
+    return lengths(a.logs, a.scores)
+
+
+def _report(a: argparse.Namespace) -> StudyResult:
+    from howtobench.studies.report import report, with_files
+
+    return with_files(report(a.logs, a.metric, a.bootstrap, a.seed), a.out)
+
+
+def _cost(a: argparse.Namespace) -> StudyResult:
+    from howtobench.studies.cost import cost
+
+    return cost(a.logs, a.prices)
+
+
+def _serve(a: argparse.Namespace) -> None:
+    from howtobench.annotate.app import serve
+
+    serve(a.db, a.host, a.port)
+
+
+def _export_plan(a: argparse.Namespace) -> None:
+    from howtobench.studies.plans import export_plan
+
+    print(export_plan(a.logs, a.out))
+
+
+def _run_judge_check(a: argparse.Namespace) -> None:
+    from howtobench.judge_check import run_command
+
+    run_command(a)
+
+
+def _run_check_logs(a: argparse.Namespace) -> int:
+    from howtobench.logcheck import run_command
+
+    return run_command(a)
 
 
 def _options(args: argparse.Namespace) -> Options:
@@ -146,7 +203,7 @@ def _annotate(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg
     p.add_argument(
         "--port", type=options.port, default=8780, help="default 8780 (0: any free port)"
     )
-    p.set_defaults(run=lambda a: serve(a.db, a.host, a.port))
+    p.set_defaults(run=_serve)
 
     what = "write the ratings (or picks) as CSV or JSONL, by the file's suffix"
     p = actions.add_parser("export", help=what, description=what)
@@ -165,7 +222,7 @@ def _plan(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p.add_argument(
         "--out", required=True, metavar="PLAN", help="the plan file to write (PLAN.jsonl)"
     )
-    p.set_defaults(run=lambda a: print(export_plan(a.logs, a.out)))
+    p.set_defaults(run=_export_plan)
 
 
 def _judge_check(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -204,14 +261,14 @@ def _judge_check(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-
     )
     p.add_argument("--log-dir", metavar="DIR", help="keep the check's logs here")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=run_command)
+    p.set_defaults(run=_run_judge_check)
 
 
 def _check_logs(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     summary = "exit 1 if a run did not finish (inspect eval exits 0 then), naming each"
     p = sub.add_parser("check-logs", help=summary, description=summary)
     p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
-    p.set_defaults(run=logcheck.run_command)
+    p.set_defaults(run=_run_check_logs)
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -233,7 +290,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "metaeval",
         "correlation of each metric with human ratings, system and sample level (Table 3)",
-        lambda a: metaeval(a.logs, a.ratings, a.metrics, a.bootstrap, a.seed),
+        _metaeval,
     )
     p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
     p.add_argument(
@@ -257,7 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "judges",
         "Pearson matrix and heatmap between judges, and humans with --ratings (figure 4)",
-        lambda a: judges(a.logs, a.ratings, a.metric),
+        _judges,
     )
     p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
     p.add_argument("--ratings", type=Path, metavar="FILE", help="human ratings as one more judge")
@@ -267,7 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "consistency",
         "fluctuation (delta, sigma) of ToW weights or autoplan shares across epochs (sec. 5.3)",
-        lambda a: consistency(a.logs),
+        _consistency,
     )
     p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
 
@@ -275,7 +332,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "robustness",
         "mean score change per metric under each disturbance, pooled over writers (Table 7)",
-        lambda a: robustness([a.clean, *a.more_clean], a.perturbed),
+        _robustness,
     )
     p.add_argument(
         "clean",
@@ -298,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub,
         "lengths",
         "input and output length against scores, per task (Table 6, figure 5)",
-        lambda a: lengths(a.logs, a.scores),
+        _lengths,
     )
     p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
     p.add_argument(
@@ -311,17 +368,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = _study(
         sub,
         "report",
-        "leaderboard by task and genre, per-node means, weight box plots (Table 4, figs 3, 6)",
-        lambda a: report(a.logs, a.metric),
+        "leaderboard by task and genre with paired-bootstrap intervals and rank ranges, "
+        "per-node means, weight box plots (Table 4, figs 3, 6); with --out also "
+        "leaderboard.json and report.html",
+        _report,
     )
     p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
     p.add_argument("--metric", default="tow.overall", help="the leaderboard score")
+    p.add_argument(
+        "--bootstrap",
+        type=options.count_or_zero,
+        default=DEFAULT_RESAMPLES,
+        metavar="N",
+        help=f"resamples of the intervals and rank ranges (default {DEFAULT_RESAMPLES}; 0: none)",
+    )
+    p.add_argument("--seed", type=options.seed, default=0, help="bootstrap seed (default 0)")
 
     p = _study(
         sub,
         "cost",
         "tokens and dollars per model and role, and per scored writing",
-        lambda a: cost(a.logs, a.prices),
+        _cost,
     )
     p.add_argument("logs", nargs="+", metavar="LOGS", help=LOGS_HELP)
     p.add_argument(
@@ -340,6 +407,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # What the commands raise and print with: a `--help` or a bad option has exited by now.
+    from howtobench.build.runs import BuildIncomplete
+    from howtobench.errors import UserError
+    from howtobench.studies import StudyError, show, write
+
     command = " ".join(filter(None, (args.study, getattr(args, "action", None))))
     try:
         result = args.run(args)

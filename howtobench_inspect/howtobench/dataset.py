@@ -24,13 +24,13 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
+from howtobench.constants import TASKS
 from howtobench.errors import UserError
 from howtobench.fingerprint import difference
 from howtobench.genres import canonical_genre
 
 logger = logging.getLogger(__name__)
 
-TASKS: tuple[str, ...] = ("completion", "guide", "open")
 FILL_MARKER = "[fill in the blank]"
 
 HF_REPO = "andrewzhuoerfeng/HowToBench"

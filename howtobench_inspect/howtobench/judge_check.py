@@ -64,7 +64,8 @@ from pydantic import ValidationError
 
 from howtobench._inspect import endpoint
 from howtobench.build.runs import BuildIncomplete
-from howtobench.dataset import DEMO_FILE, TASKS, DataError, load_records, resolve_source
+from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS, TASKS
+from howtobench.dataset import DEMO_FILE, DataError, load_records, resolve_source
 from howtobench.errors import UserError
 from howtobench.judge.calls import server_message, status_of
 from howtobench.studies.cost import batched_roles, load_prices
@@ -74,8 +75,6 @@ from howtobench.tree.spec import LEAVES, tree_for
 ROLE = "grader"
 NEGOTIATOR = "negotiator"
 KINDS: tuple[str, ...] = (NEGOTIATOR, *(leaf.id for leaf in LEAVES if leaf.judge == "llm"))
-DEFAULT_LIMIT = 2
-DEFAULT_TASKS: tuple[str, ...] = ("guide", "open", "completion")
 DEMO_WRITER = "demo-writer-a"
 # The share of a kind's asks that must end in a usable reply (module docstring).
 USABLE_SHARE = 0.75

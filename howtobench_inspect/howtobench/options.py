@@ -1,4 +1,5 @@
-"""Argparse types for the numeric options of every `howtobench` command.
+"""Argparse types for the numeric options of every `howtobench` command (and the task
+list of `howtobench build`).
 
 Each refuses a value out of range while the command line is parsed, so argparse prints
 its usual one line (`howtobench build: error: argument --max-connections: expected a
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 PORT_HIGHEST = 65535
 
@@ -70,3 +71,10 @@ count_or_zero = whole_number(0)
 seed = whole_number(0)
 #: a TCP port; 0 asks the system for a free one (what the tests and scripts use)
 port = whole_number(0, PORT_HIGHEST, "0: any free port")
+
+
+def parse_tasks(text: str | Sequence[str]) -> tuple[str, ...]:
+    """`completion,guide,open` (or a list) as a tuple of task names, in the given order;
+    which names are tasks is checked by the build (`BuildOptions`), with its other options."""
+    names = text.split(",") if isinstance(text, str) else list(text)
+    return tuple(dict.fromkeys(n.strip() for n in names if n.strip()))

@@ -8,8 +8,8 @@ from inspect_ai.solver import Solver
 
 from howtobench._inspect import writer_temperature
 from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
+from howtobench.constants import TASKS
 from howtobench.dataset import (
-    TASKS,
     DataError,
     WritingRecord,
     filter_genre,

@@ -1,7 +1,8 @@
 """The rating studio: experts rate writings from our logs in a browser, the paper's way.
 
 `sources.py` reads the writings out of inspect logs; `campaign.py` plans a campaign
-(which instructions, which raters, in what order); `store.py` keeps it, and every rating,
+(which instructions, which raters, in what order) from the `campaign_options.py` it is
+given; `store.py` keeps it, and every rating,
 in one SQLite file; `app.py` serves the rater and admin pages (`static/`, with the
 guidelines of `guidelines/`) and their JSON API; `summary.py` is what the admin page
 shows; `export.py` writes the ratings file that `howtobench metaeval` reads; and

@@ -20,28 +20,13 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
 from howtobench.annotate.protocol import MAX_CANDIDATES
 from howtobench.annotate.sources import Instruction
 from howtobench.studies.logs import StudyError
 
-KINDS: tuple[str, ...] = ("rate", "pick")
-REFERENCE_MODES: tuple[str, ...] = ("show", "hide")
 REFERENCE = ""  # the candidate that is the human reference (pick campaigns)
 RATER_NAME_LIMIT = 40
-
-
-@dataclass(frozen=True)
-class Options:
-    """What a campaign asks for (`howtobench annotate new`): how many instructions (None:
-    every eligible one), the raters, how many of them rate each writing, the seed, rating
-    or picking, and whether the reference is shown."""
-
-    count: int | None = None
-    raters: tuple[str, ...] = ("rater-1", "rater-2")
-    per_writing: int = 2
-    seed: int = 0
-    kind: str = "rate"
-    reference: str = "show"
 
 
 @dataclass(frozen=True)

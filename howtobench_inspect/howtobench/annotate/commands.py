@@ -1,7 +1,8 @@
 """What `howtobench annotate new|links|export` do, as text for the terminal.
 
 `howtobench.cli` parses the options and prints what these return; bad input is a
-`StudyError`, which it prints as one line (exit status 2).
+`StudyError`, which it prints as one line (exit status 2). The studio's modules are
+imported by the command that uses them, so that the parser and `--help` stay light.
 """
 
 from __future__ import annotations
@@ -11,11 +12,7 @@ from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
 
-from howtobench.annotate.app import links
-from howtobench.annotate.campaign import Options, eligible, plan
-from howtobench.annotate.export import export
-from howtobench.annotate.sources import read_instructions
-from howtobench.annotate.store import Store, create
+from howtobench.annotate.campaign_options import Options
 
 DEFAULT_URL = "http://127.0.0.1:8780"
 
@@ -26,6 +23,10 @@ def _counts(counter: Counter[str]) -> str:
 
 def new_campaign(db: Path, logs: Sequence[str], options: Options) -> str:
     """Make the campaign file and say what is in it."""
+    from howtobench.annotate.campaign import eligible, plan
+    from howtobench.annotate.sources import read_instructions
+    from howtobench.annotate.store import create
+
     instructions = read_instructions(logs)
     chosen = plan(instructions, options)
     create(db, chosen)
@@ -49,6 +50,9 @@ def new_campaign(db: Path, logs: Sequence[str], options: Options) -> str:
 
 def show_links(db: Path, url: str, as_json: bool) -> str:
     """The admin link and the raters' links, as text or JSON."""
+    from howtobench.annotate.app import links
+    from howtobench.annotate.store import Store
+
     store = Store(db)
     try:
         found = links(store.settings(), url)
@@ -64,6 +68,9 @@ def show_links(db: Path, url: str, as_json: bool) -> str:
 
 def export_file(db: Path, out: Path) -> str:
     """Write the export and say how many rows it has."""
+    from howtobench.annotate.export import export
+    from howtobench.annotate.store import Store
+
     store = Store(db)
     try:
         rows = export(store, out)

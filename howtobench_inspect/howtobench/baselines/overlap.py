@@ -23,7 +23,7 @@ import jieba
 from inspect_ai.scorer import Score, Scorer, Target, Value, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 from rapidfuzz.distance import LCSseq
-from sacrebleu.metrics import BLEU
+from sacrebleu.metrics.bleu import BLEU
 from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
@@ -32,8 +32,8 @@ from howtobench._inspect import PrerequisiteError
 from howtobench.judge.guards import excerpt, incomparable
 
 jieba.setLogLevel(60)
-_TOKENIZER_13A = Tokenizer13a()
-_TOKENIZER_ZH = TokenizerZh()
+_TOKENIZER_13A = Tokenizer13a()  # type: ignore[no-untyped-call]  # sacrebleu has no hints
+_TOKENIZER_ZH = TokenizerZh()  # type: ignore[no-untyped-call]
 # What `-T bleu_tokenize` / `-S tokenize` take: Chinese cut into characters or words.
 TOKENIZATIONS = ("char", "word")
 BLEU_TOKENIZE = "char"

@@ -3,13 +3,15 @@
 The paper's construction pipeline, step by step: genre classification (`classify`),
 the rubric quality filter (`quality`), task construction (`completion` by a seeded
 paragraph-removal rule, guide and open by LLM back-construction, `backconstruct`), and
-screening for personal information, unsafe content and advertisements (`screen`). Each
-LLM step is an inspect task of its own (`howtobench/classify`, ...);
-`pipeline.build_benchmark` runs them in order with `eval_set` and writes a data folder
-that `-T dataset=DIR` reads.
+screening for personal information, unsafe content and advertisements (`screen`), whose
+personal details are then de-identified (`deidentify`). Each LLM step is an inspect task
+of its own (`howtobench/classify`, ...); `pipeline.build_benchmark` runs them in order
+with `eval_set` and writes a data folder that `-T dataset=DIR` reads.
 
-The modules: `corpus` (the input format), `prompts` (templates and genre names),
-`steps` (what the LLM steps share), one module per step, `completion` (the gap rule),
+The modules: `corpus` (the input format), `prompts` (templates, genre names, sections
+and placeholders), `steps` (what the LLM steps share), one module per step, `shape`
+(what a back-constructed item looks like, measured on the published data),
+`completion` (the gap rule), `deidentify` (placeholders for personal details),
 `selection` (per-genre cap, task assignment), `items` (benchmark records), `ledger`
 (where every text ended up), `runs` (a step as an eval set, and its outcomes), `report`
 (manifest and summary), `pipeline` (the build) and `commands` (`howtobench build`).

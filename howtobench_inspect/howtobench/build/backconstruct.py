@@ -2,12 +2,19 @@
 
 For guide and open items the model reads the reference R with one worked example and
 returns the summary S (one sentence, phrased as the task), the theme T (at most five
-words), an outline, and one writing requirement per trait of the genre: the dimensions
-of the genre's rubric, as the paper hands its back-constructor "specific traits of the
-genre". S and T fill the instruction template (`items`); the outline and the
-requirements are a guide item's grounding, and an open item keeps the instruction only.
-Every part is checked (one sentence, five words, 2-8 outline points, exactly the
-genre's trait ids) and asked again when it breaks the form.
+words), the instruction (the request a user would make, written by the model from S and
+T, as the published instructions are free requests, not a template), and the grounding
+G: for the literary items of fiction, poems and prose the trait sections the published
+groundings use (fiction: 人物塑造, 主题与思想, 语言与文笔, 情感共鸣, 创新与独特性, the
+sections of the paper code's fiction prompt after the plot, which goes into S), and for
+every other item an outline of key points (`howtobench.build.shape` says which, and the
+length the request states, as measured on the published data). A guide item gets the
+grounding, an open item the instruction only.
+
+Every part is checked and asked again when it breaks the form: one sentence, five words,
+a request of at most 150-odd characters that states exactly the drawn length (or none)
+and copies no sentence of the reference (rapidfuzz), exactly the genre's section ids
+(characters a list of at most five), 2-12 outline points.
 """
 
 from __future__ import annotations
@@ -23,7 +30,17 @@ from inspect_ai.solver import TaskState
 
 from howtobench.baselines.overlap import tokenize
 from howtobench.build.corpus import CorpusText
-from howtobench.build.prompts import genre_name, genre_traits, trait_lines
+from howtobench.build.prompts import build_prompt, genre_name, trait_lines
+from howtobench.build.shape import (
+    ItemShape,
+    copied_sentence,
+    item_shape,
+    latin_breaks,
+    longest_request,
+    measure,
+    stated_lengths,
+    unit,
+)
 from howtobench.build.steps import (
     Step,
     corpus_texts,
@@ -33,16 +50,18 @@ from howtobench.build.steps import (
     text_sample,
 )
 from howtobench.judge.replies import ReplyError, exact_keys
+from howtobench.parameters import integer
 
 THEME_WORDS = 5  # the paper's T: "no more than five words"
-OUTLINE_POINTS = (2, 8)
+# Key points of a practical item's grounding: 219 of the 305 published practical guide
+# groundings list them as `- ` lines, most often 4 (72), 9 or 10 in 29, up to 28; the
+# other 86 group them under numbered headings.
+OUTLINE_POINTS = (2, 12)
 SUMMARY_CHARACTERS = 300
+CHARACTERS = "characters"  # the section that lists people, one line each
+MOST_CHARACTERS = 5  # the paper code's fiction prompt: "a maximum of 5 characters"
 _CJK_END = "。！？"
 _CLOSING = "\"'”’」』)）"
-# A Latin sentence break: an end mark, closing quotes, space, then a capital letter;
-# unless the word before a full stop is a usual abbreviation (Mr. Smith, e.g. This).
-_LATIN_BREAK = re.compile(r"(\w+(?:\.\w+)*)?([.!?])[\"'”’)]*\s+(?=[A-Z])")
-_ABBREVIATIONS = {"mr", "mrs", "ms", "dr", "st", "prof", "e.g", "i.e", "etc", "vs", "no", "u.s"}
 _WORD = re.compile(r"\w")
 
 
@@ -50,12 +69,7 @@ def sentence_breaks(text: str) -> int:
     """How many sentences end before the last one does: 0 for one sentence."""
     body = text.strip().rstrip(_CLOSING)
     body = body[:-1] if body[-1:] in (*_CJK_END, ".", "!", "?") else body
-    breaks = sum(body.count(mark) for mark in _CJK_END)
-    for match in _LATIN_BREAK.finditer(body):
-        word = (match.group(1) or "").lower()
-        if not (match.group(2) == "." and word in _ABBREVIATIONS):
-            breaks += 1
-    return breaks
+    return sum(body.count(mark) for mark in _CJK_END) + len(latin_breaks(body))
 
 
 def theme_words(theme: str, language: str) -> int:
@@ -66,8 +80,8 @@ def theme_words(theme: str, language: str) -> int:
 
 
 def check_construction(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """Summary (one sentence), theme (at most five words), outline (2-8 points) and one
-    requirement per trait id, each a non-empty string."""
+    """Summary (one sentence), theme (at most five words), the request (`check_request`)
+    and the grounding: the item's sections, or an outline of 2-12 points."""
     language = metadata["language"]
     summary = text_of(reply, "summary")
     if len(summary) > SUMMARY_CHARACTERS or sentence_breaks(summary):
@@ -77,63 +91,156 @@ def check_construction(reply: dict[str, Any], metadata: Mapping[str, Any]) -> di
     theme = text_of(reply, "theme").strip("「」『』\"'“”")
     if not 1 <= theme_words(theme, language) <= THEME_WORDS:
         raise ReplyError(f'"theme" must be one to {THEME_WORDS} words, got "{theme}"')
-    outline = reply.get("outline")
-    low, high = OUTLINE_POINTS
-    if (
-        not isinstance(outline, list)
-        or not low <= len(outline) <= high
-        or not all(isinstance(p, str) and p.strip() for p in outline)
-    ):
-        raise ReplyError(f'"outline" must be a list of {low} to {high} non-empty strings')
-    requirements = reply.get("requirements")
-    if not isinstance(requirements, dict):
-        raise ReplyError('"requirements" must be an object of trait id -> requirement')
-    traits = list(metadata["traits"])
-    exact_keys(requirements, traits, '"requirements"')
-    return {
+    construction: dict[str, Any] = {
         "summary": summary,
         "theme": theme,
-        "outline": [p.strip() for p in outline],
-        "requirements": {t: text_of(requirements, t) for t in traits},
+        "instruction": check_request(text_of(reply, "instruction"), metadata),
+    }
+    if metadata["sections"]:
+        construction["sections"] = _sections(reply, list(metadata["sections"]))
+    else:
+        construction["outline"] = _outline(reply)
+    return construction
+
+
+def check_request(request: str, metadata: Mapping[str, Any]) -> str:
+    """A request of bounded length that states the item's length (`metadata["length"]`)
+    and no other, or no length at all when it has none, and copies no sentence of the
+    reference."""
+    language = metadata["language"]
+    longest, counted = longest_request(language), unit(language)
+    if measure(request, language) > longest:
+        raise ReplyError(f'"instruction" must be a request of at most {longest} {counted}')
+    stated = stated_lengths(request, language)
+    target = metadata["length"]
+    if target is None and stated:
+        raise ReplyError('"instruction" must not state a length or a word count')
+    if target is not None and (not stated or any(n != target for n in stated)):
+        example = f"{target}字左右" if language == "zh" else f"about {target} words"
+        raise ReplyError(
+            f'"instruction" must state a length of about {target} {counted}, in digits '
+            f'("{example}"), and no other length'
+        )
+    copied = copied_sentence(request, metadata["reference"], language)
+    if copied:
+        shown = copied if len(copied) <= 60 else copied[:60] + "…"
+        raise ReplyError(
+            f'"instruction" copies the text\'s sentence "{shown}"; ask in your own words'
+        )
+    return request
+
+
+def _sections(reply: Mapping[str, Any], ids: list[str]) -> dict[str, Any]:
+    """Exactly the section ids, each a non-empty string; the characters a list."""
+    sections = reply.get("sections")
+    if not isinstance(sections, dict):
+        raise ReplyError('"sections" must be an object of section id -> text')
+    exact_keys(sections, ids, '"sections"')
+    return {
+        section: _strings(
+            sections[section], f'"{section}"', (1, MOST_CHARACTERS), "one per character"
+        )
+        if section == CHARACTERS
+        else text_of(sections, section)
+        for section in ids
     }
 
 
-BACKCONSTRUCT = Step("backconstruct", ("summary", "theme", "requirements"), check_construction)
+def _outline(reply: Mapping[str, Any]) -> list[str]:
+    return _strings(reply.get("outline"), '"outline"', OUTLINE_POINTS, "")
 
 
-def backconstruct_sample(text: CorpusText) -> Sample:
-    traits = genre_traits(text.genre, text.language, text.genre_raw)
+def _strings(value: Any, name: str, bounds: tuple[int, int], each: str) -> list[str]:
+    """A list of `bounds` (low, high) non-empty strings, stripped."""
+    low, high = bounds
+    if (
+        not isinstance(value, list)
+        or not low <= len(value) <= high
+        or not all(isinstance(v, str) and v.strip() for v in value)
+    ):
+        one = f", {each}" if each else ""
+        raise ReplyError(f"{name} must be a list of {low} to {high} non-empty strings{one}")
+    return [v.strip() for v in value]
+
+
+BACKCONSTRUCT = Step("backconstruct", ("summary", "theme", "instruction"), check_construction)
+
+
+def backconstruct_sample(text: CorpusText, seed: int) -> Sample:
+    """The question for one text, in the shape `item_shape` draws for it: the worked
+    example, the grounding asked for and the length rule follow the shape."""
+    language = text.language
+    shape = item_shape(text, seed)
+    genre = genre_name(text.genre, language)
     return text_sample(
         BACKCONSTRUCT,
         text,
-        {"genre": text.genre, "traits": [t.id for t in traits]},
-        genre=genre_name(text.genre, text.language).name,
-        traits=trait_lines(traits),
-        slots=", ".join(f'"{t.id}": "<…>"' for t in traits),
+        {
+            "genre": text.genre,
+            "sections": [s.id for s in shape.sections],
+            "length": shape.length,
+            "reference": text.text,
+        },
+        genre=genre.name,
+        phrase=genre.phrase,
+        example=build_prompt(f"example_{_layout(shape)}", language),
+        length=_length_rule(shape, language),
+        layout=_layout_rule(shape, language),
+    )
+
+
+def _layout(shape: ItemShape) -> str:
+    return "sections" if shape.sections else "points"
+
+
+def _length_rule(shape: ItemShape, language: str) -> str:
+    if shape.length is None:
+        return build_prompt("length_none", language)
+    return build_prompt("length_given", language, target=shape.length)
+
+
+def _layout_rule(shape: ItemShape, language: str) -> str:
+    if not shape.sections:
+        low, high = OUTLINE_POINTS
+        return build_prompt("layout_points", language, low=low, high=high)
+    slots = ", ".join(
+        f'"{s.id}": ["<…>", ...]' if s.id == CHARACTERS else f'"{s.id}": "<…>"'
+        for s in shape.sections
+    )
+    return build_prompt(
+        "layout_sections", language, sections=trait_lines(shape.sections), slots=slots
     )
 
 
 @scorer(name="construction", metrics={"*": [mean()]})
 def construction_scorer() -> Scorer:
-    """What was constructed, counted (outline points, summary characters, theme words),
-    the theme as the answer and everything in the explanation."""
+    """What was constructed, counted (the request's length and the length it states,
+    grounding parts, summary characters, theme words), the request as the answer and
+    everything in the explanation."""
 
     async def score(state: TaskState, target: Target) -> Score:
         language = state.metadata["language"]
 
         def present(answer: dict[str, Any]) -> Score:
+            grounding = answer.get("sections") or answer.get("outline") or []
             lines = [
                 answer["summary"],
-                *(f"- {p}" for p in answer["outline"]),
-                *(f"[{k}] {v}" for k, v in answer["requirements"].items()),
+                answer["instruction"],
+                *(f"- {p}" for p in answer.get("outline", ())),
+                *(
+                    f"[{k}] {' / '.join(v) if isinstance(v, list) else v}"
+                    for k, v in answer.get("sections", {}).items()
+                ),
             ]
             return Score(
                 value={
-                    "outline_points": len(answer["outline"]),
+                    "request_length": measure(answer["instruction"], language),
+                    "stated_length": state.metadata["length"] or 0,
+                    "grounding_parts": len(grounding),
                     "summary_characters": len(answer["summary"]),
                     "theme_words": theme_words(answer["theme"], language),
                 },
-                answer=answer["theme"],
+                answer=answer["instruction"],
                 explanation="\n".join(lines),
             )
 
@@ -143,23 +250,25 @@ def construction_scorer() -> Scorer:
 
 
 @task(name="backconstruct")
-def backconstruct_step(corpus: str | None = None) -> Task:
-    """Build step 3: recover the writing task (summary, theme, outline, requirements)
-    from each text, for guide and open items.
+def backconstruct_step(corpus: str | None = None, seed: int = 0) -> Task:
+    """Build step 3: recover the writing task (summary, theme, the user's request, and
+    the grounding) from each text, for guide and open items.
 
-    Every text needs a genre, whose rubric dimensions are the traits the requirements
-    follow (a label of your own uses the general rubric's).
+    Every text needs a genre, which decides the item's shape (trait sections or key
+    points, and how often a length is stated), drawn per text with the seed.
 
     Args:
         corpus: a corpus JSONL file in which every text has a `genre`.
+        seed: seeds each text's shape (`howtobench build --seed`).
 
     Returns:
         The task: one question per text to the evaluated model (`--model`).
     """
     texts = corpus_texts(corpus, genre_needed=True)
+    drawn = integer(seed, "seed")
     return step_task(
         BACKCONSTRUCT,
-        [backconstruct_sample(t) for t in texts],
+        [backconstruct_sample(t, drawn) for t in texts],
         construction_scorer(),
-        {"corpus": corpus},
+        {"corpus": corpus, "seed": drawn},
     )

@@ -13,11 +13,7 @@ import argparse
 from pathlib import Path
 
 from howtobench import options
-from howtobench.build.pipeline import LOCK_FILE, BuildOptions, build_benchmark, parse_tasks
-from howtobench.build.quality import DEFAULT_THRESHOLD, HIGHEST, LOWEST
-from howtobench.build.runs import EvalOptions
-from howtobench.dataset import TASKS
-from howtobench.errors import UserError
+from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST, TASKS
 
 SUMMARY = "build a benchmark data folder from a corpus of human texts (paper sections 4.3-4.6)"
 
@@ -36,7 +32,7 @@ def add_build_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[
     )
     p.add_argument(
         "--tasks",
-        type=parse_tasks,
+        type=options.parse_tasks,
         default=TASKS,
         help=f"comma list of tasks to build (default: {','.join(TASKS)})",
     )
@@ -77,6 +73,9 @@ def add_build_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def run_build(args: argparse.Namespace) -> None:
     """Build, then say what was written."""
+    from howtobench.build.pipeline import BuildOptions, build_benchmark
+    from howtobench.build.runs import EvalOptions
+
     check_out(args.out)
     chosen = BuildOptions(args.tasks, args.threshold, args.per_genre, args.seed)
     evals = EvalOptions(
@@ -104,6 +103,8 @@ def check_out(out: Path) -> None:
     resumes or redoes); anything else is refused in one line before the corpus is read,
     so that a file is not mistaken for a folder (a traceback from `mkdir`) and a folder
     of other files does not get a build's files mixed into it."""
+    from howtobench.errors import UserError
+
     existing = next((p for p in (out, *out.parents) if p.exists()), None)
     if existing is not None and not existing.is_dir():
         where = "is a file" if existing == out else f"is inside {existing}, which is a file"

@@ -32,13 +32,13 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 from rapidfuzz import fuzz
 
 from howtobench.dataset import FILL_MARKER, DataError, detect_language, jsonl_text, read_jsonl
 from howtobench.genres import canonical_genre
 
 if TYPE_CHECKING:
+    import numpy as np
     from scipy import sparse
 
 FIELDS: tuple[str, ...] = ("text", "id", "genre", "language", "source")
@@ -173,6 +173,8 @@ def _dropped() -> np.ndarray:
     and the invisible format characters (Cf: zero-width spaces, soft hyphens, a stray
     BOM). Made once (under a second); with it, dropping is a numpy mask over the code
     points, some twenty times faster than `re.sub` or `str.translate` on Chinese text."""
+    import numpy as np  # here, as in the other users: loading the tasks must not load numpy
+
     table = np.zeros(sys.maxunicode + 1, dtype=bool)
     for code in range(sys.maxunicode + 1):
         char = chr(code)
@@ -196,8 +198,10 @@ def normalised(text: str) -> str:
 
 
 def _drop(text: str) -> str:
+    import numpy as np
+
     codes = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32)
-    return codes[~_dropped()[codes]].tobytes().decode("utf-32-le")
+    return str(codes[~_dropped()[codes]].tobytes().decode("utf-32-le"))
 
 
 @dataclass(frozen=True)
@@ -254,6 +258,8 @@ def near_duplicates(
     order = [i for i in sorted(range(len(forms)), key=lambda i: len(forms[i])) if forms[i]]
     if len(order) < 2:
         return []
+    import numpy as np
+
     ordered = [forms[i] for i in order]
     lengths = np.array([len(f) for f in ordered], dtype=np.int64)
     grams = _qgram_matrix(ordered)
@@ -297,6 +303,7 @@ def _qgram_matrix(forms: Sequence[str]) -> sparse.csr_matrix:
     `2**_BUCKETS` columns: two q-grams that share a column only raise a pair's product
     (`sqrt(x1 + x2) * sqrt(y1 + y2) >= sqrt(x1 * y1) + sqrt(x2 * y2)`), so the filter
     stays safe, and hashing is much faster than sorting the q-grams into a vocabulary."""
+    import numpy as np
     from scipy import sparse  # here: loading the tasks must not load scipy
 
     keys: list[np.ndarray] = []
@@ -328,4 +335,6 @@ def _qgram_matrix(forms: Sequence[str]) -> sparse.csr_matrix:
 
 def _indptr(matrix: sparse.csr_matrix, kept: np.ndarray) -> np.ndarray:
     """The row pointers of `matrix` once only its `kept` entries are left."""
-    return np.concatenate([[0], np.cumsum(kept)])[matrix.indptr]
+    import numpy as np
+
+    return np.asarray(np.concatenate([[0], np.cumsum(kept)])[matrix.indptr])

@@ -3,9 +3,11 @@
 An item is (instruction, grounding, reference) for one task, made from one corpus text:
 - completion: the fixed instruction, the text with its gap marked, the gap
   (`howtobench.build.completion`);
-- guide: an instruction from the back-constructed summary and theme, the outline and
-  the writing requirements as grounding, the whole text as reference;
-- open: the same instruction without the outline's sentence, no grounding.
+- guide: the back-constructed request as instruction, its trait sections or key points
+  as grounding, in the published layout (`人物塑造 : ...` lines, or `- 要点：内容`
+  lines), the whole text as reference;
+- open: the request alone, no grounding (the published guide and open items share
+  their instructions word for word where they share a reference).
 
 `aligned` is the published `aligned.jsonl` record (what `-T dataset=DIR` reads), with
 the text's `language` added (the published format has none: its data is Chinese, and a
@@ -21,9 +23,7 @@ from typing import Any
 
 from howtobench.build.completion import Gap, cut
 from howtobench.build.corpus import CorpusText
-from howtobench.build.prompts import build_prompt, genre_name, genre_traits
-
-_ENDS = ("。", "！", "？", ".", "!", "?")
+from howtobench.build.prompts import build_prompt, genre_sections
 
 
 @dataclass(frozen=True)
@@ -72,38 +72,24 @@ def completion_item(text: CorpusText, gap: Gap) -> Item:
     return Item("completion", text, instruction, grounding, reference)
 
 
-def _ended(sentence: str, language: str) -> str:
-    """The summary with a closing mark, so the instruction reads on after it."""
-    if sentence.endswith(_ENDS):
-        return sentence
-    return sentence + ("。" if language == "zh" else ".")
-
-
 def constructed_item(text: CorpusText, task: str, construction: dict[str, Any]) -> Item:
     """A guide or open item from the back-construction of `text` (its checked record)."""
-    language = text.language
-    instruction = build_prompt(
-        f"instruction_{task}",
-        language,
-        phrase=genre_name(text.genre, language).phrase,
-        theme=construction["theme"],
-        summary=_ended(construction["summary"], language),
-    )
     grounding = guide_grounding(text, construction) if task == "guide" else ""
-    return Item(task, text, instruction, grounding, text.text)
+    return Item(task, text, construction["instruction"], grounding, text.text)
 
 
 def guide_grounding(text: CorpusText, construction: dict[str, Any]) -> str:
-    """The outline, then one requirement per genre trait, under the trait's title."""
-    colon = "：" if text.language == "zh" else ": "
-    titles = {t.id: t.title for t in genre_traits(text.genre, text.language, text.genre_raw)}
-    requirements = construction["requirements"]
-    return build_prompt(
-        "grounding_guide",
-        text.language,
-        outline="\n".join(f"- {point}" for point in construction["outline"]),
-        requirements="\n".join(
-            f"- {titles.get(trait, trait)}{colon}{requirement}"
-            for trait, requirement in requirements.items()
-        ),
+    """The sections, one `Title : text` line each (the characters as `- ` lines under
+    their heading), as the published literary groundings are; or the outline as `- `
+    lines, as the published practical ones are."""
+    sections: dict[str, Any] | None = construction.get("sections")
+    if not sections:
+        return "\n".join(f"- {point}" for point in construction["outline"])
+    separator = " : " if text.language == "zh" else ": "
+    titles = {t.id: t.title for t in genre_sections(text.genre, text.language, text.genre_raw)}
+    return "\n".join(
+        titles[section]
+        + separator
+        + ("\n".join(f"- {line}" for line in value) if isinstance(value, list) else value)
+        for section, value in sections.items()
     )

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from howtobench.build.corpus import CorpusText
+from howtobench.build.deidentify import Replacement
 from howtobench.build.items import Item
 
 # The steps in the order a text meets them; the LLM steps are inspect tasks. The first
@@ -29,7 +30,7 @@ NO_REPLY = "no_usable_reply"  # the model's replies stayed unusable, or the text
 BELOW_THRESHOLD = "below_threshold"
 OVER_CAP = "over_genre_cap"
 NO_TASK = "no_fitting_task"
-FLAGGED = "flagged"
+FLAGGED = "flagged"  # unsafe content or advertising (personal details are de-identified)
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class Rejection:
 
 class Ledger:
     """The fate of every text of a corpus, and what the report tabulates besides: the
-    quality scores and the near-duplicates."""
+    quality scores, the near-duplicates and what was de-identified."""
 
     def __init__(self, texts: Iterable[CorpusText]) -> None:
         self.texts: dict[str, CorpusText] = {t.id: t for t in texts}
@@ -69,12 +70,16 @@ class Ledger:
         self.quality: dict[str, int] = {}  # the filter's score by text id
         # near-duplicate pairs of kept texts, (first, second, ratio): reported, not rejected
         self.near: list[tuple[CorpusText, CorpusText, float]] = []
+        # the personal details replaced in a kept item, by text id (kinds and counts only)
+        self.deidentified: dict[str, list[Replacement]] = {}
 
     def reject(self, text: CorpusText, step: str, code: str, reason: str, **detail: Any) -> None:
         self.rejected[text.id] = Rejection(text, step, code, reason, detail)
 
-    def keep(self, item: Item) -> None:
+    def keep(self, item: Item, replaced: list[Replacement] | None = None) -> None:
         self.items[item.text.id] = item
+        if replaced:
+            self.deidentified[item.text.id] = replaced
 
     def live(self, texts: Iterable[CorpusText]) -> list[CorpusText]:
         """The texts not rejected so far."""

@@ -5,17 +5,20 @@ copies of a text (equal once whitespace, punctuation and case are set aside) and
 the near-duplicates to report, before any model is asked; classify the texts without a genre,
 rate every text 1-5 and drop those below the threshold, cap each genre at N texts
 (optional), give each text one task, make completion items by the gap rule and guide
-and open items by back-construction, then screen every item. The LLM steps are inspect
-tasks run with `eval_set` (`howtobench.build.runs`): resumable, cached, every call in
-the logs. The output folder holds:
+and open items by back-construction, then screen every item: its personal details are
+replaced by placeholders, and an item with unsafe content or advertising is rejected.
+The LLM steps are inspect tasks run with `eval_set` (`howtobench.build.runs`):
+resumable, cached, every call in the logs. The output folder holds:
 
 - `<task>/aligned.jsonl`: the published format plus each item's `language`, which
   `-T dataset=DIR` reads;
 - `items.jsonl`: the same items in the package's own JSONL format;
 - `rejected.jsonl`: every text not used, with the step, a code and the reason;
 - `manifest.json` and `summary.md`: options, counts, the quality distribution, lengths,
-  the logs, and the items awaiting the reference check;
-- `logs/<step>/` (inspect logs) and `work/` (each step's input).
+  the logs, what was de-identified (kinds and counts, not the details), and the items
+  awaiting the reference check;
+- `logs/<step>/` (inspect logs) and `work/` (each step's input): these hold the corpus
+  texts as given, personal details and all.
 
 Every corpus text ends up in exactly one item or one line of `rejected.jsonl`.
 """
@@ -24,7 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +44,7 @@ from howtobench.build.corpus import (
     read_corpus,
     write_jsonl,
 )
+from howtobench.build.deidentify import deidentified, masked
 from howtobench.build.items import Item, completion_item, constructed_item
 from howtobench.build.ledger import (
     BELOW_THRESHOLD,
@@ -51,12 +55,12 @@ from howtobench.build.ledger import (
     OVER_CAP,
     Ledger,
 )
-from howtobench.build.quality import DEFAULT_THRESHOLD, HIGHEST, LOWEST, quality_step
+from howtobench.build.quality import quality_step
 from howtobench.build.report import manifest, summary
 from howtobench.build.runs import EvalOptions, Runs
-from howtobench.build.screen import screen_step
+from howtobench.build.screen import HARMFUL, PERSONAL, screen_step
 from howtobench.build.selection import assign_tasks, cap_per_genre
-from howtobench.dataset import TASKS
+from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST, TASKS
 from howtobench.errors import UserError
 
 
@@ -89,9 +93,6 @@ class BuildResult:
     items: dict[str, int]  # by task
     rejected: int
     seconds: dict[str, float] = field(default_factory=dict)  # by step
-
-
-LOCK_FILE = ".build.lock"  # held while a build writes its folder
 
 
 def build_benchmark(
@@ -226,7 +227,9 @@ def _items(
     constructed = [t for t in texts if assigned.get(t.id) in ("guide", "open")]
     if constructed:
         path = runs.input("backconstruct", (t.record() for t in constructed))
-        outcomes = runs.run("backconstruct", backconstruct_step(corpus=str(path)))
+        outcomes = runs.run(
+            "backconstruct", backconstruct_step(corpus=str(path), seed=options.seed)
+        )
         for text in constructed:
             outcome = outcomes[text.id]
             if outcome.value is None:
@@ -237,8 +240,9 @@ def _items(
 
 
 def _screened(items: list[Item], ledger: Ledger, runs: Runs) -> None:
-    """Items with personal information, unsafe content or advertising, or that could not
-    be screened, are out, with the quotes; the rest are the benchmark."""
+    """Items with unsafe content or advertising, or that could not be screened, are out,
+    with the quotes; the rest are the benchmark, their personal details replaced by
+    placeholders (the quotes of a rejected item are masked the same way)."""
     if not items:
         return
     path = runs.input("screen", (item.user_record() for item in items))
@@ -248,12 +252,22 @@ def _screened(items: list[Item], ledger: Ledger, runs: Runs) -> None:
         if outcome.value is None:
             ledger.reject(item.text, "screen", NO_REPLY, str(outcome.error), task=item.task)
             continue
-        flags = {kind: quotes for kind, quotes in outcome.value["flags"].items() if quotes}
-        if flags:
-            found = "; ".join(f"{kind}: {' | '.join(quotes)}" for kind, quotes in flags.items())
-            ledger.reject(item.text, "screen", FLAGGED, found, task=item.task, flags=flags)
+        flags = outcome.value["flags"]
+        personal = flags[PERSONAL]
+        harmful = {
+            kind: [masked(q, personal, item.text.language) for q in flags[kind]]
+            for kind in HARMFUL
+            if flags[kind]
+        }
+        if harmful:
+            found = "; ".join(f"{kind}: {' | '.join(quotes)}" for kind, quotes in harmful.items())
+            details = Counter(detail["kind"] for detail in personal)
+            extra = {"personal_info": dict(details)} if details else {}
+            ledger.reject(
+                item.text, "screen", FLAGGED, found, task=item.task, flags=harmful, **extra
+            )
         else:
-            ledger.keep(item)
+            ledger.keep(*deidentified(item, personal))
 
 
 def _corpus_facts(corpus: Path, count: int) -> dict[str, Any]:
@@ -281,9 +295,3 @@ def _write(out: Path, ledger: Ledger, facts: dict[str, Any]) -> None:
         json.dumps(facts, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
     (out / "summary.md").write_text(summary(facts), encoding="utf-8")
-
-
-def parse_tasks(text: str | Sequence[str]) -> tuple[str, ...]:
-    """`completion,guide,open` (or a list) as a tuple of task names, in the given order."""
-    names = text.split(",") if isinstance(text, str) else list(text)
-    return tuple(dict.fromkeys(n.strip() for n in names if n.strip()))

@@ -1,11 +1,15 @@
-"""The build steps' prompt files, the genre names they use, and each genre's traits.
+"""The build steps' prompt files, the genre names they use, each genre's traits, the
+sections of a guide grounding, and the placeholders of de-identification.
 
 Genres are described once, in `prompts/genres.<language>.txt` (`id | name | phrase |
-definition`): the classifier reads the definitions, the instructions name the genre by
-its phrase ("一首诗", "a poem"). A genre's traits, the points the quality filter rates and
-the back-constructor writes requirements for, are the dimensions of the package's genre
-rubric (`howtobench.baselines.prompts`), so the build and the `rubric` judge agree on
-what a genre asks for.
+definition`): the classifier reads the definitions, the back-constructor is told to ask
+for the genre by its phrase ("一首诗", "a poem"). A genre's traits, the points the
+quality filter rates, are the dimensions of the package's genre rubric
+(`howtobench.baselines.prompts`), so the build and the `rubric` judge agree on what a
+genre asks for. The sections of a guide grounding (`prompts/sections.<language>.txt`,
+`layout | id | title | what it holds`) are the headings the published guide items use,
+and the placeholders (`prompts/placeholders.<language>.txt`, `kind | placeholder |
+what counts`) are the published data's `[具体姓名]` kind.
 """
 
 from __future__ import annotations
@@ -73,7 +77,8 @@ def genre_list(language: str) -> str:
 
 @dataclass(frozen=True)
 class Trait:
-    """One point a genre asks for: its id, title and question (a rubric dimension)."""
+    """One point a genre asks for: its id, title and question (a rubric dimension, or a
+    section of a guide grounding)."""
 
     id: str
     title: str
@@ -96,3 +101,46 @@ def genre_traits(genre: str, language: str, genre_raw: str = "") -> tuple[Trait,
         Trait(m.group(1), m.group(2).strip(), m.group(3).strip())
         for m in _TRAIT.finditer(rubric.text)
     )
+
+
+# Raw labels whose published groundings have sections of their own: 纪实 (literary
+# non-fiction) counts as fiction, but its 36 guide groundings use four other headings.
+SECTIONS_OF_RAW = {"纪实": "documentary"}
+
+
+@cache
+def _sections(language: str) -> dict[str, tuple[Trait, ...]]:
+    lines = template(PROMPTS, "sections", language).template.splitlines()
+    layouts: dict[str, list[Trait]] = {}
+    for line in filter(str.strip, lines):
+        layout, section, title, what = (part.strip() for part in line.split("|"))
+        layouts.setdefault(layout, []).append(Trait(section, title, what))
+    return {layout: tuple(sections) for layout, sections in layouts.items()}
+
+
+def genre_sections(genre: str, language: str, genre_raw: str = "") -> tuple[Trait, ...]:
+    """The sections a guide grounding of the genre is written in, the traits the paper
+    hands its back-constructor (section 4.5; its code's fiction prompt asks for these
+    five after the plot); none for a genre whose published groundings are key points
+    (every genre but fiction, poems and prose)."""
+    return _sections(language).get(SECTIONS_OF_RAW.get(genre_raw, genre), ())
+
+
+@dataclass(frozen=True)
+class Placeholder:
+    """What replaces one kind of personal information, and what the kind covers."""
+
+    kind: str
+    text: str  # [具体姓名], [name]
+    what: str
+
+
+@cache
+def placeholders(language: str) -> dict[str, Placeholder]:
+    """The kinds of personal information, in the file's order, with their placeholders."""
+    lines = template(PROMPTS, "placeholders", language).template.splitlines()
+    found: dict[str, Placeholder] = {}
+    for line in filter(str.strip, lines):
+        kind, text, what = (part.strip() for part in line.split("|"))
+        found[kind] = Placeholder(kind, text, what)
+    return found

@@ -22,11 +22,9 @@ from howtobench.baselines.single_call import reason_of
 from howtobench.build.corpus import CorpusText
 from howtobench.build.prompts import genre_name, genre_traits, trait_lines
 from howtobench.build.steps import Step, corpus_texts, step_score, step_task, text_sample
+from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOWEST
 from howtobench.judge.replies import bounded
 from howtobench.parameters import ParameterError, integer
-
-LOWEST, HIGHEST = 1, 5
-DEFAULT_THRESHOLD = 4  # the paper's: texts below 4 are discarded
 
 
 def check_quality(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:

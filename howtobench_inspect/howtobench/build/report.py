@@ -5,9 +5,11 @@ The tables follow the paper's: counts through each step, items per genre and tas
 quality filter's score distribution by source (Table 13 gives it by website), and
 lengths in characters per task (Table 2's columns, as the published data has them).
 The manifest also names, per task, the items that await the reference check (section
-4.6, appendix G): the hook for the rating studio's pick mode; and the corpus's
+4.6, appendix G): the hook for the rating studio's pick mode; the corpus's
 duplicates: how many second copies were dropped, and the near-duplicate pairs that were
-kept, for a person to look at (a build cannot tell a retelling from a copy).
+kept, for a person to look at (a build cannot tell a retelling from a copy); and what
+was de-identified, per item: the kind of each detail replaced, its placeholder and how
+often in each field, never the detail itself.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 from tabulate import tabulate
 
 from howtobench.build.corpus import NEAR_DUPLICATE
+from howtobench.build.deidentify import FIELDS
 from howtobench.build.items import Item
 from howtobench.build.ledger import DUPLICATE, NO_REPLY, STEPS, Ledger
-from howtobench.build.quality import HIGHEST, LOWEST
 from howtobench.build.runs import Runs
-from howtobench.dataset import TASKS, jsonl_text
+from howtobench.constants import HIGHEST, LOWEST, TASKS
+from howtobench.dataset import jsonl_text
 
 if TYPE_CHECKING:
     from howtobench.build.pipeline import BuildOptions
@@ -41,6 +44,13 @@ DUPLICATE_RULE = (
     f"rejected as {DUPLICATE} with the kept text's id in duplicate_of. Kept texts whose "
     f"normalised forms have a rapidfuzz fuzz.ratio of at least {NEAR_DUPLICATE:g} are "
     "near-duplicates: listed here, not rejected."
+)
+DEIDENTIFY_RULE = (
+    "Each personal detail the screen step quoted (a private person's name, a phone number, "
+    "an e-mail address, an ID or account number, an address, ...) is replaced by its kind's "
+    "placeholder ([具体姓名], [name], ...) wherever it occurs in the item's instruction, "
+    "grounding and reference; the item is kept. Only unsafe content and advertising get an "
+    "item rejected. The step logs and work/ still hold the texts as given."
 )
 REFERENCE_CHECK = (
     "The paper's experts compared each reference with three models' writings for the same "
@@ -84,11 +94,19 @@ def manifest(
             "texts": len(ledger.texts),
             "items": {task: len(by_task[task]) for task in TASKS},
             "rejected": len(ledger.rejected),
+            "deidentified": len(ledger.deidentified),
         },
         "steps": _steps(ledger, runs),
         "genres": _genres(ledger),
         "quality": _quality(ledger, options.threshold),
         "duplicates": _duplicates(ledger),
+        "deidentified": {
+            "rule": DEIDENTIFY_RULE,
+            "items": {
+                ledger.items[text_id].infer_id: [r.record() for r in replaced]
+                for text_id, replaced in ledger.deidentified.items()
+            },
+        },
         "lengths": {task: _lengths(chosen) for task, chosen in by_task.items() if chosen},
         "reference_check": {
             "status": "pending",
@@ -193,12 +211,14 @@ def summary(facts: dict[str, Any]) -> str:
         f"Corpus `{facts['corpus']['path']}`: {counts['texts']} texts. Model `{options['model']}`; "
         f"tasks {', '.join(options['tasks'])}; quality threshold {options['threshold']}; "
         f"per genre {options['per_genre'] or 'no cap'}; seed {options['seed']}.",
-        f"Items: {made}. Rejected: {counts['rejected']} (`rejected.jsonl` gives each one's "
-        "step and reason).",
+        f"Items: {made} ({counts['deidentified']} de-identified). Rejected: "
+        f"{counts['rejected']} (`rejected.jsonl` gives each one's step and reason).",
         "## Steps",
         _steps_table(facts["steps"]),
         "## Duplicates",
         _duplicates_text(facts["duplicates"]),
+        "## De-identified",
+        _deidentified_text(facts["deidentified"]),
         "## Items per genre and task",
         tabulate(
             [[genre, *row.values(), sum(row.values())] for genre, row in facts["genres"].items()],
@@ -241,7 +261,7 @@ def _steps_table(steps: dict[str, dict[str, Any]]) -> str:
         for step, entry in steps.items()
     ]
     headers = ["step", "texts in", "asked", "from store", "rejected", "texts out", "log"]
-    return tabulate(rows, headers=headers, tablefmt="github")
+    return str(tabulate(rows, headers=headers, tablefmt="github"))
 
 
 def _duplicates_text(duplicates: dict[str, Any]) -> str:
@@ -266,6 +286,20 @@ def _duplicates_text(duplicates: dict[str, Any]) -> str:
     return "\n\n".join(parts)
 
 
+def _deidentified_text(deidentified: dict[str, Any]) -> str:
+    """The rule, then one row per detail replaced: the item, the kind, the placeholder
+    and how often in each field."""
+    rows = [
+        [item, r["kind"], r["placeholder"], *(r[field] for field in FIELDS)]
+        for item, replaced in deidentified["items"].items()
+        for r in replaced
+    ]
+    if not rows:
+        return f"{deidentified['rule']}\n\nNo personal details were found."
+    table = tabulate(rows, headers=["item", "kind", "placeholder", *FIELDS], tablefmt="github")
+    return f"{deidentified['rule']}\n\n{table}"
+
+
 def _quality_table(quality: dict[str, Any]) -> str:
     threshold = quality["threshold"]
     keys = [*_SCORES, "failed"]
@@ -276,7 +310,7 @@ def _quality_table(quality: dict[str, Any]) -> str:
         rows.append([source, *(counts[k] for k in keys), _kept(counts, threshold)])
     rows.append(["all", *(total[k] for k in keys), _kept(total, threshold)])
     headers = ["source", *_SCORES, "no usable reply", f"kept (>= {threshold})"]
-    return tabulate(rows, headers=headers, tablefmt="github")
+    return str(tabulate(rows, headers=headers, tablefmt="github"))
 
 
 def _kept(counts: Counter[str] | dict[str, int], threshold: int) -> int:

@@ -3,9 +3,12 @@ advertisements in an item's instruction, grounding and reference.
 
 The paper's experts removed or de-identified what a DeepSeek-R1 detector helped them
 find. Here the model is the detector: it quotes, word for word, each passage of the
-three kinds, and a quote that is not in the item is asked again, so every flag carries
-its evidence. `howtobench build` rejects a flagged item with its quotes (a human can
-de-identify the text and build again); it rewrites nothing itself.
+three kinds, each piece of personal information with its kind (`name`, `phone`, ...,
+`prompts/placeholders.*.txt`), and a quote that is not in the item is asked again, so
+every flag carries its evidence. `howtobench build` de-identifies what the quotes of
+personal information name (`howtobench.build.deidentify`) and keeps the item; only an
+item with unsafe content or advertising, which no placeholder can mend, is rejected,
+with its quotes.
 
 The task screens any data source of the package: a built folder, the published data, or
 a JSONL file of writing tasks.
@@ -23,10 +26,10 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from howtobench.baselines.single_call import reason_of
-from howtobench.build.prompts import build_prompt
+from howtobench.build.prompts import build_prompt, placeholders
 from howtobench.build.steps import Step, fenced, step_sample, step_score, step_task
+from howtobench.constants import TASKS
 from howtobench.dataset import (
-    TASKS,
     DataError,
     WritingRecord,
     load_records,
@@ -39,6 +42,8 @@ from howtobench.judge.replies import ReplyError, exact_keys
 from howtobench.parameters import ParameterError
 
 CATEGORIES: tuple[str, ...] = ("personal_info", "unsafe", "advertisement")
+PERSONAL = "personal_info"
+HARMFUL: tuple[str, ...] = ("unsafe", "advertisement")  # rejected: nothing can mend them
 
 
 def _squeezed(text: str) -> str:
@@ -47,23 +52,48 @@ def _squeezed(text: str) -> str:
 
 
 def check_flags(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """Exactly the three lists (and an optional reason), each of passages found in the item."""
+    """Exactly the three lists (and an optional reason), each of passages found in the
+    item; each piece of personal information an object with its `text` and `kind`."""
     exact_keys([k for k in reply if k != "reason"], CATEGORIES, "the reply")
     item = _squeezed(metadata["item"])
-    flags: dict[str, list[str]] = {}
-    for category in CATEGORIES:
+    flags: dict[str, list[Any]] = {}
+    for category in HARMFUL:
         quotes = reply[category]
-        if not isinstance(quotes, list) or not all(
-            isinstance(q, str) and q.strip() for q in quotes
-        ):
+        if not isinstance(quotes, list):
             raise ReplyError(f'"{category}" must be a list of quoted passages (empty if none)')
-        for quote in quotes:
-            if _squeezed(quote) not in item:
-                raise ReplyError(
-                    f'"{category}": "{quote.strip()}" is not in the item; quote its words exactly'
-                )
-        flags[category] = [q.strip() for q in quotes]
-    return {"flags": flags, "reason": reason_of(reply)}
+        flags[category] = [_quoted(category, quote, item) for quote in quotes]
+    flags[PERSONAL] = _personal(reply[PERSONAL], metadata["language"], item)
+    return {"flags": {c: flags[c] for c in CATEGORIES}, "reason": reason_of(reply)}
+
+
+def _quoted(category: str, quote: Any, item: str) -> str:
+    """A quote of the (whitespace-free) item, stripped."""
+    if not isinstance(quote, str) or not quote.strip():
+        raise ReplyError(f'"{category}" must hold quoted passages (an empty list if none)')
+    if _squeezed(quote) not in item:
+        raise ReplyError(
+            f'"{category}": "{quote.strip()}" is not in the item; quote its words exactly'
+        )
+    return quote.strip()
+
+
+def _personal(found: Any, language: str, item: str) -> list[dict[str, str]]:
+    """The personal details: each `{"text": <a quote>, "kind": <a placeholder kind>}`."""
+    kinds = list(placeholders(language))
+    if not isinstance(found, list) or not all(isinstance(f, dict) for f in found):
+        raise ReplyError(
+            f'"{PERSONAL}" must be a list of {{"text": ..., "kind": ...}} objects (empty if none)'
+        )
+    details: list[dict[str, str]] = []
+    for detail in found:
+        exact_keys(detail, ("text", "kind"), f'each "{PERSONAL}" object')
+        kind = detail["kind"].strip().lower() if isinstance(detail["kind"], str) else None
+        if kind not in kinds:
+            raise ReplyError(
+                f'"{PERSONAL}": "kind" must be one of {", ".join(kinds)}, got {detail["kind"]!r}'
+            )
+        details.append({"text": _quoted(PERSONAL, detail["text"], item), "kind": kind})
+    return details
 
 
 SCREEN = Step("screen", CATEGORIES, check_flags)
@@ -83,7 +113,8 @@ def item_text(record: WritingRecord) -> str:
 
 def screen_sample(record: WritingRecord) -> Sample:
     text = item_text(record)
-    prompt = build_prompt("screen", record.language, item=fenced(text))
+    kinds = "\n".join(f"- {p.kind}: {p.what}" for p in placeholders(record.language).values())
+    prompt = build_prompt("screen", record.language, item=fenced(text), kinds=kinds)
     metadata = {
         "language": record.language,
         "task": record.task,
@@ -135,8 +166,12 @@ def screen_scorer() -> Scorer:
 
     async def score(state: TaskState, target: Target) -> Score:
         def present(answer: dict[str, Any]) -> Score:
-            flags: dict[str, list[str]] = answer["flags"]
-            found = [f"{kind}: " + " | ".join(q) for kind, q in flags.items() if q]
+            flags: dict[str, list[Any]] = answer["flags"]
+            found = [
+                f"{kind}: " + " | ".join(q if isinstance(q, str) else q["text"] for q in quotes)
+                for kind, quotes in flags.items()
+                if quotes
+            ]
             return Score(
                 value={"flagged": float(bool(found)), **{k: len(q) for k, q in flags.items()}},
                 explanation="\n".join(found) or "nothing found",
@@ -149,8 +184,8 @@ def screen_scorer() -> Scorer:
 
 @task(name="screen")
 def screen_step(dataset: str | None = None) -> Task:
-    """Build step 4: find personal information, unsafe content and advertisements in
-    each item's instruction, grounding and reference.
+    """Build step 4: find personal information (with its kind), unsafe content and
+    advertisements in each item's instruction, grounding and reference.
 
     Args:
         dataset: a data folder (`<task>/aligned.jsonl`, e.g. one `howtobench build`

@@ -15,7 +15,8 @@ from inspect_ai.model import ChatMessageUser, ContentText
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
-from howtobench.dataset import TASKS, detect_language
+from howtobench.constants import TASKS
+from howtobench.dataset import detect_language
 from howtobench.genres import DEFAULT_GENRE
 from howtobench.templates import render
 

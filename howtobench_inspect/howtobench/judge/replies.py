@@ -70,11 +70,11 @@ def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
     nested part) is passed over.
     """
     parts = _THINK_END.split(text)
-    answer = parts[-1]
+    answer: str = parts[-1]
     objects = json_objects(answer)
-    for candidate in reversed(objects):
-        if all(key in candidate for key in keys):
-            return candidate
+    answers = [candidate for candidate in objects if all(key in candidate for key in keys)]
+    if answers:
+        return answers[-1]
     wanted = ", ".join(f'"{k}"' for k in keys)
     if objects:
         raise ReplyError(f"the reply holds no JSON object with {wanted}")

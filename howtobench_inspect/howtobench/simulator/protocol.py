@@ -21,6 +21,10 @@ from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import LEAVES
 
 _WRITING = re.compile(r"<writing>\n(.*)\n</writing>", re.S)
+# what a back-construction question asks beyond its sections: the genre and the length
+# (`build/prompts/backconstruct.*.txt`, `length_given.*.txt`)
+_GENRE = re.compile(r"^(?:【体裁】|\[Genre\] )(.+)$", re.M)
+_LENGTH = re.compile(r"约 (\d+) 字|about (\d+) words")
 _BASELINES = ("rubric", "autoplan")  # single-call judges, told apart by their system prompts
 # the LLM steps of `howtobench build`, told apart by their system prompts too
 BUILD_STEPS = ("classify", "quality", "backconstruct", "screen")
@@ -115,6 +119,22 @@ def asked_ids(question: Question) -> list[str]:
 
 
 def asked_dimensions(question: Question) -> list[str]:
-    """The rubric's dimension ids (a back-construction's trait ids): read after the
+    """The rubric's dimension ids (a back-construction's section ids): read after the
     writing, where the rubric comes last."""
-    return list(rubric_ids(question.text.rpartition(FENCE_END)[2]))
+    return list(rubric_ids(_after_writing(question)))
+
+
+def asked_genre(question: Question) -> str:
+    """The genre a back-construction question names (`【体裁】散文`), or ""."""
+    match = _GENRE.search(_after_writing(question))
+    return match.group(1).strip() if match else ""
+
+
+def asked_length(question: Question) -> int | None:
+    """The length a back-construction question asks the request to state, or None."""
+    match = _LENGTH.search(_after_writing(question))
+    return int(match.group(1) or match.group(2)) if match else None
+
+
+def _after_writing(question: Question) -> str:
+    return question.text.rpartition(FENCE_END)[2]

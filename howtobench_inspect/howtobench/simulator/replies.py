@@ -3,10 +3,11 @@
 Valid replies are deterministic functions of the question: weights vary with the
 instruction (not with the writing), scores grow with the writing's length and vary with
 its text. The benchmark build's steps get plausible answers drawn from the text: a genre
-from its cues, a quality score from 2 to 5, a summary, theme, outline and requirements
-taken from its sentences, and screening flags for phone numbers, e-mail addresses, ID
-numbers, advertising and a few unsafe phrases. The fault catalogue names what a flaky
-provider does instead of answering.
+from its cues, a quality score from 2 to 5, a summary, theme, request and grounding
+(sections or outline, as asked) taken from its sentences, the request stating the
+length the question asks for, and screening flags for phone numbers, e-mail addresses,
+ID numbers, names after a contact cue, advertising and a few unsafe phrases. The fault
+catalogue names what a flaky provider does instead of answering.
 """
 
 from __future__ import annotations
@@ -19,10 +20,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from howtobench.baselines.overlap import tokenize
-from howtobench.build.backconstruct import THEME_WORDS, theme_words
+from howtobench.build.backconstruct import CHARACTERS, THEME_WORDS, theme_words
 from howtobench.build.completion import paragraphs
 from howtobench.dataset import detect_language
-from howtobench.simulator.protocol import BUILD_STEPS, Question, asked_dimensions, asked_ids
+from howtobench.simulator.protocol import (
+    BUILD_STEPS,
+    Question,
+    asked_dimensions,
+    asked_genre,
+    asked_ids,
+    asked_length,
+)
 from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, Leaf
 
 _LEAVES = {leaf.id: leaf for leaf in LEAVES}
@@ -102,11 +110,27 @@ _GENRE_CUES: dict[str, tuple[str, ...]] = {
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?|[^\n]+")
 _INNER_END = re.compile(r"[。！？!?]|\.(?=\s)")
 _RUN = re.compile(r"(.)\1{3,}")  # a character four times over: 好好好好, !!!!
-_PERSONAL = (
-    re.compile(r"(?<!\d)(?:\+?86[- ]?)?1[3-9]\d[- ]?\d{4}[- ]?\d{4}(?!\d)"),  # a mobile number
-    re.compile(r"\(?\b\d{3}\)?[- .]\d{3}[- .]\d{4}\b"),  # a North American number
-    re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),  # an e-mail address
-    re.compile(r"(?<!\d)\d{17}[\dXx](?!\d)"),  # a Chinese ID number
+# Personal details by kind; the detail is each pattern's first group.
+_PERSONAL: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("phone", re.compile(r"(?<!\d)((?:\+?86[- ]?)?1[3-9]\d[- ]?\d{4}[- ]?\d{4})(?!\d)")),
+    ("phone", re.compile(r"(\(?\b\d{3}\)?[- .]\d{3}[- .]\d{4})\b")),  # North American
+    ("email", re.compile(r"([A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")),
+    ("id_number", re.compile(r"(?<!\d)(\d{17}[\dXx])(?!\d)")),  # a Chinese ID number
+    # a name right after a contact cue: 联系人：王芳, 请与失主王建国联系, call Mary Kent
+    (
+        "name",
+        re.compile(
+            r"(?:失主|联系人[:：]?\s*|收件人[:：]?\s*)([\u4e00-\u9fff]{2,3}?)"
+            r"(?=联系|先生|女士|[，,。；;:：\s(（]|电话)"
+        ),
+    ),
+    (
+        "name",
+        re.compile(
+            r"\b(?:call|contact|write to|ask for)\s+"
+            r"((?:(?:Mr|Mrs|Ms|Dr)\.?\s+)?[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)"
+        ),
+    ),
 )
 _ADVERT = re.compile(
     r"[^。！？!?\n]*(?:扫码|加微信|优惠|限时|折扣|包邮|下单|promo code|buy now|free shipping|"
@@ -173,7 +197,9 @@ def _theme(text: str, language: str) -> str:
 
 
 def valid_construction(question: Question) -> dict[str, Any]:
-    """Summary, theme, outline and one requirement per asked trait, taken from the text."""
+    """Summary, theme, a request in the asked shape (chatty with sections, businesslike
+    with an outline, stating the asked length), and the grounding: one text per asked
+    section (the characters a list), else an outline of the paragraphs' first sentences."""
     text = question.writing or ""
     language = detect_language(text)
     blocks = [text[start:end] for start, end in paragraphs(text)]
@@ -181,38 +207,61 @@ def valid_construction(question: Question) -> dict[str, Any]:
     units = units if len(units) >= 2 else [text.strip() or "…", "…"]
     sentences = _sentences(text) or ["…"]
     lead = max(sentences[:3], key=len)
+    theme = _theme(text, language)
+    sections = asked_dimensions(question)
     if language == "zh":
         summary = f"写{_clip(lead, 60)}。"
         requirement = "像原文那样围绕「{}」来写"
     else:
         summary = f"write about {_clip(lead, 120)}."
         requirement = 'Build on "{}" as the original does'
-    outline = [
-        _clip(_sentences(unit)[0] if _sentences(unit) else unit, 30) or "…" for unit in units[:8]
-    ]
-    traits = asked_dimensions(question)
-    return {
+    construction: dict[str, Any] = {
         "summary": summary,
-        "theme": _theme(text, language),
-        "outline": outline,
-        "requirements": {
-            trait: requirement.format(_clip(units[i % len(units)], 16) or "…")
-            for i, trait in enumerate(traits)
-        },
+        "theme": theme,
+        "instruction": _request(question, theme, language, chatty=bool(sections)),
     }
+    if sections:
+        parts = [requirement.format(_clip(units[i % len(units)], 16) or "…") for i in range(5)]
+        construction["sections"] = {
+            section: parts[:2] if section == CHARACTERS else parts[i % len(parts)]
+            for i, section in enumerate(sections)
+        }
+    else:
+        construction["outline"] = [
+            _clip(_sentences(unit)[0] if _sentences(unit) else unit, 30) or "…"
+            for unit in units[:12]
+        ]
+    return construction
+
+
+def _request(question: Question, theme: str, language: str, *, chatty: bool) -> str:
+    """The user's request: the genre the question names, the theme, the asked length."""
+    genre = asked_genre(question) or ("文章" if language == "zh" else "text")
+    length = asked_length(question)
+    if language == "zh":
+        if not chatty:
+            return f"请撰写一篇以「{theme}」为主题的{genre}。"
+        sized = f"{length}字左右的" if length else ""
+        return f"我想写一篇{sized}{genre}，主题是「{theme}」，能帮我写一下吗？"
+    article = "an" if genre[:1].lower() in "aeiou" else "a"
+    if not chatty:
+        return f'Please write {article} {genre} on "{theme}".'
+    sized = f" of about {length} words" if length else ""
+    return f'I\'d like {article} {genre}{sized} on "{theme}". Could you write it for me?'
 
 
 def valid_flags(question: Question) -> dict[str, Any]:
-    """Every phone number, e-mail address and ID number, every sentence with an
-    advertising word, every unsafe phrase: quoted from the item as it stands."""
+    """Every phone number, e-mail address, ID number and name after a contact cue, with
+    its kind, every sentence with an advertising word, every unsafe phrase: quoted from
+    the item as it stands."""
     text = question.writing or ""
-    found = {
-        "personal_info": [m.group(0) for pattern in _PERSONAL for m in pattern.finditer(text)],
-        "unsafe": [m.group(0) for m in _UNSAFE.finditer(text)],
-        "advertisement": [m.group(0).strip() for m in _ADVERT.finditer(text)],
+    personal = {m.group(1): kind for kind, pattern in _PERSONAL for m in pattern.finditer(text)}
+    return {
+        "personal_info": [{"text": detail, "kind": kind} for detail, kind in personal.items()],
+        "unsafe": list(dict.fromkeys(m.group(0) for m in _UNSAFE.finditer(text))),
+        "advertisement": list(dict.fromkeys(m.group(0).strip() for m in _ADVERT.finditer(text))),
+        "reason": "simulated",
     }
-    flags = {kind: list(dict.fromkeys(quotes)) for kind, quotes in found.items()}
-    return {**flags, "reason": "simulated"}
 
 
 def _build_reply(question: Question) -> dict[str, Any]:
@@ -246,8 +295,8 @@ _BUILD_OUT_OF_RANGE: dict[str, dict[str, Any]] = {
     "classify": {"genre": "novella", "reason": "out of range"},
     "quality": {"score": 9, "reason": "out of range"},
     "screen": {
-        "personal_info": ["a passage that is not in the item"],
-        "unsafe": [],
+        "personal_info": [],
+        "unsafe": ["a passage that is not in the item"],
         "advertisement": [],
     },
 }

@@ -20,9 +20,10 @@ import numpy as np
 import pandas as pd
 
 from howtobench.studies.correlation import MIN_PAIRS
-from howtobench.studies.logs import WRITING, Samples, StudyError, as_samples, first_few
+from howtobench.studies.logs import WRITING, Samples, StudyError, as_samples
 from howtobench.studies.plots import heatmap
 from howtobench.studies.ratings import check_known, human_scores, read_ratings
+from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 
 HUMAN = "human"

@@ -17,13 +17,13 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from howtobench.constants import DEFAULT_SCORES
 from howtobench.studies.correlation import MIN_PAIRS
 from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing, scopes
 from howtobench.studies.plots import scatter_grid
 from howtobench.studies.tables import StudyResult
 
 LENGTHS: tuple[str, str] = ("input_length", "output_length")
-DEFAULT_SCORES: tuple[str, ...] = ("tow.overall", "tow.content")
 LENGTH_LABELS: dict[str, str] = {  # a score's axis keeps its own name, e.g. tow.overall
     "input_length": "input length (characters of instruction and grounding)",
     "output_length": "output length (characters of the writing)",

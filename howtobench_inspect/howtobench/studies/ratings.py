@@ -21,7 +21,8 @@ import pandas as pd
 
 from howtobench.dataset import DataError, read_jsonl
 from howtobench.studies.correlation import MIN_PAIRS
-from howtobench.studies.logs import Samples, StudyError, first_few
+from howtobench.studies.logs import Samples, StudyError
+from howtobench.studies.runs import first_few
 
 REQUIRED: tuple[str, ...] = ("infer_id", "model", "score")
 

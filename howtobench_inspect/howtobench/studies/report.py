@@ -6,6 +6,13 @@ genre, or All), each writing first averaged over epochs, as inspect's epoch redu
 does. Columns are the models by their All mean, best first, after `average` (the mean
 of the model cells, the paper's AVG).
 
+Table `ranking` is the board people should read: each task's and all tasks' writers with
+`mean [low, high]`, the rank and its range over the resamples, and the share of resamples
+in which a writer is above the next one, from a paired bootstrap over instructions
+(`studies.leaderboard`; table `method` states how). With `--out`, `leaderboard.json`
+holds every cell (genres too) with the run's provenance, and `report.html` is the whole
+report as one page (`studies.page`).
+
 Two checks on the ToW scores come with it. A node whose raw aggregate left its scale is
 clipped by the scorer (score metadata `clipped`: node -> raw value), which hides how far
 off it was: the `clipped` table counts such samples per task and model. And writers are
@@ -18,22 +25,37 @@ not compared.
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import pandas as pd
 from matplotlib.figure import Figure
 
+from howtobench.constants import DEFAULT_RESAMPLES
 from howtobench.genres import CANONICAL_GENRES
-from howtobench.studies.logs import Samples, as_samples, per_writing, scopes
+from howtobench.studies import leaderboard
+from howtobench.studies.leaderboard import Board
+from howtobench.studies.logs import Samples, StudyError, as_samples, per_writing, scopes
+from howtobench.studies.page import page
 from howtobench.studies.plots import strips
+from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 from howtobench.studies.weighting import check_one_weighting
 from howtobench.tree.spec import LEAVES
 
 ALL = "All"
+
+
+@dataclass
+class Report(StudyResult):
+    """The report's tables and figures, and its board with intervals (for the files
+    `publish` writes beside them)."""
+
+    board: Board | None = None
 
 
 def _rows(writings: pd.DataFrame) -> list[tuple[str, pd.Series]]:
@@ -116,11 +138,17 @@ def _clipped(frame: pd.DataFrame) -> tuple[dict[str, pd.DataFrame], list[str]]:
     return {"clipped": pd.DataFrame(rows)}, [note]
 
 
-def report(logs: Samples | Sequence[str | Path], metric: str = "tow.overall") -> StudyResult:
-    """Tables `leaderboard` (Table 4 layout), `counts` (scored writings per cell) and
-    `nodes` (mean of every key of the metric's scorer per task and model), with
-    `clipped` when there is something to show; figures
-    `weights_<genre>`."""
+def report(
+    logs: Samples | Sequence[str | Path],
+    metric: str = "tow.overall",
+    bootstrap: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+) -> Report:
+    """Tables `ranking` (each task's and all tasks' board with intervals and rank
+    ranges from `bootstrap` resamples), `method` (how they were made), `leaderboard`
+    (Table 4 layout), `counts` (scored writings per cell) and `nodes` (mean of every key
+    of the metric's scorer per task and model), with `clipped` when there is something
+    to show; figures `weights_<genre>`."""
     samples = as_samples(logs)
     samples.require(metric)
     check_one_weighting(samples.frame)
@@ -146,11 +174,54 @@ def report(logs: Samples | Sequence[str | Path], metric: str = "tow.overall") ->
     node_table = pd.concat(nodes, ignore_index=True).set_index(["task", "score"])
     node_table.columns.name = None
     notes = samples.notes()
-    tables = {"leaderboard": board, "counts": counts, "nodes": node_table}
+    ranked = leaderboard.board(writings, samples, metric, models, bootstrap, seed)
+    if ranked.provenance["unread"]:
+        notes.append(
+            f"the headers of {len(ranked.provenance['unread'])} run(s) could not be read "
+            f"again ({first_few(ranked.provenance['unread'], 3)}): their task metadata is "
+            "missing from the provenance"
+        )
+    tables = {
+        "ranking": leaderboard.ranking(ranked),
+        "method": leaderboard.settings(ranked),
+        "leaderboard": board,
+        "counts": counts,
+        "nodes": node_table,
+    }
     found, said = _clipped(samples.frame)
     tables |= found
     notes += said
     figures = _weight_figures(samples)
     if not figures:
         notes.append("no ToW weights in the logs: no weight plots")
-    return StudyResult("report", tables, figures, notes)
+    return Report("report", tables, figures, notes, ranked)
+
+
+def publish(result: Report, out: Path) -> list[Path]:
+    """`leaderboard.json` (every cell, the method, the provenance) and `report.html`
+    (the page) in `out`."""
+    assert result.board is not None, "a report without its board"
+    json_path, html_path = out / "leaderboard.json", out / "report.html"
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        json_path.write_text(
+            json.dumps(
+                leaderboard.as_json(result.board), indent=1, ensure_ascii=False, allow_nan=False
+            )
+            + "\n",
+            encoding="utf-8",
+        )
+        html = page(result.board, result.tables["nodes"], result.figures, result.notes)
+        html_path.write_text(html, encoding="utf-8")
+    except OSError as err:
+        raise StudyError(f"cannot write to {out}: {err}") from err
+    return [json_path, html_path]
+
+
+def with_files(result: Report, out: Path | None) -> Report:
+    """The report command: with `--out`, the board's JSON and the page as well (the
+    command writes the tables, figures and notes after this, and lists those)."""
+    if out is not None:
+        for path in publish(result, out):
+            print(f"wrote {path}")
+    return result

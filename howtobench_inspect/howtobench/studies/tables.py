@@ -58,7 +58,7 @@ def _has_index(table: pd.DataFrame) -> bool:
 def render(table: pd.DataFrame, fmt: str = "github") -> str:
     """A table as text: `github` is Markdown, `simple` suits the terminal."""
     header, *rows = _display(table)
-    return tabulate(rows, headers=header, tablefmt=fmt, disable_numparse=True)
+    return str(tabulate(rows, headers=header, tablefmt=fmt, disable_numparse=True))
 
 
 def show(result: StudyResult, stream: TextIO) -> None:

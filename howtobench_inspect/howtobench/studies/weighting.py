@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from howtobench.studies.logs import StudyError, first_few
+from howtobench.studies.logs import StudyError
+from howtobench.studies.runs import first_few
 
 
 def check_one_weighting(frame: pd.DataFrame) -> None:

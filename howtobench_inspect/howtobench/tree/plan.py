@@ -34,7 +34,7 @@ from typing import Any
 
 import fsspec
 
-from howtobench.dataset import TASKS
+from howtobench.constants import TASKS
 from howtobench.errors import UserError
 from howtobench.fingerprint import Fingerprint
 from howtobench.tree.negotiator import Weights

@@ -1,0 +1,27 @@
+"""What a campaign can ask for, apart from the planning (`campaign`) that needs the logs.
+
+`howtobench annotate new` shows these choices and defaults in its help; they live here,
+where nothing is imported, so that the command's parser loads neither inspect-ai nor
+pandas (`campaign` reads its errors from the studies, which load both).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+KINDS: tuple[str, ...] = ("rate", "pick")
+REFERENCE_MODES: tuple[str, ...] = ("show", "hide")
+
+
+@dataclass(frozen=True)
+class Options:
+    """What a campaign asks for (`howtobench annotate new`): how many instructions (None:
+    every eligible one), the raters, how many of them rate each writing, the seed, rating
+    or picking, and whether the reference is shown."""
+
+    count: int | None = None
+    raters: tuple[str, ...] = ("rater-1", "rater-2")
+    per_writing: int = 2
+    seed: int = 0
+    kind: str = "rate"
+    reference: str = "show"

@@ -1,0 +1,30 @@
+"""Values that a module and the `howtobench` command's parser share, kept where nothing
+is imported.
+
+The parser shows these as choices and defaults; the modules that own them (named beside
+each) load inspect-ai, pandas or matplotlib, which `howtobench --help` must not pay for.
+So each value is written here once, its owner imports it from here, and the parser can
+be built from this module, `howtobench.options` and the commands' own modules alone.
+"""
+
+from __future__ import annotations
+
+# The benchmark's tasks, in the paper's order (`howtobench.dataset`).
+TASKS: tuple[str, ...] = ("completion", "guide", "open")
+
+# `howtobench build`: the quality filter's score range, and the paper's cut (texts
+# below 4 are discarded; `howtobench.build.quality`), and the lock a build holds on its
+# folder while it writes there (`howtobench.build.pipeline`).
+LOWEST, HIGHEST = 1, 5
+DEFAULT_THRESHOLD = 4
+LOCK_FILE = ".build.lock"
+
+# `howtobench lengths`: the scores set against the lengths (`howtobench.studies.lengths`).
+DEFAULT_SCORES: tuple[str, ...] = ("tow.overall", "tow.content")
+
+# `howtobench report`: bootstrap resamples of its intervals (`howtobench.studies.report`).
+DEFAULT_RESAMPLES = 1000
+
+# `howtobench judge-check`: writings per task, and the tasks (`howtobench.judge_check`).
+DEFAULT_LIMIT = 2
+DEFAULT_TASKS: tuple[str, ...] = ("guide", "open", "completion")

@@ -1,0 +1,236 @@
+"""`report.html`: the report as one self-contained page that opens from disk, offline.
+
+Everything is inline: the styles in the template (`templates/report.html`), the board's
+interval bars as small SVG drawn here, the weight figures as base64 PNG. The page has no
+script at all, and its Content-Security-Policy allows no request but `data:` images.
+Every text that comes from the logs (writer, genre and judge names, notes, provenance)
+is HTML-escaped, since a writer's name is whatever a run called it.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+from html import escape
+from pathlib import Path
+from string import Template
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from matplotlib import colormaps
+from matplotlib.colors import to_hex
+from matplotlib.figure import Figure
+
+from howtobench.studies.leaderboard import ALL, MIN_INSTRUCTIONS, Board, no_interval
+
+TEMPLATE = Path(__file__).with_name("templates") / "report.html"
+BAR = (260, 18)  # width and height of one interval bar, in pixels
+HEAT = colormaps["viridis"]
+NODES = ("content", "format", "impression")
+
+
+def _number(value: float, digits: int = 3) -> str:
+    return "" if np.isnan(value) else f"{value:.{digits}f}"
+
+
+def _bar(row: pd.Series, low: float, high: float) -> str:
+    """The row's interval as a line with its mean as a dot, on the scale [low, high]."""
+    width, height = BAR
+    span = high - low or 1.0
+
+    def x(value: float) -> float:
+        return round(4 + (value - low) / span * (width - 8), 1)
+
+    middle = height / 2
+    label = f"mean {row['mean']:.3f}"
+    if np.isnan(row["low"]):
+        dot = f'<circle cx="{x(row["mean"])}" cy="{middle}" r="4" fill="none" stroke="#8a94a3"/>'
+        return f'<svg width="{width}" height="{height}" role="img" aria-label="{label}">{dot}</svg>'
+    label += f", 95% interval {row['low']:.3f} to {row['high']:.3f}"
+    return (
+        f'<svg width="{width}" height="{height}" role="img" aria-label="{label}">'
+        f'<line x1="{x(row["low"])}" x2="{x(row["high"])}" y1="{middle}" y2="{middle}" '
+        'stroke="#3f6fb5" stroke-width="6" stroke-linecap="round" opacity="0.45"/>'
+        f'<circle cx="{x(row["mean"])}" cy="{middle}" r="4.5" fill="#1f3f75"/></svg>'
+    )
+
+
+def _rank(row: pd.Series) -> str:
+    if np.isnan(row["rank_low"]):
+        return f"{row['rank']:.0f}"
+    return f"{row['rank']:.0f} <span class=key>({row['rank_low']:.0f}&ndash;{row['rank_high']:.0f})</span>"
+
+
+def _scope_table(rows: pd.DataFrame, why: str) -> str:
+    """One cell's board: rank (range), writer, mean, interval drawn and written, P, n."""
+    low = np.nanmin(np.r_[rows["low"], rows["mean"]])
+    high = np.nanmax(np.r_[rows["high"], rows["mean"]])
+    lines = [
+        "<table><thead><tr><th>rank (range)</th><th>writer</th><th class=num>mean</th>"
+        f"<th>95% interval <span class=key>{low:.2f} &ndash; {high:.2f}</span></th>"
+        "<th class=num>[low, high]</th><th class=num>P(&gt;next)</th><th class=num>n</th>"
+        "</tr></thead><tbody>"
+    ]
+    for _, row in rows.iterrows():
+        interval = (
+            f'<td class="num few">{why}</td>'
+            if np.isnan(row["low"])
+            else f"<td class=num>[{row['low']:.3f}, {row['high']:.3f}]</td>"
+        )
+        lines.append(
+            f"<tr><td>{_rank(row)}</td><td>{escape(str(row['writer']))}</td>"
+            f"<td class=num>{row['mean']:.3f}</td><td class=bar>{_bar(row, low, high)}</td>"
+            f"{interval}<td class=num>{_number(row['p_above_next'], 2)}</td>"
+            f"<td class=num>{row['n']}</td></tr>"
+        )
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def _boards(board: Board) -> str:
+    """All tasks' board first, then each task's."""
+    overall = board.cells[board.cells["genre"] == ALL]
+    tasks = [ALL, *(t for t in dict.fromkeys(overall["task"]) if t != ALL)]
+    parts = []
+    for task in tasks:
+        rows = overall[overall["task"] == task]
+        title = "All tasks" if task == ALL else f"Task: {task}"
+        parts.append(
+            f"<h3>{escape(title)} <span class=key>({rows['instructions'].iloc[0]} "
+            f"instructions)</span></h3>\n{_scope_table(rows, no_interval(board))}"
+        )
+    return "\n".join(parts)
+
+
+def _heatmap(board: Board, writers: list[str]) -> str:
+    """Writers (board order) × genres (over all tasks), coloured by the mean."""
+    cells = board.cells[(board.cells["task"] == ALL) & (board.cells["genre"] != ALL)]
+    genres = list(dict.fromkeys(cells["genre"]))
+    by_cell = cells.set_index(["writer", "genre"])
+    low, high = cells["mean"].min(), cells["mean"].max()
+    head = "".join(f"<th class=num>{escape(str(g))}</th>" for g in genres)
+    lines = [f"<table class=heat><thead><tr><th>writer</th>{head}</tr></thead><tbody>"]
+    for writer in writers:
+        row = [f"<tr><td>{escape(str(writer))}</td>"]
+        for genre in genres:
+            if (writer, genre) not in by_cell.index:
+                row.append("<td></td>")
+                continue
+            cell = by_cell.loc[(writer, genre)]
+            share = 0.5 if high == low else (cell["mean"] - low) / (high - low)
+            colour = HEAT(share)
+            light = (
+                " light" if 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 0.6 else ""
+            )
+            few = " few" if np.isnan(cell["low"]) else ""
+            tip = (
+                f"{writer}, {genre}: {cell['mean']:.3f}"
+                + (
+                    f" [{cell['low']:.3f}, {cell['high']:.3f}]"
+                    if not few
+                    else f" (fewer than {MIN_INSTRUCTIONS} instructions: no interval)"
+                )
+                + f", n={cell['n']}"
+            )
+            row.append(
+                f'<td class="num{light}{few}" style="background:{to_hex(colour)}" '
+                f'title="{escape(tip)}">{cell["mean"]:.2f}</td>'
+            )
+        lines.append("".join(row) + "</tr>")
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def _nodes(nodes: pd.DataFrame, metric: str, writers: list[str]) -> str:
+    """Each writer's mean per ToW node over all tasks, as bars on a shared scale."""
+    scorer = metric.split(".")[0]
+    shown = [f"{scorer}.{n}" for n in NODES if ("all", f"{scorer}.{n}") in nodes.index]
+    if not shown:
+        return f"<p class=key>The metric {escape(metric)} has no nodes.</p>"
+    part = nodes.loc[[("all", score) for score in shown]]
+    high = float(np.nanmax(part.to_numpy(float))) or 1.0
+    head = "".join(f"<th>{escape(score)}</th>" for score in shown)
+    lines = [f"<table><thead><tr><th>writer</th>{head}</tr></thead><tbody>"]
+    for writer in writers:
+        row = [f"<tr><td>{escape(str(writer))}</td>"]
+        for score in shown:
+            value = part.loc[("all", score)].get(writer, np.nan)
+            width = 0 if np.isnan(value) else round(value / high * 120)
+            row.append(
+                f'<td><div class=node><span class=fill style="width:{width}px"></span>'
+                f"<span>{_number(value)}</span></div></td>"
+            )
+        lines.append("".join(row) + "</tr>")
+    lines.append("</tbody></table>")
+    return "\n".join(lines)
+
+
+def _png(figure: Figure) -> str:
+    """The figure as base64 PNG; its constrained layout already fits it, so no tight box
+    (which draws the figure once more)."""
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def _weights(figures: dict[str, Figure]) -> str:
+    if not figures:
+        return "<p class=key>No ToW weights in the logs.</p>"
+    return "\n".join(
+        f'<img alt="{escape(name)}" src="data:image/png;base64,{_png(figure)}">'
+        for name, figure in figures.items()
+    )
+
+
+def _provenance(items: dict[str, Any]) -> str:
+    return "\n".join(
+        f"<dt>{escape(key)}</dt><dd>{escape(json.dumps(value, ensure_ascii=False))}</dd>"
+        for key, value in items.items()
+    )
+
+
+def page(
+    board: Board,
+    nodes: pd.DataFrame,
+    figures: dict[str, Figure],
+    notes: list[str],
+) -> str:
+    """The HTML of the report page."""
+    overall = board.cells[(board.cells["task"] == ALL) & (board.cells["genre"] == ALL)]
+    writers = overall["writer"].tolist()
+    metric = board.provenance.get("metric", "")
+    method = board.method
+    summary = (
+        f"{len(writers)} writers, {overall['instructions'].iloc[0]} instructions, "
+        f"{board.provenance.get('logs', 0)} runs; judges: "
+        + ", ".join([*board.provenance.get("judges", []), *board.provenance.get("panel", [])])
+    )
+    panel = method["judges_resampled"]
+    judges = method["judges"] + (f" ({', '.join(panel)})" if panel else "")
+    key = (
+        f"{method['interval']}, {method['draws']}; {judges}. "
+        f"{method['resamples']} resamples, seed {method['seed']}. "
+        f"Rank: {method['rank']}. P(>next): {method['p_above_next']}. n: {method['n']}. "
+        f"Cells with fewer than {MIN_INSTRUCTIONS} instructions (or writings) get no "
+        "interval: too few."
+    )
+    notes_html = (
+        "<ul class=notes>" + "".join(f"<li>{escape(note)}</li>" for note in notes) + "</ul>"
+        if notes
+        else "<p class=key>None.</p>"
+    )
+    return Template(TEMPLATE.read_text(encoding="utf-8")).substitute(
+        title=escape(f"HoWToBench report: {metric}"),
+        summary=escape(summary),
+        method=escape(key),
+        metric=escape(metric),
+        few=MIN_INSTRUCTIONS,
+        boards=_boards(board),
+        heatmap=_heatmap(board, writers),
+        nodes=_nodes(nodes, metric, writers),
+        weights=_weights(figures),
+        provenance=_provenance(board.provenance),
+        notes=notes_html,
+    )

@@ -1,0 +1,135 @@
+"""What starting up costs: `import howtobench`, the `howtobench` command's parser and every
+`--help` load neither inspect-ai nor pandas, scipy or matplotlib (issue 21, item 6), and
+inspect's entry point registers our tasks and scorers without the studies or the studio.
+
+Each check runs in a fresh interpreter, since this one has loaded everything already.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from typing import Any
+
+HEAVY = ("inspect_ai", "pandas", "scipy", "matplotlib")
+
+# The code's last line prints its finding as JSON; `loaded()` is the heavy modules loaded.
+PRELUDE = f"""
+import json, sys
+def loaded():
+    return sorted({{name.split(".")[0] for name in sys.modules}} & set({HEAVY!r}))
+"""
+
+
+def _run(code: str) -> Any:
+    done = subprocess.run(
+        [sys.executable, "-c", PRELUDE + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+def test_importing_the_package_loads_nothing_heavy() -> None:
+    assert _run("import howtobench\nprint(json.dumps(loaded()))") == []
+
+
+def test_every_help_loads_nothing_heavy() -> None:
+    """`howtobench --help`, and `--help` of every command and action the parser has (read
+    off the parser, so a new command is checked too), one after another in one process:
+    a command whose help loads a heavy module is named with what it loaded."""
+    found = _run(
+        """
+        import argparse, contextlib, io
+        from howtobench.cli import build_parser, main
+
+        def commands(parser, path=()):
+            yield path
+            for action in parser._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    for name, sub in action.choices.items():
+                        yield from commands(sub, (*path, name))
+
+        seen = {}
+        for path in commands(build_parser()):
+            shown = io.StringIO()
+            with contextlib.redirect_stdout(shown), contextlib.suppress(SystemExit):
+                main([*path, "--help"])
+            seen[" ".join(path)] = (shown.getvalue().startswith("usage: howtobench"), loaded())
+        print(json.dumps(seen))
+        """
+    )
+    for command in ("", "report", "metaeval", "annotate new", "plan export", "build"):
+        assert command in found  # the walk reached the commands' own parsers
+    assert {command: shown for command, (shown, _) in found.items() if not shown} == {}
+    assert {command: heavy for command, (_, heavy) in found.items() if heavy} == {}
+
+
+def test_the_public_names_load_on_first_use() -> None:
+    """`from howtobench import completion` is the task itself (inspect then loads, which
+    shows the checks above can fail), every name of `__all__` is its module's object, and
+    `dir()` lists them before any is used."""
+    found = _run(
+        """
+        import importlib
+        import howtobench
+
+        listed = sorted(howtobench.__all__) == sorted(howtobench._HOMES)
+        listed = listed and set(howtobench.__all__) <= set(dir(howtobench))
+        before = loaded()
+        from howtobench import completion
+        from inspect_ai.util import registry_info
+
+        same = all(
+            getattr(howtobench, name) is getattr(importlib.import_module(home), name)
+            for name, home in howtobench._HOMES.items()
+        )
+        try:
+            howtobench.no_such_name
+            refused = ""
+        except AttributeError as err:
+            refused = str(err)
+        print(json.dumps([listed, before, registry_info(completion).name, loaded(), same, refused]))
+        """
+    )
+    listed, before, task, after, same, refused = found
+    assert listed and before == []
+    assert task == "howtobench/completion"
+    assert "inspect_ai" in after
+    assert same
+    assert refused == "module 'howtobench' has no attribute 'no_such_name'"
+
+
+def test_the_entry_point_registers_without_the_studies_or_the_studio() -> None:
+    """inspect finds a `howtobench/...` name by importing our entry point whole (it has no
+    way to register one name when asked for it), so every task, build step and scorer is
+    found, and what they import stops short of the studies, the studio and their
+    libraries."""
+    tasks = ["completion", "guide", "open", "negotiate"]
+    steps = ["classify", "quality", "backconstruct", "screen"]
+    scorers = ["tow", "negotiation", "bleu", "rouge_l", "bleurt", "rubric", "autoplan"]
+    found = _run(
+        f"""
+        from inspect_ai._util.registry import registry_lookup  # what `inspect eval` asks
+
+        missing = [
+            f"{{kind}} {{name}}"
+            for kind, names in (("task", {[*tasks, *steps]!r}), ("scorer", {scorers!r}))
+            for name in names
+            if registry_lookup(kind, f"howtobench/{{name}}") is None
+        ]
+        parts = sorted(
+            name for name in sys.modules
+            if name.startswith(("howtobench.studies", "howtobench.annotate"))
+        )
+        print(json.dumps([missing, parts, loaded()]))
+        """
+    )
+    missing, parts, heavy = found
+    assert missing == []
+    assert parts == []
+    assert heavy == ["inspect_ai"]
