@@ -57,11 +57,11 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Solver, TaskState, solver
 
 from howtobench import completion, guide, open_writing, tree_of_writing
-from howtobench.dataset import TASKS
 from howtobench.simulator.protocol import classify
 from howtobench.simulator.replies import valid_reply
 from howtobench.studies.plans import export_plan
 from howtobench.tasks import negotiate
+from howtobench.vocabulary import TASKS
 
 MODEL = "gpt-4o-2024-11-20"
 JUDGE_SCORERS = ("tow", "rubric", "autoplan")

@@ -35,11 +35,11 @@ from inspect_ai import eval
 from inspect_ai.model import GenerateConfig, get_model
 
 from bench import TASK_FUNCTIONS, Simulator, table
-from howtobench.dataset import TASKS
 from howtobench.studies import load_samples, report, write
 from howtobench.studies.plans import export_plan
 from howtobench.studies.report import publish
 from howtobench.tasks import negotiate
+from howtobench.vocabulary import TASKS
 
 CONNECTIONS = 40
 DONE = "complete.json"  # written last: a folder without it is an interrupted making

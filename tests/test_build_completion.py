@@ -18,7 +18,7 @@ from howtobench.build.completion import (
     restored,
 )
 from howtobench.build.corpus import read_corpus
-from howtobench.dataset import FILL_MARKER
+from howtobench.vocabulary import FILL_MARKER
 
 
 def _random_text(rng: random.Random, count: int) -> str:

@@ -17,9 +17,9 @@ from howtobench.build.corpus import CorpusText
 from howtobench.build.deidentify import deidentified, masked
 from howtobench.build.items import Item
 from howtobench.build.pipeline import BuildOptions
-from howtobench.dataset import TASKS
 from howtobench.simulator import JudgeSimulator, Question
 from howtobench.simulator.replies import valid_construction
+from howtobench.vocabulary import TASKS
 
 NAME, PHONE, EMAIL = "陈晓华", "13912345678", "chenxh@example.com"
 AD_PHONE = "13712345678"

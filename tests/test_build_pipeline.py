@@ -25,8 +25,9 @@ from howtobench.build.corpus import read_corpus
 from howtobench.build.pipeline import BuildOptions
 from howtobench.build.runs import BuildIncomplete
 from howtobench.cli import main
-from howtobench.dataset import TASKS, load_records
+from howtobench.dataset import load_records
 from howtobench.simulator import Fault, JudgeSimulator, Question
+from howtobench.vocabulary import TASKS
 
 OUTPUTS = ("items.jsonl", "rejected.jsonl", "manifest.json", "summary.md")
 

@@ -31,9 +31,10 @@ from scipy import optimize, stats
 
 from howtobench import guide, open_writing
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
-from howtobench.dataset import TASKS, load_records
+from howtobench.dataset import load_records
 from howtobench.perturb import drop, repeat
 from howtobench.studies import lengths
+from howtobench.vocabulary import TASKS
 from support.evals import run_eval
 from support.paper import TABLE4_ALL, TABLE4_GENRES
 

@@ -1,6 +1,7 @@
 """What starting up costs: `import howtobench`, the `howtobench` command's parser and every
-`--help` load neither inspect-ai nor pandas, scipy or matplotlib (issue 21, item 6), and
-inspect's entry point registers our tasks and scorers without the studies or the studio.
+`--help` load neither inspect-ai nor pandas, scipy or matplotlib; the shared vocabulary
+loads nothing of ours; and inspect's entry point registers our tasks and scorers without
+the studies or the studio.
 
 Each check runs in a fresh interpreter, since this one has loaded everything already.
 """
@@ -133,3 +134,12 @@ def test_the_entry_point_registers_without_the_studies_or_the_studio() -> None:
     assert missing == []
     assert parts == []
     assert heavy == ["inspect_ai"]
+
+
+def test_the_vocabulary_stands_on_nothing_of_ours() -> None:
+    code = """
+    import howtobench.vocabulary
+    ours = sorted(n for n in sys.modules if n.startswith("howtobench."))
+    print(json.dumps([ours, loaded()]))
+    """
+    assert _run(code) == [["howtobench.vocabulary"], []]

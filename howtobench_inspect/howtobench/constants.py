@@ -9,9 +9,6 @@ be built from this module, `howtobench.options` and the commands' own modules al
 
 from __future__ import annotations
 
-# The benchmark's tasks, in the paper's order (`howtobench.dataset`).
-TASKS: tuple[str, ...] = ("completion", "guide", "open")
-
 # `howtobench build`: the quality filter's score range, and the paper's cut (texts
 # below 4 are discarded; `howtobench.build.quality`), and the lock a build holds on its
 # folder while it writes there (`howtobench.build.pipeline`).

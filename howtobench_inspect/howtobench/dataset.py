@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,14 +23,13 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from howtobench.constants import TASKS
 from howtobench.errors import UserError
 from howtobench.fingerprint import difference
 from howtobench.genres import canonical_genre
+from howtobench.vocabulary import FILL_MARKER, TASKS, detect_language
 
 logger = logging.getLogger(__name__)
 
-FILL_MARKER = "[fill in the blank]"
 
 HF_REPO = "andrewzhuoerfeng/HowToBench"
 # The hub repository publishes no tags or releases, so the revision is its moving `main`;
@@ -47,8 +45,6 @@ HUB_UNREACHABLE_HELP = (
 )
 
 DEMO_FILE = Path(__file__).parent / "data" / "demo" / "demo.jsonl"
-
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
 
 class DataError(UserError):
@@ -84,14 +80,6 @@ class WritingRecord:
     @property
     def genre(self) -> str:
         return canonical_genre(self.genre_raw)
-
-
-def detect_language(text: str) -> str:
-    """`zh` when at least a quarter of the non-space characters are CJK, else `en`."""
-    chars = [c for c in text if not c.isspace()]
-    if not chars:
-        return "en"
-    return "zh" if len(_CJK.findall(text)) * 4 >= len(chars) else "en"
 
 
 def jsonl_text(rows: Iterable[Mapping[str, Any]]) -> str:

@@ -64,13 +64,14 @@ from pydantic import ValidationError
 
 from howtobench._inspect import endpoint
 from howtobench.build.runs import BuildIncomplete
-from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS, TASKS
+from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS
 from howtobench.dataset import DEMO_FILE, DataError, load_records, resolve_source
 from howtobench.errors import UserError
 from howtobench.judge.calls import server_message, status_of
 from howtobench.studies.cost import batched_roles, load_prices
 from howtobench.tasks import completion, guide, open_writing
 from howtobench.tree.spec import LEAVES, tree_for
+from howtobench.vocabulary import TASKS
 
 ROLE = "grader"
 NEGOTIATOR = "negotiator"

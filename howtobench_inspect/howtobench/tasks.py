@@ -8,7 +8,6 @@ from inspect_ai.solver import Solver
 
 from howtobench._inspect import writer_temperature
 from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
-from howtobench.constants import TASKS
 from howtobench.dataset import (
     DataError,
     WritingRecord,
@@ -41,6 +40,7 @@ from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
 from howtobench.tree.scorer import DEFAULT_FORMATTING, FORMATTINGS, weighting
 from howtobench.tree.spec import tree_for
+from howtobench.vocabulary import TASKS
 from howtobench.writer import StoredWritings, writer, writer_prompt
 
 

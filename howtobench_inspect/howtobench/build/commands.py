@@ -13,7 +13,8 @@ import argparse
 from pathlib import Path
 
 from howtobench import options
-from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST, TASKS
+from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST
+from howtobench.vocabulary import TASKS
 
 SUMMARY = "build a benchmark data folder from a corpus of human texts (paper sections 4.3-4.6)"
 

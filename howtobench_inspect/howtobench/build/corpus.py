@@ -34,8 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz
 
-from howtobench.dataset import FILL_MARKER, DataError, detect_language, jsonl_text, read_jsonl
+from howtobench.dataset import DataError, jsonl_text, read_jsonl
 from howtobench.genres import canonical_genre
+from howtobench.vocabulary import FILL_MARKER, detect_language
 
 if TYPE_CHECKING:
     import numpy as np

@@ -60,8 +60,9 @@ from howtobench.build.report import manifest, summary
 from howtobench.build.runs import EvalOptions, Runs
 from howtobench.build.screen import HARMFUL, PERSONAL, screen_step
 from howtobench.build.selection import assign_tasks, cap_per_genre
-from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST, TASKS
+from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST
 from howtobench.errors import UserError
+from howtobench.vocabulary import TASKS
 
 
 @dataclass(frozen=True)

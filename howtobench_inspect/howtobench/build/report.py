@@ -26,8 +26,9 @@ from howtobench.build.deidentify import FIELDS
 from howtobench.build.items import Item
 from howtobench.build.ledger import DUPLICATE, NO_REPLY, STEPS, Ledger
 from howtobench.build.runs import Runs
-from howtobench.constants import HIGHEST, LOWEST, TASKS
+from howtobench.constants import HIGHEST, LOWEST
 from howtobench.dataset import jsonl_text
+from howtobench.vocabulary import TASKS
 
 if TYPE_CHECKING:
     from howtobench.build.pipeline import BuildOptions

@@ -28,7 +28,6 @@ from inspect_ai.solver import TaskState
 from howtobench.baselines.single_call import reason_of
 from howtobench.build.prompts import build_prompt, placeholders
 from howtobench.build.steps import Step, fenced, step_sample, step_score, step_task
-from howtobench.constants import TASKS
 from howtobench.dataset import (
     DataError,
     WritingRecord,
@@ -40,6 +39,7 @@ from howtobench.dataset import (
 from howtobench.judge.inputs import clean_text
 from howtobench.judge.replies import ReplyError, exact_keys
 from howtobench.parameters import ParameterError
+from howtobench.vocabulary import TASKS
 
 CATEGORIES: tuple[str, ...] = ("personal_info", "unsafe", "advertisement")
 PERSONAL = "personal_info"

@@ -15,10 +15,9 @@ from inspect_ai.model import ChatMessageUser, ContentText
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
-from howtobench.constants import TASKS
-from howtobench.dataset import detect_language
 from howtobench.genres import DEFAULT_GENRE
 from howtobench.templates import render
+from howtobench.vocabulary import TASKS, detect_language
 
 PROMPTS = Path(__file__).parent / "prompts"
 FENCE_END = "</writing>"

@@ -22,7 +22,6 @@ from typing import Any
 from howtobench.baselines.overlap import tokenize
 from howtobench.build.backconstruct import CHARACTERS, THEME_WORDS, theme_words
 from howtobench.build.completion import paragraphs
-from howtobench.dataset import detect_language
 from howtobench.simulator.protocol import (
     BUILD_STEPS,
     Question,
@@ -32,6 +31,7 @@ from howtobench.simulator.protocol import (
     asked_length,
 )
 from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, Leaf
+from howtobench.vocabulary import detect_language
 
 _LEAVES = {leaf.id: leaf for leaf in LEAVES}
 _PLAN_NAMES = ("content", "structure", "language", "creativity", "task_fit", "feeling")

@@ -27,9 +27,8 @@ from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
 from howtobench.studies import storage
 from howtobench.studies.runs import Run, first_few, grader_model, group_runs, writer_model
+from howtobench.vocabulary import TASK_PREFIX, TASKS
 
-TASK_PREFIX = "howtobench/"
-TASKS: tuple[str, ...] = ("completion", "guide", "open")
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
 WRITING: tuple[str, ...] = ("model", "task", "id")
 _SKIP_FIELDS = {"messages", "events", "store", "attachments"}

@@ -34,12 +34,12 @@ from typing import Any
 
 import fsspec
 
-from howtobench.constants import TASKS
 from howtobench.errors import UserError
 from howtobench.fingerprint import Fingerprint
 from howtobench.tree.negotiator import Weights
 from howtobench.tree.prompts import PROMPTS
 from howtobench.tree.spec import tree_for
+from howtobench.vocabulary import TASKS
 
 PLAN_FORMAT = 1
 # The version of the tree's negotiated leaves (ids and groups): a plan of another

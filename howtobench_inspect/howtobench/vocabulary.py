@@ -1,0 +1,25 @@
+"""The benchmark's shared words, at the bottom of the package: the task names, the
+completion task's fill-in marker, the inspect task prefix and how a text's language is
+told. Every layer (data, judges, tree, studies, construction, simulator) names these
+from here; the module imports nothing of ours and nothing heavy."""
+
+from __future__ import annotations
+
+import re
+
+# The benchmark's tasks, in the paper's order (section 4.4).
+TASKS: tuple[str, ...] = ("completion", "guide", "open")
+# The registry prefix of our inspect tasks (`howtobench/guide`).
+TASK_PREFIX = "howtobench/"
+# Where a completion text's missing passage was cut out (section 4.5).
+FILL_MARKER = "[fill in the blank]"
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def detect_language(text: str) -> str:
+    """`zh` when at least a quarter of the non-space characters are CJK, else `en`."""
+    chars = [c for c in text if not c.isspace()]
+    if not chars:
+        return "en"
+    return "zh" if len(_CJK.findall(text)) * 4 >= len(chars) else "en"
