@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from bench import Simulator, table
-from howtobench.build.corpus import write_jsonl
-from howtobench.build.pipeline import BuildOptions, BuildResult, build_benchmark
-from howtobench.build.runs import EvalOptions
+from howtobench.construct.corpus import write_jsonl
+from howtobench.construct.options import BuildOptions
+from howtobench.construct.pipeline import BuildResult, build_benchmark
+from howtobench.construct.runs import EvalOptions
 
 MODEL = "openai-api/sim/judge"
 # Words of the synthetic texts, and genre cues the simulator's classifier reads.

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import howtobench
-from howtobench.build.pipeline import BuildOptions, BuildResult, build_benchmark
-from howtobench.build.runs import EvalOptions
+from howtobench.construct.options import BuildOptions
+from howtobench.construct.pipeline import BuildResult, build_benchmark
+from howtobench.construct.runs import EvalOptions
 from howtobench.simulator import Fault, JudgeSimulator, Question
 
 DEMO_CORPUS = Path(howtobench.__file__).parent / "data" / "demo" / "corpus.jsonl"

@@ -25,7 +25,7 @@ from howtobench.baselines import bleurt as bleurt_module
 from howtobench.baselines.bleurt import bleurt
 from howtobench.dataset import DEMO_FILE
 from howtobench.errors import UserError
-from howtobench.judge.guards import UNSCORABLE
+from howtobench.metadata import SampleKey
 from howtobench.parameters import ParameterError
 from support.data import demo_records, write_jsonl
 from support.evals import run_eval
@@ -142,7 +142,7 @@ def mark_unusable(sample_id: str) -> Solver:
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         if state.sample_id == sample_id:
-            state.metadata[UNSCORABLE] = "the perturber returned nothing"
+            state.metadata[SampleKey.UNSCORABLE] = "the perturber returned nothing"
         return state
 
     return solve

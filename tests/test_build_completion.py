@@ -8,7 +8,7 @@ import random
 import pytest
 from build_support import DEMO_CORPUS
 
-from howtobench.build.completion import (
+from howtobench.construct.completion import (
     MAX_GAP,
     Gap,
     choose_gap,
@@ -17,7 +17,7 @@ from howtobench.build.completion import (
     paragraphs,
     restored,
 )
-from howtobench.build.corpus import read_corpus
+from howtobench.construct.corpus import read_corpus
 from howtobench.vocabulary import FILL_MARKER
 
 

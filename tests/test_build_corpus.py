@@ -15,7 +15,8 @@ import pytest
 from build_support import DEMO_CORPUS, Recorder, read_rows, run_build, write_rows
 from rapidfuzz import fuzz, process
 
-from howtobench.build.corpus import (
+from howtobench.cli import main
+from howtobench.construct.corpus import (
     NEAR_DUPLICATE,
     CorpusText,
     find_duplicates,
@@ -24,8 +25,7 @@ from howtobench.build.corpus import (
     read_corpus,
     write_corpus,
 )
-from howtobench.build.pipeline import BuildOptions
-from howtobench.cli import main
+from howtobench.construct.options import BuildOptions
 from howtobench.dataset import DataError
 from howtobench.simulator import JudgeSimulator
 

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 from build_support import Recorder, read_rows, run_build, write_rows
 
-from howtobench.build.completion import restored
-from howtobench.build.corpus import CorpusText
-from howtobench.build.deidentify import deidentified, masked
-from howtobench.build.items import Item
-from howtobench.build.pipeline import BuildOptions
+from howtobench.construct.completion import restored
+from howtobench.construct.corpus import CorpusText
+from howtobench.construct.deidentify import deidentified, masked
+from howtobench.construct.items import Item
+from howtobench.construct.options import BuildOptions
 from howtobench.simulator import JudgeSimulator, Question
 from howtobench.simulator.replies import valid_construction
 from howtobench.vocabulary import TASKS

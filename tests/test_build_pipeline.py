@@ -20,11 +20,11 @@ from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import get_model
 
-from howtobench.build.completion import restored
-from howtobench.build.corpus import read_corpus
-from howtobench.build.pipeline import BuildOptions
-from howtobench.build.runs import BuildIncomplete
 from howtobench.cli import main
+from howtobench.construct.completion import restored
+from howtobench.construct.corpus import read_corpus
+from howtobench.construct.options import BuildOptions
+from howtobench.construct.runs import BuildIncomplete
 from howtobench.dataset import load_records
 from howtobench.simulator import Fault, JudgeSimulator, Question
 from howtobench.vocabulary import TASKS
@@ -252,7 +252,7 @@ def test_a_second_build_into_a_folder_being_built_is_refused_in_one_line(
 ) -> None:
     from filelock import FileLock
 
-    from howtobench.build.pipeline import LOCK_FILE
+    from howtobench.construct.pipeline import LOCK_FILE
 
     # the model resolves, and no call is made: the folder is refused first. Its base
     # URL is given, not taken from SIM_BASE_URL, so that inspect's cache of models does

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from build_support import Recorder, read_rows, run_build, write_rows
 
-from howtobench.build.corpus import CorpusText
-from howtobench.build.pipeline import BuildOptions
-from howtobench.build.prompts import genre_sections
-from howtobench.build.shape import (
+from howtobench.construct.corpus import CorpusText
+from howtobench.construct.options import BuildOptions
+from howtobench.construct.prompts import genre_sections
+from howtobench.construct.shape import (
     SHAPES,
     copied_sentence,
     item_shape,

@@ -13,15 +13,15 @@ import pytest
 from build_support import MODEL, Recorder, write_rows
 from inspect_ai import Task, eval
 
-from howtobench.build.backconstruct import (
+from howtobench.construct.backconstruct import (
     backconstruct_step,
     check_construction,
     sentence_breaks,
     theme_words,
 )
-from howtobench.build.classify import check_genre, classify_step
-from howtobench.build.quality import check_quality, quality_step
-from howtobench.build.screen import check_flags, screen_step
+from howtobench.construct.classify import check_genre, classify_step
+from howtobench.construct.quality import check_quality, quality_step
+from howtobench.construct.screen import check_flags, screen_step
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import Fault, Question
 

@@ -27,9 +27,9 @@ from inspect_ai.model import GenerateConfig
 
 from howtobench import open_writing, options
 from howtobench.baselines import bleurt as bleurt_module
-from howtobench.build.commands import check_out
-from howtobench.build.pipeline import LOCK_FILE
 from howtobench.cli import build_parser, main
+from howtobench.construct.commands import check_out
+from howtobench.construct.pipeline import LOCK_FILE
 from howtobench.errors import UserError
 from howtobench.parameters import ParameterError
 from howtobench.run_options import check_run_options

@@ -16,33 +16,34 @@ if TYPE_CHECKING:
     from howtobench.baselines.bleurt import bleurt
     from howtobench.baselines.overlap import bleu_scorer, rouge_l
     from howtobench.baselines.rubric import rubric
-    from howtobench.build.backconstruct import backconstruct_step
-    from howtobench.build.classify import classify_step
-    from howtobench.build.pipeline import BuildOptions, build_benchmark
-    from howtobench.build.quality import quality_step
-    from howtobench.build.runs import EvalOptions
-    from howtobench.build.screen import screen_step
+    from howtobench.construct.backconstruct import backconstruct_step
+    from howtobench.construct.classify import classify_step
+    from howtobench.construct.options import BuildOptions
+    from howtobench.construct.pipeline import build_benchmark
+    from howtobench.construct.quality import quality_step
+    from howtobench.construct.runs import EvalOptions
+    from howtobench.construct.screen import screen_step
     from howtobench.tasks import completion, guide, howtobench_task, open_writing
     from howtobench.tree.scorer import tree_of_writing
 
 # Each public name and the module that defines it.
 _HOMES = {
-    "BuildOptions": "howtobench.build.pipeline",
-    "EvalOptions": "howtobench.build.runs",
+    "BuildOptions": "howtobench.construct.options",
+    "EvalOptions": "howtobench.construct.runs",
     "autoplan": "howtobench.baselines.autoplan",
-    "backconstruct_step": "howtobench.build.backconstruct",
+    "backconstruct_step": "howtobench.construct.backconstruct",
     "bleurt": "howtobench.baselines.bleurt",
     "bleu_scorer": "howtobench.baselines.overlap",
-    "build_benchmark": "howtobench.build.pipeline",
-    "classify_step": "howtobench.build.classify",
+    "build_benchmark": "howtobench.construct.pipeline",
+    "classify_step": "howtobench.construct.classify",
     "completion": "howtobench.tasks",
     "guide": "howtobench.tasks",
     "howtobench_task": "howtobench.tasks",
     "open_writing": "howtobench.tasks",
-    "quality_step": "howtobench.build.quality",
+    "quality_step": "howtobench.construct.quality",
     "rouge_l": "howtobench.baselines.overlap",
     "rubric": "howtobench.baselines.rubric",
-    "screen_step": "howtobench.build.screen",
+    "screen_step": "howtobench.construct.screen",
     "tree_of_writing": "howtobench.tree.scorer",
 }
 

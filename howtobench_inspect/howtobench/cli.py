@@ -6,7 +6,7 @@ with `--out DIR` writes them as CSV and Markdown with its PNG figures and its no
 `metaeval` reads. Bad input (a file that is no inspect log, a log of another task,
 unknown rated ids, a rating that is not a finite number, no overlap, a missing score,
 a campaign option that cannot be met) exits with status 2 and one line giving the reason.
-`howtobench build ...` makes a benchmark data folder from a corpus (`howtobench.build`):
+`howtobench build ...` makes a benchmark data folder from a corpus (`howtobench.construct`):
 a bad corpus line exits with status 2 in one line naming file, line and field, and a
 step that did not finish with status 1 and how to resume. `howtobench check-logs`
 exits 1 when a run's logs say it did not finish (`inspect eval` itself exits 0 then).
@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, NoReturn
 from howtobench import options
 from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
 from howtobench.annotate.commands import DEFAULT_URL, export_file, new_campaign, show_links
-from howtobench.build.commands import add_build_command
 from howtobench.constants import DEFAULT_LIMIT, DEFAULT_RESAMPLES, DEFAULT_SCORES, DEFAULT_TASKS
+from howtobench.construct.commands import add_build_command
 
 if TYPE_CHECKING:
     from howtobench.studies import StudyResult
@@ -408,14 +408,14 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # What the commands raise and print with: a `--help` or a bad option has exited by now.
-    from howtobench.build.runs import BuildIncomplete
+    from howtobench.construct.runs import BuildIncomplete
     from howtobench.errors import UserError
-    from howtobench.studies import StudyError, show, write
+    from howtobench.studies import show, write
 
     command = " ".join(filter(None, (args.study, getattr(args, "action", None))))
     try:
         result = args.run(args)
-    except (StudyError, UserError) as err:
+    except UserError as err:  # study errors included
         print(f"howtobench {command}: error: {err}", file=sys.stderr)
         return 2
     except BuildIncomplete as err:  # the model stopped answering: rerun to resume

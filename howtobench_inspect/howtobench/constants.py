@@ -10,8 +10,8 @@ be built from this module, `howtobench.options` and the commands' own modules al
 from __future__ import annotations
 
 # `howtobench build`: the quality filter's score range, and the paper's cut (texts
-# below 4 are discarded; `howtobench.build.quality`), and the lock a build holds on its
-# folder while it writes there (`howtobench.build.pipeline`).
+# below 4 are discarded; `howtobench.construct.quality`), and the lock a build holds on its
+# folder while it writes there (`howtobench.construct.pipeline`).
 LOWEST, HIGHEST = 1, 5
 DEFAULT_THRESHOLD = 4
 LOCK_FILE = ".build.lock"

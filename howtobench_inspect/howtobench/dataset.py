@@ -26,6 +26,7 @@ from inspect_ai.dataset import Sample
 from howtobench.errors import UserError
 from howtobench.fingerprint import difference
 from howtobench.genres import canonical_genre
+from howtobench.metadata import SampleKey
 from howtobench.vocabulary import FILL_MARKER, TASKS, detect_language
 
 logger = logging.getLogger(__name__)
@@ -409,15 +410,15 @@ def record_to_sample(record: WritingRecord, prompt: str) -> Sample:
         input=prompt,
         target=record.reference,
         metadata={
-            "bench_id": record.bench_id,
-            "task": record.task,
-            "genre": record.genre,
-            "genre_raw": record.genre_raw,
-            "language": record.language,
-            "instruction": record.instruction,
-            "grounding": record.grounding,
-            "reference": record.reference,
-            "input_length": len(record.instruction) + len(record.grounding),
+            SampleKey.BENCH_ID: record.bench_id,
+            SampleKey.TASK: record.task,
+            SampleKey.GENRE: record.genre,
+            SampleKey.GENRE_RAW: record.genre_raw,
+            SampleKey.LANGUAGE: record.language,
+            SampleKey.INSTRUCTION: record.instruction,
+            SampleKey.GROUNDING: record.grounding,
+            SampleKey.REFERENCE: record.reference,
+            SampleKey.INPUT_LENGTH: len(record.instruction) + len(record.grounding),
         },
     )
 

@@ -63,11 +63,12 @@ from inspect_ai.model import (
 from pydantic import ValidationError
 
 from howtobench._inspect import endpoint
-from howtobench.build.runs import BuildIncomplete
 from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS
+from howtobench.construct.runs import BuildIncomplete
 from howtobench.dataset import DEMO_FILE, DataError, load_records, resolve_source
 from howtobench.errors import UserError
 from howtobench.judge.calls import server_message, status_of
+from howtobench.metadata import ScoreKey
 from howtobench.studies.cost import batched_roles, load_prices
 from howtobench.tasks import completion, guide, open_writing
 from howtobench.tree.spec import LEAVES, tree_for
@@ -425,10 +426,11 @@ def _latency(event: ModelEvent) -> float:
 
 
 def _count_questions(metadata: Mapping[str, Any], calls: Mapping[str, int], s: Summary) -> None:
-    negotiator = metadata.get("negotiator")
-    if isinstance(negotiator, dict) and not negotiator.get("reused"):
-        _count(s.kinds[NEGOTIATOR], negotiator, metadata.get("weights") is not None, calls)
-    for leaf, record in (metadata.get("leaves") or {}).items():
+    negotiator = metadata.get(ScoreKey.NEGOTIATOR)
+    if isinstance(negotiator, dict) and not negotiator.get(ScoreKey.REUSED):
+        weighted = metadata.get(ScoreKey.WEIGHTS) is not None
+        _count(s.kinds[NEGOTIATOR], negotiator, weighted, calls)
+    for leaf, record in (metadata.get(ScoreKey.LEAVES) or {}).items():
         if not isinstance(record, dict) or record.get("judged_by") != "llm" or leaf not in s.kinds:
             continue
         for judge in record.get("judges") or []:

@@ -27,7 +27,7 @@ from typing import Any
 from inspect_ai.model import ChatMessageAssistant, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from howtobench.judge.guards import UNSCORABLE
+from howtobench.metadata import SampleKey
 from howtobench.templates import render
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -162,9 +162,9 @@ def perturb(spec: str, seed: int = 0) -> Solver:
             )
             failed = failed_rewrite(original, text, output.stop_reason)
             if failed:
-                state.metadata[UNSCORABLE] = f"perturbation {perturbation.name}: {failed}"
+                state.metadata[SampleKey.UNSCORABLE] = f"perturbation {perturbation.name}: {failed}"
                 detail["failed"] = failed
-        state.metadata["perturbation"] = {
+        state.metadata[SampleKey.PERTURBATION] = {
             "kind": perturbation.name,
             "seed": seed,
             "original_length": len(original),

@@ -21,6 +21,7 @@ from howtobench.fingerprint import fingerprint
 from howtobench.genres import canonical_genre
 from howtobench.judge.calls import JUDGE_MAX_RETRIES
 from howtobench.judge.models import grader
+from howtobench.metadata import SampleKey, TaskKey
 from howtobench.parameters import (
     Anchor,
     ParameterError,
@@ -137,17 +138,17 @@ def howtobench_task(
         solver=solvers,
         scorer=build_scorers(chosen, options),
         metadata={
-            "howtobench_task": task_type,
-            "dataset": dataset or "hub",
-            "replay": replay,
-            "genre": genre,
-            "reference": source.source,
-            "perturb": disturbance.name if disturbance else None,
-            "data": {task_type: {"count": data.count, "sha256": data.sha256}},
-            "tree": TREE_VERSION,
-            "weights": "plan" if plan is not None else options.weights,
-            "plan": plan.digest if plan is not None else None,
-            "formatting": options.formatting,
+            TaskKey.HOWTOBENCH_TASK: task_type,
+            TaskKey.DATASET: dataset or "hub",
+            TaskKey.REPLAY: replay,
+            TaskKey.GENRE: genre,
+            TaskKey.REFERENCE: source.source,
+            TaskKey.PERTURB: disturbance.name if disturbance else None,
+            TaskKey.DATA: {task_type: {"count": data.count, "sha256": data.sha256}},
+            TaskKey.TREE: TREE_VERSION,
+            TaskKey.WEIGHTS: "plan" if plan is not None else options.weights,
+            TaskKey.PLAN: plan.digest if plan is not None else None,
+            TaskKey.FORMATTING: options.formatting,
         },
         # bounded retries (inspect's default is to retry forever): a dead judge or
         # writer ends the run in about a minute; --max-retries overrides it
@@ -245,7 +246,8 @@ def _sample(record: WritingRecord, anchors: dict[str, str] | None, source: Ancho
     """The record's sample; with anchors, the anchor text replaces the human reference."""
     sample = record_to_sample(record, writer_prompt(record))
     if anchors is not None and sample.metadata is not None:
-        sample.metadata.update(anchor=anchors[record.id], anchor_source=source.source)
+        sample.metadata[SampleKey.ANCHOR] = anchors[record.id]
+        sample.metadata[SampleKey.ANCHOR_SOURCE] = source.source
     return sample
 
 
@@ -534,12 +536,12 @@ def negotiate(
         solver=instruction_only(),
         scorer=negotiation(temperature=temperature(judge_temperature, "judge_temperature")),
         metadata={
-            "howtobench_task": "negotiate",
-            "dataset": dataset or "hub",
-            "genre": genre,
-            "tasks": list(chosen),
-            "data": data,
-            "tree": TREE_VERSION,
+            TaskKey.HOWTOBENCH_TASK: "negotiate",
+            TaskKey.DATASET: dataset or "hub",
+            TaskKey.GENRE: genre,
+            TaskKey.TASKS: list(chosen),
+            TaskKey.DATA: data,
+            TaskKey.TREE: TREE_VERSION,
         },
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
         version=1,

@@ -8,6 +8,7 @@ from inspect_ai.model import ChatMessageAssistant, ModelOutput
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from howtobench.dataset import WritingRecord
+from howtobench.metadata import SampleKey
 from howtobench.templates import render
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -53,7 +54,7 @@ def replay(writings: StoredWritings) -> Solver:
         text = writings.texts[str(state.sample_id)]
         state.output = ModelOutput.from_content(model=model, content=text)
         state.messages.append(ChatMessageAssistant(content=text, model=model))
-        state.metadata["writer"] = model
+        state.metadata[SampleKey.WRITER] = model
         return state
 
     return solve

@@ -10,3 +10,16 @@ shows; `export.py` writes the ratings file that `howtobench metaeval` reads; and
 rating must follow (paper section 5.2, appendices G and J), checked on the server
 whatever the page does.
 """
+
+# The subpackage's modules; none is imported here, so importing the package costs nothing.
+__all__ = [
+    "app",
+    "campaign",
+    "campaign_options",
+    "commands",
+    "export",
+    "protocol",
+    "sources",
+    "store",
+    "summary",
+]

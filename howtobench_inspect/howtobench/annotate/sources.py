@@ -16,6 +16,7 @@ from typing import Any
 
 from inspect_ai.log import EvalSample
 
+from howtobench.metadata import TaskKey
 from howtobench.studies.logs import StudyError, log_files, read_log, runs
 from howtobench.studies.runs import Run, writer_model
 
@@ -79,7 +80,7 @@ def read_instructions(paths: Sequence[str | Path]) -> list[Instruction]:
     for header_run in runs(log_files(paths)):
         run = Run(tuple((path, read_log(path)) for path, _ in header_run.logs))
         log = run.newest
-        perturb = (log.eval.metadata or {}).get("perturb")
+        perturb = (log.eval.metadata or {}).get(TaskKey.PERTURB)
         if perturb:
             raise StudyError(
                 f"{run.path}: its writings were disturbed (perturb={perturb}); rate the "

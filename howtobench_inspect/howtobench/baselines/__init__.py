@@ -1,1 +1,10 @@
 """Baseline scorers beside the Tree-of-Writing judge."""
+
+# The subpackage's modules; none is imported here, so importing the package costs nothing.
+__all__ = [
+    "autoplan",
+    "bleurt",
+    "overlap",
+    "rubric",
+    "single_call",
+]

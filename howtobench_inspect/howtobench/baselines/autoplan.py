@@ -26,6 +26,7 @@ from howtobench.baselines.single_call import (
 )
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import Form, ReplyError, bounded, number
+from howtobench.metadata import ScoreKey
 
 FEWEST, MOST = 3, 6
 
@@ -85,9 +86,9 @@ def pool_plans(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
     names = dict.fromkeys(name for _, v in verdicts for name in v.details["shares"])
     shares = {n: fmean(v.details["shares"].get(n, 0.0) for _, v in verdicts) for n in names}
     if len(verdicts) == 1:
-        return {"shares": shares, "dimensions": verdicts[0][1].details["dimensions"]}
+        return {ScoreKey.SHARES: shares, "dimensions": verdicts[0][1].details["dimensions"]}
     tagged = [{**d, "judge": model} for model, v in verdicts for d in v.details["dimensions"]]
-    return {"shares": shares, "dimensions": tagged}
+    return {ScoreKey.SHARES: shares, "dimensions": tagged}
 
 
 @scorer(name="autoplan", metrics=METRICS)

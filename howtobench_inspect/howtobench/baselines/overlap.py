@@ -30,6 +30,7 @@ from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from howtobench._inspect import PrerequisiteError
 from howtobench.judge.guards import excerpt, incomparable
+from howtobench.metadata import SampleKey
 
 jieba.setLogLevel(60)
 _TOKENIZER_13A = Tokenizer13a()  # type: ignore[no-untyped-call]  # sacrebleu has no hints
@@ -117,7 +118,7 @@ def _overlap_scorer(
         refused = incomparable(state, reference)
         if refused is not None:
             return refused
-        language = state.metadata.get("language", "zh")
+        language = state.metadata.get(SampleKey.LANGUAGE, "zh")
         hypothesis, tokens = (
             tokenize(state.output.completion, language, unit),
             tokenize(reference, language, unit),

@@ -6,7 +6,7 @@ inspect's `ScoreReason` codes, `grader_failed` when a judge's replies were unusa
 sent to a judge), and the detail is in the explanation, so logs can be filtered by code.
 
 A solver that could not produce the writing under test (a perturber that refused or
-returned nothing) marks the sample with `UNSCORABLE` and the reason instead of letting
+returned nothing) marks the sample with `SampleKey.UNSCORABLE` and the reason instead of letting
 the original text be scored as if it were the disturbed one; every scorer of the
 package, the overlap ones included, leaves such a sample unscored with that reason.
 """
@@ -19,8 +19,8 @@ from inspect_ai.scorer import Score, ScoreReason
 from inspect_ai.solver import TaskState
 
 from howtobench.judge.inputs import JudgeInput
+from howtobench.metadata import SampleKey
 
-UNSCORABLE = "unscorable"  # sample metadata: why the writing under test is not usable
 EXCERPT = 200  # characters of the writing shown as a score's answer
 
 
@@ -33,7 +33,7 @@ def excerpt(state: TaskState) -> str:
 
 def unscorable(state: TaskState) -> str | None:
     """Why a solver marked this sample's writing unusable, if it did."""
-    reason = state.metadata.get(UNSCORABLE)
+    reason = state.metadata.get(SampleKey.UNSCORABLE)
     return str(reason) if reason else None
 
 

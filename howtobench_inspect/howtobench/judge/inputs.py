@@ -16,6 +16,7 @@ from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
 from howtobench.genres import DEFAULT_GENRE
+from howtobench.metadata import SampleKey, ScoreKey
 from howtobench.templates import render
 from howtobench.vocabulary import TASKS, detect_language
 
@@ -58,26 +59,26 @@ class JudgeInput:
     @classmethod
     def from_state(cls, state: TaskState, target: Target, task: str | None = None) -> JudgeInput:
         meta = state.metadata
-        instruction = meta.get("instruction") or state.input_text
-        grounding = meta.get("grounding") or ""
-        task = task or meta.get("task") or ("guide" if grounding else "open")
+        instruction = meta.get(SampleKey.INSTRUCTION) or state.input_text
+        grounding = meta.get(SampleKey.GROUNDING) or ""
+        task = task or meta.get(SampleKey.TASK) or ("guide" if grounding else "open")
         if task not in TASKS:
             raise ValueError(f"unknown task type '{task}' (expected one of {', '.join(TASKS)})")
         writing, cleaned = clean_text(state.output.completion)
-        reference = clean_text(meta.get("reference") or target.text)[0]
-        anchor_source = meta.get("anchor_source") or "human"
+        reference = clean_text(meta.get(SampleKey.REFERENCE) or target.text)[0]
+        anchor_source = meta.get(SampleKey.ANCHOR_SOURCE) or "human"
         return cls(
             task=task,
-            genre=meta.get("genre") or DEFAULT_GENRE,
-            genre_raw=meta.get("genre_raw") or "",
-            language=meta.get("language") or detect_language(instruction + grounding),
+            genre=meta.get(SampleKey.GENRE) or DEFAULT_GENRE,
+            genre_raw=meta.get(SampleKey.GENRE_RAW) or "",
+            language=meta.get(SampleKey.LANGUAGE) or detect_language(instruction + grounding),
             instruction=clean_text(instruction)[0],
             grounding=clean_text(grounding)[0],
             reference=reference,
             writing=writing,
             anchor=reference
             if anchor_source == "human"
-            else clean_text(meta.get("anchor") or "")[0],
+            else clean_text(meta.get(SampleKey.ANCHOR) or "")[0],
             anchor_source=anchor_source,
             cleaned=cleaned,
         )
@@ -98,9 +99,9 @@ class JudgeInput:
     def seen(self, with_anchor: bool) -> dict[str, Any]:
         """What every judge score records about its input: the anchor the judges saw, and
         what cleaning changed in the writing (when anything)."""
-        record: dict[str, Any] = {"reference": self.anchor_seen(with_anchor)}
+        record: dict[str, Any] = {ScoreKey.REFERENCE: self.anchor_seen(with_anchor)}
         if self.cleaned:
-            record["writing_cleaned"] = self.cleaned
+            record[ScoreKey.WRITING_CLEANED] = self.cleaned
         return record
 
     @property

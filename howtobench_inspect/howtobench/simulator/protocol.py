@@ -15,14 +15,14 @@ from functools import cache
 from typing import Any
 
 from howtobench.baselines.prompts import baseline_prompt, rubric_ids
-from howtobench.build.prompts import build_prompt
+from howtobench.construct.prompts import build_prompt
 from howtobench.judge.inputs import FENCE_END
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import LEAVES
 
 _WRITING = re.compile(r"<writing>\n(.*)\n</writing>", re.S)
 # what a back-construction question asks beyond its sections: the genre and the length
-# (`build/prompts/backconstruct.*.txt`, `length_given.*.txt`)
+# (`construct/prompts/backconstruct.*.txt`, `length_given.*.txt`)
 _GENRE = re.compile(r"^(?:【体裁】|\[Genre\] )(.+)$", re.M)
 _LENGTH = re.compile(r"约 (\d+) 字|about (\d+) words")
 _BASELINES = ("rubric", "autoplan")  # single-call judges, told apart by their system prompts

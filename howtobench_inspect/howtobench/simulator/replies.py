@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from howtobench.baselines.overlap import tokenize
-from howtobench.build.backconstruct import CHARACTERS, THEME_WORDS, theme_words
-from howtobench.build.completion import paragraphs
+from howtobench.construct.backconstruct import CHARACTERS, THEME_WORDS, theme_words
+from howtobench.construct.completion import paragraphs
 from howtobench.simulator.protocol import (
     BUILD_STEPS,
     Question,

@@ -27,11 +27,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from howtobench.metadata import ScoreKey
 from howtobench.studies.logs import Samples, StudyError, as_samples, scopes
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 
-SOURCES: dict[str, str] = {"tow": "weights", "autoplan": "shares"}
+SOURCES: dict[str, str] = {"tow": ScoreKey.WEIGHTS, "autoplan": ScoreKey.SHARES}
 
 
 def fluctuation(runs: Sequence[dict[str, float]]) -> pd.DataFrame:

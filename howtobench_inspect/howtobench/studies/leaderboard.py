@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from howtobench.genres import CANONICAL_GENRES
+from howtobench.metadata import TaskKey
 from howtobench.studies.bootstrap import chunks, draws, stratified_draws
 from howtobench.studies.logs import Samples, StudyError, read_header, scopes
 
@@ -297,7 +298,7 @@ def provenance(samples: Samples, metric: str, panel: Panel | None) -> dict[str, 
             unread.append(run)
     meta = [h.eval.metadata or {} for h in headers]
     data: dict[str, list[dict[str, Any]]] = {}
-    for task_data in (m.get("data") or {} for m in meta):
+    for task_data in (m.get(TaskKey.DATA) or {} for m in meta):
         for task, print_ in task_data.items():
             if print_ not in data.setdefault(task, []):
                 data[task].append(print_)

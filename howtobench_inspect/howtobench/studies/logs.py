@@ -25,6 +25,8 @@ from typing import Any
 import pandas as pd
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
+from howtobench.errors import UserError
+from howtobench.metadata import SampleKey, ScoreKey, TaskKey
 from howtobench.studies import storage
 from howtobench.studies.runs import Run, first_few, grader_model, group_runs, writer_model
 from howtobench.vocabulary import TASK_PREFIX, TASKS
@@ -35,8 +37,15 @@ _SKIP_FIELDS = {"messages", "events", "store", "attachments"}
 # Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
 # their scale, which weights judged it and which formatting rule; autoplan shares.
 _SCORE_EXTRAS = {
-    "tow": ("weights", "by_judge", "clipped", "weights_fingerprint", "plan", "formatting"),
-    "autoplan": ("shares",),
+    "tow": (
+        ScoreKey.WEIGHTS,
+        ScoreKey.BY_JUDGE,
+        ScoreKey.CLIPPED,
+        ScoreKey.WEIGHTS_FINGERPRINT,
+        ScoreKey.PLAN,
+        ScoreKey.FORMATTING,
+    ),
+    "autoplan": (ScoreKey.SHARES,),
 }
 NO_SCORES = "(no scores)"
 # From this many runs on, the logs are read in parallel processes.
@@ -70,8 +79,9 @@ COLUMNS: tuple[str, ...] = (
 )
 
 
-class StudyError(Exception):
-    """Input a study cannot use; the message names the input and what is wrong with it."""
+class StudyError(UserError):
+    """Input a study cannot use; the message names the input and what is wrong with it
+    (a user error: printed as one line, by our commands and by inspect)."""
 
 
 @dataclass(frozen=True)
@@ -212,17 +222,17 @@ def _sample_row(
     completion = sample.output.completion if sample.output else ""
     row: dict[str, Any] = {
         **base,
-        "task": meta.get("task") or base["task"],
+        "task": meta.get(SampleKey.TASK) or base["task"],
         "id": str(sample.id),
         "epoch": sample.epoch,
-        "genre": meta.get("genre") or "others",
-        "input_length": meta.get("input_length"),
+        "genre": meta.get(SampleKey.GENRE) or "others",
+        "input_length": meta.get(SampleKey.INPUT_LENGTH),
         "output_length": len(completion),
         "writing": hashlib.sha1(completion.encode("utf-8")).hexdigest()[:12],
         "weights": None,
         "by_judge": None,
         "shares": None,
-        "perturbation": meta.get("perturbation"),
+        "perturbation": meta.get(SampleKey.PERTURBATION),
         "unscored": () if sample.scores else (NO_SCORES,),
         "clipped": None,
         "weights_fingerprint": None,
@@ -246,7 +256,8 @@ def _sample_row(
         for extra in _SCORE_EXTRAS.get(name, ()):
             row[extra] = (score.metadata or {}).get(extra)
         if name == "tow":
-            row["reused"] = ((score.metadata or {}).get("negotiator") or {}).get("reused")
+            negotiator = (score.metadata or {}).get(ScoreKey.NEGOTIATOR) or {}
+            row["reused"] = negotiator.get(ScoreKey.REUSED)
     return row
 
 
@@ -346,7 +357,7 @@ def _run_rows(header_run: Run) -> RunRows:
         "task": log.eval.task.removeprefix(TASK_PREFIX),
         "model": writer_model(log),
         "grader": grader_model(log),
-        "perturb": (log.eval.metadata or {}).get("perturb"),
+        "perturb": (log.eval.metadata or {}).get(TaskKey.PERTURB),
         "reuse_weights": _reuse_weights(log),
     }
     float_scorers: set[str] = set()

@@ -18,6 +18,7 @@ from typing import Any
 import fsspec
 from inspect_ai.log import EvalLog
 
+from howtobench.metadata import SampleKey, ScoreKey, TaskKey
 from howtobench.studies.logs import StudyError, log_files, read_log
 from howtobench.tree.plan import PlanEntry, plan_text
 
@@ -64,9 +65,9 @@ def _scorer(log: EvalLog, path: str) -> str:
     if log.eval.task == NEGOTIATE_TASK:
         return "negotiation"
     metadata = log.eval.metadata or {}
-    if metadata.get("weights", "negotiated") != "negotiated":
+    if metadata.get(TaskKey.WEIGHTS, "negotiated") != "negotiated":
         raise StudyError(
-            f"{path}: scored with weights={metadata['weights']}, not negotiated weights"
+            f"{path}: scored with weights={metadata[TaskKey.WEIGHTS]}, not negotiated weights"
         )
     if not any(spec.name.split("/")[-1] == "tow" for spec in log.eval.scorers or []):
         raise StudyError(f"{path}: no tow scores, so no negotiated weights")
@@ -75,22 +76,22 @@ def _scorer(log: EvalLog, path: str) -> str:
 
 def _collect(log: EvalLog, path: str, found: _Collected) -> None:
     metadata = log.eval.metadata or {}
-    if "data" not in metadata or "tree" not in metadata:
+    if TaskKey.DATA not in metadata or TaskKey.TREE not in metadata:
         raise StudyError(
             f"{path}: the log does not record its data fingerprint and tree version (it "
             "predates plans): negotiate again with howtobench/negotiate"
         )
     scorer = _scorer(log, path)
-    found.same("tree version", metadata["tree"], path)
-    for task, data in metadata["data"].items():
+    found.same("tree version", metadata[TaskKey.TREE], path)
+    for task, data in metadata[TaskKey.DATA].items():
         found.same(f"{task} data", (data.get("count"), data.get("sha256")), path)
         found.data[task] = {"count": data.get("count"), "sha256": data.get("sha256")}
     for sample in log.samples or []:
         score = (sample.scores or {}).get(scorer)
         meta = (score.metadata or {}) if score else {}
-        task = str(meta.get("task") or (sample.metadata or {}).get("task"))
-        weights = meta.get("weights")
-        negotiator = meta.get("negotiator") or {}
+        task = str(meta.get(ScoreKey.TASK) or (sample.metadata or {}).get(SampleKey.TASK))
+        weights = meta.get(ScoreKey.WEIGHTS)
+        negotiator = meta.get(ScoreKey.NEGOTIATOR) or {}
         if not weights:
             found.missing.add((task, str(sample.id)))
             continue

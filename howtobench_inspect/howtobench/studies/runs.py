@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from howtobench.metadata import TaskKey
+
 
 def first_few(items: Iterable[object], shown: int = 5) -> str:
     """`a, b, c, ... (12 in all)`: enough to find the culprits in a long list."""
@@ -33,7 +35,7 @@ def first_few(items: Iterable[object], shown: int = 5) -> str:
 
 def writer_model(log: EvalLog) -> str:
     """Who wrote the writings: the replayed model, else the evaluated one."""
-    return (log.eval.metadata or {}).get("replay") or log.eval.model
+    return (log.eval.metadata or {}).get(TaskKey.REPLAY) or log.eval.model
 
 
 def grader_model(log: EvalLog) -> str:

@@ -17,6 +17,7 @@ from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import grader
 from howtobench.judge.replies import Asking
+from howtobench.metadata import ScoreKey
 from howtobench.tree.negotiator import SettledWeights, weights_record
 from howtobench.tree.spec import tree_for
 
@@ -49,7 +50,7 @@ def negotiation(temperature: float | None = None, cache: bool = True, tries: int
         exchange, reused = await surface_outage(
             settled.negotiate(grader(), tree_for(judge_input.task), judge_input, asking=asking)
         )
-        metadata = {"task": judge_input.task, **weights_record(exchange, reused)}
+        metadata = {ScoreKey.TASK: judge_input.task, **weights_record(exchange, reused)}
         weights = exchange.value
         if weights is None:
             return unscored(

@@ -26,6 +26,7 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Mo
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, exact_keys, number
 from howtobench.judge.store import ReplyStore
+from howtobench.metadata import ScoreKey
 from howtobench.tree.prompts import leaf_summaries, tree_prompt
 from howtobench.tree.spec import Tree
 
@@ -70,13 +71,13 @@ def weights_record(negotiated: Exchange[Weights], reused: bool) -> dict[str, Any
     the negotiator's exchange (replies, explanation, renormalised groups, reused)."""
     weights = negotiated.value
     return {
-        "weights": weights.values if weights else None,
-        "weights_fingerprint": weights.fingerprint if weights else None,
-        "negotiator": {
+        ScoreKey.WEIGHTS: weights.values if weights else None,
+        ScoreKey.WEIGHTS_FINGERPRINT: weights.fingerprint if weights else None,
+        ScoreKey.NEGOTIATOR: {
             **negotiated.record(),
             "explanation": weights.explanation if weights else None,
             "renormalised": list(weights.renormalised) if weights else [],
-            "reused": reused,
+            ScoreKey.REUSED: reused,
         },
     }
 

@@ -22,6 +22,7 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange
 from howtobench.judge.sampling import judge_writing
+from howtobench.metadata import ScoreKey
 from howtobench.parameters import choice, names
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import Verdict, judge_leaf
@@ -116,12 +117,12 @@ def tree_of_writing(
                     "scoring_failed",
                     f"the plan {plan.path} has no weights for {judge_input.task} "
                     f"instruction {state.sample_id}",
-                    {"task": judge_input.task, "plan": plan.digest},
+                    {ScoreKey.TASK: judge_input.task, ScoreKey.PLAN: plan.digest},
                 )
         return await judge_writing(
             state,
             judge_input,
-            {"task": judge_input.task, **judge_input.seen(reference)},
+            {ScoreKey.TASK: judge_input.task, **judge_input.seen(reference)},
             samples,
             lambda scope: judge_once(judge_input, tree, asking, scope, planned),
         )
@@ -183,8 +184,8 @@ def tree_of_writing(
             formatting=rule,
         )
         if score.metadata is not None:
-            score.metadata["plan"] = plan.digest if isinstance(plan, Plan) else None
-            score.metadata["formatting"] = rule
+            score.metadata[ScoreKey.PLAN] = plan.digest if isinstance(plan, Plan) else None
+            score.metadata[ScoreKey.FORMATTING] = rule
         return score
 
     return score
@@ -251,22 +252,22 @@ def _tree_score(
     if weights is None:
         failures.insert(0, f"negotiator ({negotiated.model}): {negotiated.error}")
     metadata: dict[str, Any] = {
-        "task": judge_input.task,
-        "reference": reference_mode,
-        "empty_writing": empty,
+        ScoreKey.TASK: judge_input.task,
+        ScoreKey.REFERENCE: reference_mode,
+        ScoreKey.EMPTY_WRITING: empty,
         **weights_record(negotiated, reused),
-        "leaves": record,
-        "clipped": {},
+        ScoreKey.LEAVES: record,
+        ScoreKey.CLIPPED: {},
     }
     if judge_input.cleaned:
-        metadata["writing_cleaned"] = judge_input.cleaned
+        metadata[ScoreKey.WRITING_CLEANED] = judge_input.cleaned
     if failures:
         return unscored("grader_failed", "; ".join(failures), metadata)
     assert weights is not None
     result = aggregate(tree, weights.values, leaves)
-    metadata["clipped"] = result.clipped
+    metadata[ScoreKey.CLIPPED] = result.clipped
     if len(by_judge) > 1:  # what each panel judge alone would have given
-        metadata["by_judge"] = {
+        metadata[ScoreKey.BY_JUDGE] = {
             model: aggregate(tree, weights.values, {**leaves, **own}).value["overall"]
             for model, own in by_judge.items()
         }

@@ -7,7 +7,7 @@ T, as the published instructions are free requests, not a template), and the gro
 G: for the literary items of fiction, poems and prose the trait sections the published
 groundings use (fiction: 人物塑造, 主题与思想, 语言与文笔, 情感共鸣, 创新与独特性, the
 sections of the paper code's fiction prompt after the plot, which goes into S), and for
-every other item an outline of key points (`howtobench.build.shape` says which, and the
+every other item an outline of key points (`howtobench.construct.shape` says which, and the
 length the request states, as measured on the published data). A guide item gets the
 grounding, an open item the instruction only.
 
@@ -29,9 +29,9 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from howtobench.baselines.overlap import tokenize
-from howtobench.build.corpus import CorpusText
-from howtobench.build.prompts import build_prompt, genre_name, trait_lines
-from howtobench.build.shape import (
+from howtobench.construct.corpus import CorpusText
+from howtobench.construct.prompts import build_prompt, genre_name, trait_lines
+from howtobench.construct.shape import (
     ItemShape,
     copied_sentence,
     item_shape,
@@ -41,7 +41,7 @@ from howtobench.build.shape import (
     stated_lengths,
     unit,
 )
-from howtobench.build.steps import (
+from howtobench.construct.steps import (
     Step,
     corpus_texts,
     step_score,

@@ -35,8 +35,8 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 from rapidfuzz.utils import default_process
 
-from howtobench.build.corpus import CorpusText
-from howtobench.build.prompts import Trait, genre_sections
+from howtobench.construct.corpus import CorpusText
+from howtobench.construct.prompts import Trait, genre_sections
 
 
 @dataclass(frozen=True)

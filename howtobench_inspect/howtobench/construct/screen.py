@@ -6,7 +6,7 @@ find. Here the model is the detector: it quotes, word for word, each passage of 
 three kinds, each piece of personal information with its kind (`name`, `phone`, ...,
 `prompts/placeholders.*.txt`), and a quote that is not in the item is asked again, so
 every flag carries its evidence. `howtobench build` de-identifies what the quotes of
-personal information name (`howtobench.build.deidentify`) and keeps the item; only an
+personal information name (`howtobench.construct.deidentify`) and keeps the item; only an
 item with unsafe content or advertising, which no placeholder can mend, is rejected,
 with its quotes.
 
@@ -26,8 +26,8 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
 from howtobench.baselines.single_call import reason_of
-from howtobench.build.prompts import build_prompt, placeholders
-from howtobench.build.steps import Step, fenced, step_sample, step_score, step_task
+from howtobench.construct.prompts import build_prompt, placeholders
+from howtobench.construct.steps import Step, fenced, step_sample, step_score, step_task
 from howtobench.dataset import (
     DataError,
     WritingRecord,

@@ -14,5 +14,6 @@ and placeholders), `steps` (what the LLM steps share), one module per step, `sha
 `completion` (the gap rule), `deidentify` (placeholders for personal details),
 `selection` (per-genre cap, task assignment), `items` (benchmark records), `ledger`
 (where every text ended up), `runs` (a step as an eval set, and its outcomes), `report`
-(manifest and summary), `pipeline` (the build) and `commands` (`howtobench build`).
+(manifest and summary), `options` (what a build is asked for), `pipeline` (the build)
+and `commands` (`howtobench build`).
 """

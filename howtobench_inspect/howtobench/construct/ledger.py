@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from howtobench.build.corpus import CorpusText
-from howtobench.build.deidentify import Replacement
-from howtobench.build.items import Item
+from howtobench.construct.corpus import CorpusText
+from howtobench.construct.deidentify import Replacement
+from howtobench.construct.items import Item
 
 # The steps in the order a text meets them; the LLM steps are inspect tasks. The first
 # asks no model: it drops a corpus's second copies of a text before any call is paid.

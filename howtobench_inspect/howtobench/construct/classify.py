@@ -19,9 +19,9 @@ from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric
 from inspect_ai.solver import TaskState
 
 from howtobench.baselines.single_call import reason_of
-from howtobench.build.corpus import CorpusText
-from howtobench.build.prompts import genre_list
-from howtobench.build.steps import Step, corpus_texts, step_score, step_task, text_sample
+from howtobench.construct.corpus import CorpusText
+from howtobench.construct.prompts import genre_list
+from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
 from howtobench.genres import CANONICAL_GENRES
 from howtobench.judge.replies import ReplyError
 

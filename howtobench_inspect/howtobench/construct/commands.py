@@ -74,8 +74,9 @@ def add_build_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[
 
 def run_build(args: argparse.Namespace) -> None:
     """Build, then say what was written."""
-    from howtobench.build.pipeline import BuildOptions, build_benchmark
-    from howtobench.build.runs import EvalOptions
+    from howtobench.construct.options import BuildOptions
+    from howtobench.construct.pipeline import build_benchmark
+    from howtobench.construct.runs import EvalOptions
 
     check_out(args.out)
     chosen = BuildOptions(args.tasks, args.threshold, args.per_genre, args.seed)

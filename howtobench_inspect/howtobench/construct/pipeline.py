@@ -7,7 +7,7 @@ rate every text 1-5 and drop those below the threshold, cap each genre at N text
 (optional), give each text one task, make completion items by the gap rule and guide
 and open items by back-construction, then screen every item: its personal details are
 replaced by placeholders, and an item with unsafe content or advertising is rejected.
-The LLM steps are inspect tasks run with `eval_set` (`howtobench.build.runs`):
+The LLM steps are inspect tasks run with `eval_set` (`howtobench.construct.runs`):
 resumable, cached, every call in the logs. The output folder holds:
 
 - `<task>/aligned.jsonl`: the published format plus each item's `language`, which
@@ -34,19 +34,20 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from howtobench.build.backconstruct import backconstruct_step
-from howtobench.build.classify import classify_step
-from howtobench.build.completion import Gap, choose_gap
-from howtobench.build.corpus import (
+from howtobench.constants import LOCK_FILE
+from howtobench.construct.backconstruct import backconstruct_step
+from howtobench.construct.classify import classify_step
+from howtobench.construct.completion import Gap, choose_gap
+from howtobench.construct.corpus import (
     CorpusText,
     Duplicates,
     find_duplicates,
     read_corpus,
     write_jsonl,
 )
-from howtobench.build.deidentify import deidentified, masked
-from howtobench.build.items import Item, completion_item, constructed_item
-from howtobench.build.ledger import (
+from howtobench.construct.deidentify import deidentified, masked
+from howtobench.construct.items import Item, completion_item, constructed_item
+from howtobench.construct.ledger import (
     BELOW_THRESHOLD,
     DUPLICATE,
     FLAGGED,
@@ -55,35 +56,14 @@ from howtobench.build.ledger import (
     OVER_CAP,
     Ledger,
 )
-from howtobench.build.quality import quality_step
-from howtobench.build.report import manifest, summary
-from howtobench.build.runs import EvalOptions, Runs
-from howtobench.build.screen import HARMFUL, PERSONAL, screen_step
-from howtobench.build.selection import assign_tasks, cap_per_genre
-from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST
+from howtobench.construct.options import BuildOptions
+from howtobench.construct.quality import quality_step
+from howtobench.construct.report import manifest, summary
+from howtobench.construct.runs import EvalOptions, Runs
+from howtobench.construct.screen import HARMFUL, PERSONAL, screen_step
+from howtobench.construct.selection import assign_tasks, cap_per_genre
 from howtobench.errors import UserError
 from howtobench.vocabulary import TASKS
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """What to build: the tasks, the quality threshold, a cap per genre and the seed."""
-
-    tasks: tuple[str, ...] = TASKS
-    threshold: int = DEFAULT_THRESHOLD
-    per_genre: int | None = None
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        unknown = [t for t in self.tasks if t not in TASKS]
-        if unknown or not self.tasks:
-            raise UserError(
-                f"--tasks: expected a comma list of {', '.join(TASKS)}, got {', '.join(self.tasks) or 'nothing'}"
-            )
-        if not LOWEST <= self.threshold <= HIGHEST:
-            raise UserError(f"--threshold: expected {LOWEST}-{HIGHEST}, got {self.threshold}")
-        if self.per_genre is not None and self.per_genre < 1:
-            raise UserError(f"--per-genre: expected at least 1, got {self.per_genre}")
 
 
 @dataclass(frozen=True)

@@ -32,8 +32,8 @@ from inspect_ai.scorer import Score, Scorer, ScoreReason
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench._inspect import writer_temperature
-from howtobench.build.corpus import CorpusText, read_corpus
-from howtobench.build.prompts import build_prompt
+from howtobench.construct.corpus import CorpusText, read_corpus
+from howtobench.construct.prompts import build_prompt
 from howtobench.dataset import DataError
 from howtobench.errors import UserError
 from howtobench.judge.calls import JUDGE_MAX_RETRIES

@@ -17,21 +17,19 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from statistics import fmean, median
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tabulate import tabulate
 
-from howtobench.build.corpus import NEAR_DUPLICATE
-from howtobench.build.deidentify import FIELDS
-from howtobench.build.items import Item
-from howtobench.build.ledger import DUPLICATE, NO_REPLY, STEPS, Ledger
-from howtobench.build.runs import Runs
 from howtobench.constants import HIGHEST, LOWEST
+from howtobench.construct.corpus import NEAR_DUPLICATE
+from howtobench.construct.deidentify import FIELDS
+from howtobench.construct.items import Item
+from howtobench.construct.ledger import DUPLICATE, NO_REPLY, STEPS, Ledger
+from howtobench.construct.options import BuildOptions
+from howtobench.construct.runs import Runs
 from howtobench.dataset import jsonl_text
 from howtobench.vocabulary import TASKS
-
-if TYPE_CHECKING:
-    from howtobench.build.pipeline import BuildOptions
 
 FORMAT = "howtobench-build/1"
 NO_SOURCE = "(no source)"

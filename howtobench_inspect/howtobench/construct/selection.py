@@ -6,7 +6,7 @@ reference serves guide and open alike in 177 cases). Here every text goes to exa
 task, so no reference is seen twice by a writer: within each genre, in a seeded random
 order, a text goes to the chosen task that has the fewest texts of that genre so far
 (ties in the order the tasks were given), among the tasks it can make. Any text can make
-a guide or open item; a completion item needs a gap (`howtobench.build.completion`).
+a guide or open item; a completion item needs a gap (`howtobench.construct.completion`).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 
-from howtobench.build.completion import Gap
-from howtobench.build.corpus import CorpusText
+from howtobench.construct.completion import Gap
+from howtobench.construct.corpus import CorpusText
 
 
 def _by_genre(texts: Sequence[CorpusText]) -> dict[str, list[CorpusText]]:

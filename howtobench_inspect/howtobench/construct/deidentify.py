@@ -21,8 +21,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from howtobench.build.items import Item
-from howtobench.build.prompts import placeholders
+from howtobench.construct.items import Item
+from howtobench.construct.prompts import placeholders
 
 FIELDS: tuple[str, ...] = ("instruction", "grounding", "reference")
 _LATIN = re.compile(r"[A-Za-z0-9]")

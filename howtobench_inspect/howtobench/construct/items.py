@@ -2,7 +2,7 @@
 
 An item is (instruction, grounding, reference) for one task, made from one corpus text:
 - completion: the fixed instruction, the text with its gap marked, the gap
-  (`howtobench.build.completion`);
+  (`howtobench.construct.completion`);
 - guide: the back-constructed request as instruction, its trait sections or key points
   as grounding, in the published layout (`人物塑造 : ...` lines, or `- 要点：内容`
   lines), the whole text as reference;
@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from howtobench.build.completion import Gap, cut
-from howtobench.build.corpus import CorpusText
-from howtobench.build.prompts import build_prompt, genre_sections
+from howtobench.construct.completion import Gap, cut
+from howtobench.construct.corpus import CorpusText
+from howtobench.construct.prompts import build_prompt, genre_sections
 
 
 @dataclass(frozen=True)

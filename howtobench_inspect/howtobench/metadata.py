@@ -1,0 +1,82 @@
+"""The names of the metadata keys that one module writes and another reads back.
+
+The log is a contract between the tasks and scorers that write it and the studies that
+read it; naming each key once here keeps the two sides from drifting apart (inspect_evals'
+`mask` names its keys the same way). The values are the strings the logs have always
+carried, so logs written before this module read back unchanged and the log format (and
+so the task version) is the same.
+
+The keys are plain `str` constants rather than an `Enum`: a sample's metadata goes
+through pydantic and JSON, and a plain string is written and looked up as itself on
+every Python the package supports (3.10 has no `StrEnum`).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+
+class SampleKey:
+    """Sample metadata: written by `dataset.record_to_sample`, the task's anchors, the
+    replay and perturbation solvers; read by the judges (`JudgeInput.from_state`) and the
+    studies."""
+
+    BENCH_ID: Final = "bench_id"
+    TASK: Final = "task"
+    GENRE: Final = "genre"
+    GENRE_RAW: Final = "genre_raw"
+    LANGUAGE: Final = "language"
+    INSTRUCTION: Final = "instruction"
+    GROUNDING: Final = "grounding"
+    REFERENCE: Final = "reference"  # the human reference text
+    INPUT_LENGTH: Final = "input_length"
+    ANCHOR: Final = "anchor"  # the text judges compare with, when it is not the reference
+    ANCHOR_SOURCE: Final = "anchor_source"  # "human" or the model that wrote the anchor
+    PERTURBATION: Final = "perturbation"
+    UNSCORABLE: Final = "unscorable"  # why the writing under test cannot be judged
+    WRITER: Final = "writer"  # a replay run: the model whose stored writing was replayed
+
+
+class ScoreKey:
+    """Score metadata: written by the ToW scorer (and its negotiator and judge input) and
+    the autoplan baseline; read by the studies."""
+
+    TASK: Final = "task"
+    REFERENCE: Final = "reference"  # the anchor the judges saw: "human", a model, "none"
+    EMPTY_WRITING: Final = "empty_writing"
+    WRITING_CLEANED: Final = "writing_cleaned"
+    WEIGHTS: Final = "weights"
+    WEIGHTS_FINGERPRINT: Final = "weights_fingerprint"
+    NEGOTIATOR: Final = "negotiator"
+    REUSED: Final = "reused"  # inside NEGOTIATOR: the weights came from an earlier call
+    LEAVES: Final = "leaves"
+    CLIPPED: Final = "clipped"
+    BY_JUDGE: Final = "by_judge"
+    PLAN: Final = "plan"
+    FORMATTING: Final = "formatting"
+    SHARES: Final = "shares"  # autoplan's dimension shares
+
+
+class TaskKey:
+    """Task metadata (`log.eval.metadata`): written by `tasks.howtobench_task`; read by
+    the studies to tell runs apart and check they can be compared."""
+
+    HOWTOBENCH_TASK: Final = "howtobench_task"
+    DATASET: Final = "dataset"
+    REPLAY: Final = "replay"
+    GENRE: Final = "genre"
+    REFERENCE: Final = "reference"  # the anchor source: "human", a model, or "none"
+    PERTURB: Final = "perturb"
+    DATA: Final = "data"
+    TASKS: Final = "tasks"  # the negotiate task: the task types it negotiated
+    TREE: Final = "tree"
+    WEIGHTS: Final = "weights"
+    PLAN: Final = "plan"
+    FORMATTING: Final = "formatting"
+
+
+def keys(names: type) -> frozenset[str]:
+    """Every key a class above names, for checks that a log carries no unnamed key."""
+    return frozenset(
+        value for name, value in vars(names).items() if name.isupper() and isinstance(value, str)
+    )
