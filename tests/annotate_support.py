@@ -32,6 +32,7 @@ from howtobench.annotate.app import create_app, links
 from howtobench.annotate.campaign import Options, plan
 from howtobench.annotate.sources import read_instructions
 from howtobench.annotate.store import Store, create
+from support.signals import default_sigint
 
 WRITERS = ("demo-writer-a", "demo-writer-b")
 _LOGS: dict[str, Path] = {}
@@ -127,6 +128,7 @@ def server_process(db: Path, *options: str) -> Iterator[tuple[subprocess.Popen[s
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,  # the Ctrl-C test stops it with SIGINT
     )
     try:
         assert process.stdout is not None

@@ -17,6 +17,7 @@ from howtobench.simulator import Faults
 from support.data import write_jsonl
 from support.evals import run_eval
 from support.judges import Serve
+from support.signals import default_sigint
 
 
 @pytest.mark.slow
@@ -60,7 +61,7 @@ def _many_writings(path: Path, count: int) -> Path:
 def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
     serve: Serve, tmp_path: Path
 ) -> None:
-    simulator = serve(latency=0.25)
+    simulator = serve(latency=0.5)  # 122 calls left after the interrupt: 15 s of margin
     data = _many_writings(tmp_path / "writings.jsonl", 24)
     env = {**os.environ, "INSPECT_CACHE_DIR": str(tmp_path / "cache")}
     inspect = [sys.executable, "-m", "inspect_ai"]
@@ -90,6 +91,7 @@ def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
     )
     deadline = time.monotonic() + 60  # inside the suite's 120 s per test
     while sum(simulator.calls.values()) < 70 and time.monotonic() < deadline:
