@@ -304,9 +304,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--bootstrap",
         type=options.count_or_zero,
-        default=1000,
+        default=DEFAULT_RESAMPLES,
         metavar="N",
-        help="resamples (0: none)",
+        help=f"resamples (default {DEFAULT_RESAMPLES}; 0: none)",
     )
     p.add_argument("--seed", type=options.seed, default=0, help="bootstrap seed (default 0)")
 

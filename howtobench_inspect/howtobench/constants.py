@@ -19,7 +19,7 @@ LOCK_FILE = ".build.lock"
 # `howtobench lengths`: the scores set against the lengths (`howtobench.studies.lengths`).
 DEFAULT_SCORES: tuple[str, ...] = ("tow.overall", "tow.content")
 
-# `howtobench report`: bootstrap resamples of its intervals (`howtobench.studies.report`).
+# `howtobench report` and `metaeval`: bootstrap resamples of their intervals.
 DEFAULT_RESAMPLES = 1000
 
 # `howtobench judge-check`: writings per task, and the tasks (`howtobench.judge_check`).

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from howtobench.constants import DEFAULT_RESAMPLES
 from howtobench.studies import bootstrap
 from howtobench.studies.correlation import METHODS, MIN_PAIRS, correlate
 from howtobench.studies.logs import Samples, as_samples, per_writing, scopes
@@ -123,7 +124,7 @@ def metaeval(
     logs: Samples | Sequence[str | Path],
     ratings: str | Path | pd.DataFrame,
     metrics: Sequence[str] | None = None,
-    resamples: int = 1000,
+    resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> StudyResult:
     """Correlations of every metric (or those named) with the human ratings.

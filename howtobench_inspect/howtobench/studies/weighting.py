@@ -23,11 +23,10 @@ def check_one_weighting(frame: pd.DataFrame) -> None:
     if judged.empty:
         return
     # a log from before `-T formatting` was scored by the lenient rule, the only one then
-    rules = judged["formatting"].fillna("lenient").groupby(judged["model"], sort=False).unique()
-    if judged["formatting"].fillna("lenient").nunique() > 1:
-        named = first_few(
-            (f"{model}: {', '.join(sorted(r))}" for model, r in sorted(rules.items())), 4
-        )
+    rule = judged["formatting"].fillna("lenient")
+    if rule.nunique() > 1:
+        rules = rule.groupby(judged["model"], sort=True).unique()
+        named = first_few((f"{model}: {', '.join(sorted(r))}" for model, r in rules.items()), 4)
         raise StudyError(
             f"the logs' ToW scores use different formatting rules ({named}): a leaderboard "
             "compares writers scored by one rule; rescore with one -T formatting="
