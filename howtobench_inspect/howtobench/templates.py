@@ -2,11 +2,21 @@
 
 Templates use `$name` placeholders (string.Template), so JSON examples in them need no
 escaping.
+
+A prompt that the judge simulator (and the tests' scripted judges) must tell apart from
+the others carries a tag: a line `[howtobench:<tag>]` that its loader puts above it
+(`tagged`), declared beside the loader by the prompt's owner, so that rewording a
+template never changes which question it is. It is the one carrier that every route
+keeps: OpenAI's and Anthropic's requests, a system prompt folded into the first user
+message, batch request bodies, and inspect's ChatMessages in process.
 """
 
+import re
 from functools import cache
 from pathlib import Path
 from string import Template
+
+_TAG_LINE = re.compile(r"^\[howtobench:([a-z_]+)\]$", re.M)
 
 
 @cache
@@ -21,3 +31,13 @@ def template(folder: Path, name: str, language: str) -> Template:
 def render(folder: Path, name: str, language: str, **values: object) -> str:
     """A template filled in; a placeholder without a value is an error, not a blank."""
     return template(folder, name, language).substitute(values)
+
+
+def tagged(text: str, tag: str | None) -> str:
+    """`text` under the line of its tag; untagged (`None`) as it is."""
+    return text if tag is None else f"[howtobench:{tag}]\n{text}"
+
+
+def tags_in(text: str) -> list[str]:
+    """The tags of the tag lines in `text`, in order."""
+    return _TAG_LINE.findall(text)

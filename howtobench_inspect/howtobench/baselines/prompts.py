@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from howtobench.templates import render
+from howtobench.templates import render, tagged
 
 PROMPTS = Path(__file__).parent / "prompts"
+# The tags of the single-call judges' questions, on their system prompts
+# (`howtobench.templates.tagged`): one per judge, the same for every writing.
+TAGS = {"rubric_system": "rubric", "autoplan_system": "autoplan"}
 # For labels no appendix-H rubric fits. Ours, on the points that recur across appendix
 # H: content (all 15 rubrics), language (14), structure (13), originality (9), and fit
 # to the purpose and readers (about half).
@@ -23,7 +26,7 @@ _DIMENSION = re.compile(r"^\[([a-z][a-z0-9_]*)\] ", re.M)
 
 
 def baseline_prompt(name: str, language: str, **values: object) -> str:
-    return render(PROMPTS, name, language, **values).strip()
+    return tagged(render(PROMPTS, name, language, **values).strip(), TAGS.get(name))
 
 
 def rubric_ids(text: str) -> tuple[str, ...]:

@@ -21,16 +21,18 @@ from pathlib import Path
 
 from howtobench.baselines.prompts import genre_rubric
 from howtobench.genres import CANONICAL_GENRES
-from howtobench.templates import render, template
+from howtobench.templates import render, tagged, template
 
 PROMPTS = Path(__file__).parent / "prompts"
+# The tags of the build's LLM steps, on their system prompts (`howtobench.templates.tagged`).
+TAGS = {f"{step}_system": step for step in ("classify", "quality", "backconstruct", "screen")}
 # A rubric dimension line: `[id] Title: what is asked` (the bands under it are left out:
 # they are for the rubric judge's 1-10 scale).
 _TRAIT = re.compile(r"^\[([a-z][a-z0-9_]*)\] (.+?)[：:](.*)$", re.M)
 
 
 def build_prompt(name: str, language: str, **values: object) -> str:
-    return render(PROMPTS, name, language, **values).strip()
+    return tagged(render(PROMPTS, name, language, **values).strip(), TAGS.get(name))
 
 
 @dataclass(frozen=True)

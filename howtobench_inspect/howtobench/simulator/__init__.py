@@ -1,16 +1,17 @@
 """The judge simulator: an OpenAI- and Anthropic-compatible chat server for tests and
 benchmarks that answers by what each judge prompt asks.
 
-Its parts: `protocol` (what a prompt asks), `replies` (valid and faulty replies, the
-fault catalogue), `billing` (tokens and simulated prompt caching), `wire` (the two APIs'
-request and reply shapes), `batches` (both providers' batch APIs, answered by the same
-code), `profiles` (what other OpenAI-compatible servers refuse, rename or add), and
-`server` (the HTTP server). Run it with `python -m howtobench.simulator`.
+Its parts: `protocol` (what a prompt asks, read by its tag), `replies` (valid and faulty
+replies, the fault catalogue), `billing` (tokens and simulated prompt caching), `wire`
+(the two APIs' request and reply shapes), `batches` (both providers' batch APIs, answered
+by the same code), `profiles` (what other OpenAI-compatible servers refuse, rename or
+add), `server` (the HTTP server), and `process` (the server as a child process, the one
+way tests and benchmarks start it so). Run it with `python -m howtobench.simulator`.
 """
 
 from howtobench.simulator.billing import Segment, Usage, tokens
 from howtobench.simulator.profiles import PROFILES, Profile, Refusal, get_profile
-from howtobench.simulator.protocol import Question, asked_dimensions, asked_ids, classify
+from howtobench.simulator.protocol import Asked, asked_dimensions, asked_ids, classify
 from howtobench.simulator.replies import (
     FAULTS,
     Faults,
@@ -27,11 +28,11 @@ from howtobench.simulator.server import Fault, JudgeSimulator, Request, Script, 
 __all__ = [
     "FAULTS",
     "PROFILES",
+    "Asked",
     "Fault",
     "Faults",
     "JudgeSimulator",
     "Profile",
-    "Question",
     "Refusal",
     "Request",
     "Script",

@@ -167,16 +167,7 @@ class Batches:
             return None
         if method == "POST" and not rest:
             return self._create_openai(json.loads(data))
-        if method == "GET" and not rest:
-            return Outcome.of(200, self._listed("openai", self._openai_batch))
-        batch = self._batches.get(rest[0]) if rest else None
-        if batch is None or batch.api != "openai":
-            return None
-        if method == "POST" and rest[1:] == ["cancel"]:
-            self._cancel(batch)
-        elif not (method == "GET" and not rest[1:]):
-            return None
-        return Outcome.of(200, self._openai_batch(batch))
+        return self._shared("openai", method, rest, self._openai_batch)
 
     def _upload(self, content_type: str, data: bytes) -> Outcome:
         message = BytesParser(policy=HTTP).parsebytes(
@@ -281,17 +272,8 @@ class Batches:
             requests = [(r["custom_id"], dict(r["params"])) for r in body["requests"]]
             created = self._start("anthropic", f"msgbatch_sim{next(self._ids)}", requests)
             return Outcome.of(200, self._anthropic_batch(created))
-        if method == "GET" and not rest:
-            return Outcome.of(200, self._listed("anthropic", self._anthropic_batch))
-        batch = self._batches.get(rest[0]) if rest else None
-        if batch is None or batch.api != "anthropic":
-            return None
-        if method == "POST" and rest[1:] == ["cancel"]:
-            self._cancel(batch)
-            return Outcome.of(200, self._anthropic_batch(batch))
-        if method == "GET" and not rest[1:]:
-            return Outcome.of(200, self._anthropic_batch(batch))
-        if method == "GET" and rest[1:] == ["results"]:
+        batch = self._batch(rest, "anthropic")
+        if batch is not None and method == "GET" and rest[1:] == ["results"]:
             if batch.ended is None:
                 return _error(True, 400, f"batch {batch.id} is still in progress")
             lines = [
@@ -299,7 +281,7 @@ class Batches:
                 for custom_id, _ in batch.requests
             ]
             return Outcome(200, _jsonl(lines), "application/binary")
-        return None
+        return self._shared("anthropic", method, rest, self._anthropic_batch)
 
     def _anthropic_batch(self, batch: _Batch) -> dict[str, Any]:
         with self._lock:
@@ -341,6 +323,27 @@ class Batches:
         return {"custom_id": custom_id, "result": {"type": "errored", "error": error}}
 
     # --- both -------------------------------------------------------------------------
+
+    def _shared(
+        self, api: str, method: str, rest: list[str], shown: Callable[[_Batch], dict[str, Any]]
+    ) -> Outcome | None:
+        """The routes both APIs have, each answering in its API's shape (`shown`): list
+        the batches, show one, cancel one (which shows it cancelled)."""
+        if method == "GET" and not rest:
+            return Outcome.of(200, self._listed(api, shown))
+        batch = self._batch(rest, api)
+        if batch is None:
+            return None
+        if method == "POST" and rest[1:] == ["cancel"]:
+            self._cancel(batch)
+        elif not (method == "GET" and not rest[1:]):
+            return None
+        return Outcome.of(200, shown(batch))
+
+    def _batch(self, rest: list[str], api: str) -> _Batch | None:
+        """The batch of `api` that the path after the batches' route names, if any."""
+        batch = self._batches.get(rest[0]) if rest else None
+        return batch if batch is not None and batch.api == api else None
 
     def _listed(self, api: str, shown: Callable[[_Batch], dict[str, Any]]) -> dict[str, Any]:
         """Every batch of one API, newest first, as one page of either API's list."""

@@ -24,7 +24,7 @@ from howtobench.construct.backconstruct import CHARACTERS, THEME_WORDS, theme_wo
 from howtobench.construct.completion import paragraphs
 from howtobench.simulator.protocol import (
     BUILD_STEPS,
-    Question,
+    Asked,
     asked_dimensions,
     asked_genre,
     asked_ids,
@@ -45,7 +45,7 @@ def _unit(*parts: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-def valid_weights(question: Question) -> dict[str, Any]:
+def valid_weights(question: Asked) -> dict[str, Any]:
     """Weights that vary with the instruction but not with the writing, summing to 1 per node."""
     ids = asked_ids(question)
     weights: dict[str, float] = {}
@@ -71,13 +71,13 @@ def valid_score(leaf: Leaf, writing: str) -> dict[str, Any]:
     return {"score": simulated_score(writing, leaf.id, leaf.low, leaf.high), "reason": reason}
 
 
-def valid_rubric(question: Question) -> dict[str, Any]:
+def valid_rubric(question: Asked) -> dict[str, Any]:
     writing = question.writing or ""
     scores = {i: simulated_score(writing, i) for i in asked_dimensions(question)}
     return {"scores": scores, "overall": simulated_score(writing, "overall"), "reason": "simulated"}
 
 
-def valid_plan(question: Question) -> dict[str, Any]:
+def valid_plan(question: Asked) -> dict[str, Any]:
     """3-6 dimensions, their weights and scores from the writing; overall their weighted mean."""
     writing = question.writing or ""
     names = _PLAN_NAMES[: 3 + int(_unit(writing, "count") * 4)]
@@ -196,7 +196,7 @@ def _theme(text: str, language: str) -> str:
     return "主题" if language == "zh" else "the theme"
 
 
-def valid_construction(question: Question) -> dict[str, Any]:
+def valid_construction(question: Asked) -> dict[str, Any]:
     """Summary, theme, a request in the asked shape (chatty with sections, businesslike
     with an outline, stating the asked length), and the grounding: one text per asked
     section (the characters a list), else an outline of the paragraphs' first sentences."""
@@ -234,7 +234,7 @@ def valid_construction(question: Question) -> dict[str, Any]:
     return construction
 
 
-def _request(question: Question, theme: str, language: str, *, chatty: bool) -> str:
+def _request(question: Asked, theme: str, language: str, *, chatty: bool) -> str:
     """The user's request: the genre the question names, the theme, the asked length."""
     genre = asked_genre(question) or ("文章" if language == "zh" else "text")
     length = asked_length(question)
@@ -250,7 +250,7 @@ def _request(question: Question, theme: str, language: str, *, chatty: bool) -> 
     return f'I\'d like {article} {genre}{sized} on "{theme}". Could you write it for me?'
 
 
-def valid_flags(question: Question) -> dict[str, Any]:
+def valid_flags(question: Asked) -> dict[str, Any]:
     """Every phone number, e-mail address, ID number and name after a contact cue, with
     its kind, every sentence with an advertising word, every unsafe phrase: quoted from
     the item as it stands."""
@@ -264,7 +264,7 @@ def valid_flags(question: Question) -> dict[str, Any]:
     }
 
 
-def _build_reply(question: Question) -> dict[str, Any]:
+def _build_reply(question: Asked) -> dict[str, Any]:
     text = question.writing or ""
     if question.kind == "classify":
         return {"genre": simulated_genre(text), "reason": "simulated"}
@@ -275,7 +275,7 @@ def _build_reply(question: Question) -> dict[str, Any]:
     return valid_flags(question)
 
 
-def valid_reply(question: Question) -> str:
+def valid_reply(question: Asked) -> str:
     if question.kind == "writer":
         return WRITER_REPLY
     if question.kind == "negotiator":
@@ -302,7 +302,7 @@ _BUILD_OUT_OF_RANGE: dict[str, dict[str, Any]] = {
 }
 
 
-def out_of_range_reply(question: Question) -> str:
+def out_of_range_reply(question: Asked) -> str:
     if question.kind == "backconstruct":
         theme = "a theme of far more than five words in all"
         return json.dumps({**valid_construction(question), "theme": theme})
@@ -318,7 +318,7 @@ def out_of_range_reply(question: Question) -> str:
     return json.dumps({"score": 42, "reason": "out of range"})
 
 
-def reply_text(question: Question, fault: str | None) -> str:
+def reply_text(question: Asked, fault: str | None) -> str:
     """The text of a 200 answer: unusable for the reply faults (`malformed`,
     `out_of_range`), else the valid reply."""
     if fault == "malformed":

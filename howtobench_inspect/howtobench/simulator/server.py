@@ -53,7 +53,7 @@ from howtobench.simulator.profiles import (
     get_profile,
     truncated,
 )
-from howtobench.simulator.protocol import Question, classify, message_text
+from howtobench.simulator.protocol import Asked, classify, message_text
 from howtobench.simulator.replies import (
     FAULTS,
     STATUS_FAULTS,
@@ -92,7 +92,7 @@ class Fault:
 
 # A script answers a question with reply text, a JSON reply, a fault, or None for the
 # simulator's own valid reply. It reads the question, never the call order.
-Script = Callable[[Question], "str | dict[str, Any] | Fault | None"]
+Script = Callable[[Asked], "str | dict[str, Any] | Fault | None"]
 
 
 @dataclass(frozen=True)
@@ -103,7 +103,7 @@ class Request:
     path: str  # a batched request's is the route it names inside its batch
     api: str  # "anthropic" for Anthropic's path, else "openai"
     model: str
-    kind: str  # what the prompt asks (`Question.kind`)
+    kind: str  # what the prompt asks (`Asked.kind`)
     stream: bool
     segments: tuple[Segment, ...]  # its content blocks, with their `cache_control`
     automatic_cache: bool  # Anthropic: the request carried a top-level `cache_control`
@@ -490,6 +490,7 @@ def main() -> None:
         profile=profile,
     ).start()
     playing = "" if profile.name == DEFAULT_PROFILE else f" as {profile.server}"
+    # the line that says it listens, and where: `process.served` waits for it
     print(f"judge simulator on {simulator.base_url}{playing}", flush=True)
     try:
         threading.Event().wait()

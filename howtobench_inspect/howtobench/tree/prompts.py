@@ -3,13 +3,22 @@
 from functools import cache
 from pathlib import Path
 
-from howtobench.templates import render, template
+from howtobench.templates import render, tagged, template
+from howtobench.tree.spec import LEAVES
 
 PROMPTS = Path(__file__).parent / "prompts"
+# The tags of the tree's questions (`howtobench.templates.tagged`): the negotiator's
+# system prompt, and each LLM leaf's criterion. The criterion opens the part of an
+# expert's question that follows the materials, so the long prefix a writing's expert
+# calls share (the one system prompt, the materials) stays the same for every leaf.
+TAGS = {
+    "negotiator_system": "negotiator",
+    **{f"leaf_{leaf.id}": leaf.id for leaf in LEAVES if leaf.judge == "llm"},
+}
 
 
 def tree_prompt(name: str, language: str, **values: object) -> str:
-    return render(PROMPTS, name, language, **values).strip()
+    return tagged(render(PROMPTS, name, language, **values).strip(), TAGS.get(name))
 
 
 @cache
