@@ -14,14 +14,21 @@ change:
 - a provider's SDK client (`model.api.client` of the `openai` and `anthropic` providers),
   to ask whether an endpoint has a batch API before inspect sends a batch there, and
   where its calls go.
+- that inspect builds an eval's tasks and runs its samples inside its event loop, and
+  leaves the eval's model and roles set in the caller once `eval_set()` returns
+  (`eval_running`).
+- `sample_active` (`inspect_ai.log._samples`): the running sample, whose `run_id` tells
+  one `eval()` from the next (`judge/runs.py` keeps what a run has learnt under it).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.log._samples import sample_active
 from inspect_ai.model import Model
 from inspect_ai.model._generate_config import active_generate_config
 from inspect_ai.model._providers.util import batch_log
@@ -32,8 +39,10 @@ __all__ = [
     "batch_list_request",
     "batched",
     "endpoint",
+    "eval_running",
     "listen_to_batch_log",
     "model_list_request",
+    "sample_active",
     "writer_temperature",
 ]
 
@@ -114,3 +123,16 @@ def model_list_request(model: Model) -> Any | None:
     all, when its chat answers do not come. None for a provider without such a client."""
     lister = getattr(getattr(getattr(model.api, "client", None), "models", None), "list", None)
     return lister() if callable(lister) else None
+
+
+def eval_running() -> bool:
+    """Whether an eval is under way (its tasks being built or its samples run), so that
+    the model and roles in context are its own: inspect does both inside its event loop,
+    and after `eval_set()` returns the caller keeps that eval's model, which a task built
+    next from Python must not take for its own. (In a notebook, whose cells run inside a
+    loop, this is always true.)"""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True

@@ -31,7 +31,7 @@ from inspect_ai.model import (
 from inspect_ai.scorer import Score, Scorer, ScoreReason
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from howtobench._inspect import writer_temperature
+from howtobench._inspect import eval_running, writer_temperature
 from howtobench.construct.corpus import CorpusText, read_corpus
 from howtobench.construct.prompts import build_prompt
 from howtobench.dataset import DataError
@@ -166,7 +166,10 @@ def step_task(
 
 def _check_model() -> None:
     """Under `inspect eval` the model is known while the task is built; built from Python
-    before `eval()` it is not (`ValueError`), and the first question finds out."""
+    before `eval()` it is not (and the model in context, if any, is an earlier eval's),
+    and the first question finds out."""
+    if not eval_running():
+        return
     try:
         model = get_model()
     except ValueError:

@@ -7,6 +7,7 @@ __all__ = [
     "inputs",
     "models",
     "replies",
+    "runs",
     "sampling",
     "store",
 ]

@@ -20,7 +20,7 @@ instead of retrying forever, as inspect does when nothing is set.
 A judge in batch mode (its role's own `batch` setting, on a provider that batches)
 waits for its batch, which inspect polls with no bound at all. Two more ways it cannot
 answer end the run the same way: its endpoint has no batch API (asked once per judge
-before the first batch is sent, since a failed batch creation inside inspect would
+and run before the first batch is sent, since a failed batch creation inside inspect would
 bring the eval down with a traceback and no word in the log), and its batch did not
 finish within `HOWTOBENCH_BATCH_WAIT` seconds, counted from when the call was queued
 (`BatchUnfinished`, naming the batches). The answered questions are in the reply store
@@ -38,7 +38,6 @@ from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
 import anyio
-import anyio.lowlevel
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageUser,
@@ -57,6 +56,7 @@ from howtobench._inspect import (
     model_list_request,
 )
 from howtobench.errors import UserError
+from howtobench.judge.runs import this_run
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -138,9 +138,7 @@ async def generate_reply(
             except Exception as error:
                 if not _refuses_system(model, sent, error):
                     raise
-                output = await model.generate(
-                    sendable(model, conversation), config=config, cache=False
-                )
+                output = await model.generate(_folded(sent), config=config, cache=False)
         except Exception as error:
             failure = _classified(error, model)  # the class says it all
             if isinstance(failure, _Lasting):
@@ -182,12 +180,11 @@ def sendable(model: Model, conversation: Sequence[ChatMessage]) -> list[ChatMess
         else message
         for message in conversation
     ]
-    return _folded(joined) if _endpoint_key(model) in _NO_SYSTEM else joined
+    return _folded(joined) if _endpoint_key(model) in this_run().no_system else joined
 
 
-# Endpoints whose chat template refuses a system message (Gemma's raises "System role
-# not supported"), learnt from their first refusal in this process.
-_NO_SYSTEM: set[str] = set()
+# How a chat template that has no system role refuses one (Gemma's raises "System role
+# not supported"); such an endpoint is learnt from its first refusal in a run.
 _SYSTEM_REFUSED = re.compile(r"system (?:role|message|prompt)s? (?:is |are )?not supported", re.I)
 
 
@@ -196,21 +193,23 @@ def _endpoint_key(model: Model) -> str:
 
 
 def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception) -> bool:
-    """Whether the server refused the request for its system message, the first time:
-    the endpoint is then remembered, and this and every later request of the process
-    carries the system prompt at the head of the first user message instead."""
+    """Whether the server refused the request for its system message: the run then
+    notes the endpoint (`RunNotes.no_system`), and this and every later request of the
+    run carries the system prompt at the head of the first user message instead. The
+    next run learns it again from one refusal (`howtobench.judge.runs` says why)."""
     cause = error.last_attempt.exception() if isinstance(error, RetryError) else error
     if not isinstance(cause, Exception) or not any(m.role == "system" for m in sent):
         return False
     if not _SYSTEM_REFUSED.search(server_message(cause)):
         return False
+    learnt = this_run().no_system
     key = _endpoint_key(model)
-    if key in _NO_SYSTEM:  # learnt meanwhile, from a concurrent request
+    if key in learnt:  # learnt meanwhile, from a concurrent request
         return True
-    _NO_SYSTEM.add(key)
+    learnt.add(key)
     logger.warning(
         f"judge {model} refuses system messages: its system prompts are sent at the head "
-        "of the first user message from now on"
+        "of the first user message for the rest of this run"
     )
     return True
 
@@ -342,28 +341,27 @@ class _BatchBook:
 
 
 _BATCHES = _BatchBook()
-# Per event loop (one per eval) and judge: whether its endpoint has a batch API, the
-# reason when it has none, or the check still under way.
-_BATCH_API: dict[tuple[object, str], str | None | anyio.Event] = {}
 
 
 async def _check_batch_api(model: Model) -> None:
     """Raise `JudgeUnavailable` when the judge's endpoint has no batch API.
 
-    Asked once per judge and eval, before inspect's batcher sends anything: a batch
-    creation that fails inside inspect is raised from its background worker and ends the
-    eval with a traceback and a cancelled log, instead of one line. Any answer but 404
-    (or 405) counts as "has one"; inspect's own retries deal with the rest.
+    Asked once per judge and run (`RunNotes.batch_api`), before inspect's batcher sends
+    anything: a batch creation that fails inside inspect is raised from its background
+    worker and ends the eval with a traceback and a cancelled log, instead of one line.
+    Any answer but 404 (or 405) counts as "has one"; inspect's own retries deal with the
+    rest.
     """
     listen_to_batch_log(_BATCHES.read)
-    key = (anyio.lowlevel.current_token(), f"{model}@{endpoint(model)}")
-    state = _BATCH_API.get(key)
+    known = this_run().batch_api
+    key = _endpoint_key(model)
+    state = known.get(key)
     if isinstance(state, anyio.Event):
         await state.wait()
-        state = _BATCH_API.get(key)
-    elif key not in _BATCH_API:
+        state = known.get(key)
+    elif key not in known:
         checking = anyio.Event()
-        _BATCH_API[key] = checking
+        known[key] = checking
         state = None
         try:
             request = batch_list_request(model)
@@ -374,7 +372,7 @@ async def _check_batch_api(model: Model) -> None:
             if status in (404, 405):
                 state = f"HTTP {status}: {server_message(error)}"
         finally:
-            _BATCH_API[key] = state
+            known[key] = state
             checking.set()
     if isinstance(state, str):
         raise _no_batch_api(model, state)

@@ -13,13 +13,13 @@ from typing import TypeVar
 from inspect_ai.model import Model, get_model, model_roles
 from inspect_ai.util import collect
 
+from howtobench._inspect import eval_running
 from howtobench.errors import UserError
+from howtobench.judge.runs import this_run
 from howtobench.parameters import names
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
-# Models already warned about judging their own writing, in this process (one line each).
-_SELF_JUDGING: set[str] = set()
 
 
 def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model]:
@@ -35,10 +35,14 @@ def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model
 
 def grader() -> Model:
     """inspect's `grader` role; with none bound, inspect gives the evaluated model, which
-    then judges its own writing: said once per model in a warning line.
+    then judges its own writing: said in a warning line once per model and run
+    (`howtobench.judge.runs`), whether the task build or a sample meets it first.
 
     Raises `UserError` when that is 'none' (a replay run without a judge bound), and
-    inspect's `ValueError` when no model is known yet (outside an eval)."""
+    `ValueError` when no eval is under way (a task built from Python before `eval()`:
+    the model in context, if any, is an earlier eval's)."""
+    if not eval_running():
+        raise ValueError("no eval is under way: the grader role is not known yet")
     model = get_model(role="grader")
     if str(model) == "none/none":
         raise UserError(
@@ -49,11 +53,12 @@ def grader() -> Model:
         bound = "grader" in model_roles()
     except LookupError:  # no eval running yet (a task built from Python before eval())
         return model
-    if not bound and str(model) not in _SELF_JUDGING:
-        _SELF_JUDGING.add(str(model))
-        logger.warning(
+    if not bound:
+        this_run().warn_once(
+            logger,
+            ("judges itself", str(model)),
             f"no judge bound: {model} will judge its own writing; bind one with "
-            "--model-role grader=<model>"
+            "--model-role grader=<model>",
         )
     return model
 

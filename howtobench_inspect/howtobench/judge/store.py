@@ -14,8 +14,10 @@ instruction's weights once (`howtobench.tree.negotiator`).
 
 A store that cannot be written (a full disk, a read-only copy or mount, no permission)
 costs nothing but the keeping: the checked reply is still used for the score, one
-warning names the store and the cause, no temporary file is left behind, and reading
-needs no write at all (a read-only store that holds every answer answers them all).
+warning per run names the store and the cause (`howtobench.judge.runs`: a store is made
+per writing, and a second run in the same process is told again), no temporary file is
+left behind, and reading needs no write at all (a read-only store that holds every
+answer answers them all).
 """
 
 from __future__ import annotations
@@ -33,10 +35,9 @@ from typing import Any
 from filelock import FileLock
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, cache_path
 
+from howtobench.judge.runs import this_run
+
 logger = logging.getLogger(__name__)
-# (store, cause) pairs already warned about in this process: a store is made per writing,
-# and one warning per store and cause is enough
-_WARNED: set[tuple[str, str]] = set()
 
 # Settings that change how a call is made, not what the judge answers.
 _OPERATIONAL = {
@@ -132,12 +133,11 @@ class ReplyStore:
         return FileLock(path, thread_local=False)
 
     def cannot_write(self, error: OSError) -> None:
-        """Warn once per cause that the store cannot be written; the run goes on."""
+        """Warn once per run and cause that the store cannot be written; the run goes on."""
         cause = error.strerror or type(error).__name__
-        if (str(self.root), cause) in _WARNED:
-            return
-        _WARNED.add((str(self.root), cause))
-        logger.warning(
+        this_run().warn_once(
+            logger,
+            ("reply store", str(self.root), cause),
             f"reply store {self.root} cannot be written ({cause}): checked judge replies are "
-            "used for this run's scores but not kept, so a later run asks them again"
+            "used for this run's scores but not kept, so a later run asks them again",
         )
