@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from howtobench.cli import main
-from howtobench.dataset import DEMO_FILE
-from howtobench.judge_check import default_replay, present_tasks
-from howtobench.simulator import Fault, JudgeSimulator, Question
+from howtobench.judge_check.writings import default_replay, present_tasks
+from howtobench.simulator import Asked, Fault, JudgeSimulator
+from howtobench.sources.jsonl import DEMO_FILE
 from howtobench.tree.spec import tree_for
 from support.judges import Serve
 
@@ -128,7 +128,7 @@ def test_the_text_report_fits_a_terminal_and_prices_a_writing(
 def test_a_leaf_answered_unusably_fails_the_check_naming_it(
     serve: Serve, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def script(question: Question) -> str | None:
+    def script(question: Asked) -> str | None:
         return "I would rather not give a number." if question.kind == "emotion" else None
 
     simulator = serve(script=script)
@@ -149,7 +149,7 @@ def test_a_leaf_answered_unusably_fails_the_check_naming_it(
 def test_a_judge_usable_after_a_reask_serves_and_a_refused_probe_is_reported(
     serve: Serve, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def script(question: Question) -> str | Fault | None:
+    def script(question: Asked) -> str | Fault | None:
         if question.kind == "logic" and question.attempt == 1:
             return '{"verdict": "good"}'  # JSON, but not the answer asked for
         if "probe (temperature_0.7)" in question.text:
@@ -177,6 +177,7 @@ def test_a_judge_usable_after_a_reask_serves_and_a_refused_probe_is_reported(
     assert report["probes"]["system"]["accepted"] is True
 
 
+@pytest.mark.slow
 def test_a_dead_port_is_one_line(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -235,7 +236,7 @@ def test_json_shape_of_a_stopped_check(
     """A judge that refuses even a plain request stops the check before the eval, and
     the JSON still has every key scripts read."""
 
-    def script(question: Question) -> Fault | None:
+    def script(question: Asked) -> Fault | None:
         return Fault("400") if question.kind == PROBE_KIND else None
 
     simulator = serve(script=script)

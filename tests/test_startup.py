@@ -14,6 +14,8 @@ import sys
 import textwrap
 from typing import Any
 
+import pytest
+
 HEAVY = ("inspect_ai", "pandas", "scipy", "matplotlib")
 
 # The code's last line prints its finding as JSON; `loaded()` is the heavy modules loaded.
@@ -70,6 +72,7 @@ def test_every_help_loads_nothing_heavy() -> None:
     assert {command: heavy for command, (_, heavy) in found.items() if heavy} == {}
 
 
+@pytest.mark.slow
 def test_the_public_names_load_on_first_use() -> None:
     """`from howtobench import completion` is the task itself (inspect then loads, which
     shows the checks above can fail), every name of `__all__` is its module's object, and
@@ -105,6 +108,55 @@ def test_the_public_names_load_on_first_use() -> None:
     assert refused == "module 'howtobench' has no attribute 'no_such_name'"
 
 
+@pytest.mark.slow
+def test_the_studies_and_the_judge_check_load_nothing_heavy_until_used() -> None:
+    """`howtobench.studies`, `howtobench.judge_check` and their commands' modules import
+    light; a study's public name is the study itself, loaded on first use, and stays so
+    after every module of the package has been imported (no module bears a public name:
+    `import howtobench.studies.leaderboard_report` must not turn `report` into a module)."""
+    found = _run(
+        """
+        import importlib, inspect, pkgutil
+        import howtobench.judge_check, howtobench.judge_check.commands
+        import howtobench.studies, howtobench.studies.commands
+
+        studies = howtobench.studies
+        light = loaded()
+        listed = sorted(studies.__all__) == sorted(studies._HOMES)
+        modules = [m.name for m in pkgutil.iter_modules(studies.__path__)]
+        import howtobench.studies.leaderboard_report
+        from howtobench.studies import report
+        first = [inspect.isfunction(report), report.__module__]
+        for name in modules:
+            importlib.import_module(f"howtobench.studies.{name}")
+        kinds = {
+            name: type(getattr(studies, name)).__name__ for name in studies.__all__
+        }
+        same = all(
+            getattr(studies, name) is getattr(importlib.import_module(home), name)
+            for name, home in studies._HOMES.items()
+        )
+        try:
+            studies.no_such_study
+            refused = ""
+        except AttributeError as err:
+            refused = str(err)
+        print(json.dumps([light, listed, sorted(set(modules) & set(studies.__all__)), first,
+                          kinds, same, refused, loaded()]))
+        """
+    )
+    light, listed, clashes, first, kinds, same, refused, after = found
+    assert light == []
+    assert listed and clashes == []
+    assert first == [True, "howtobench.studies.leaderboard_report"]
+    assert {name: kind for name, kind in kinds.items() if kind == "module"} == {}
+    assert kinds["report"] == "function" and kinds["StudyResult"] == "type"
+    assert same
+    assert refused == "module 'howtobench.studies' has no attribute 'no_such_study'"
+    assert {"pandas", "inspect_ai"} <= set(after)  # the checks above can fail
+
+
+@pytest.mark.slow
 def test_the_entry_point_registers_without_the_studies_or_the_studio() -> None:
     """inspect finds a `howtobench/...` name by importing our entry point whole (it has no
     way to register one name when asked for it), so every task, build step and scorer is
@@ -142,4 +194,5 @@ def test_the_vocabulary_stands_on_nothing_of_ours() -> None:
     ours = sorted(n for n in sys.modules if n.startswith("howtobench."))
     print(json.dumps([ours, loaded()]))
     """
-    assert _run(code) == [["howtobench.vocabulary"], []]
+    # the package's `__init__` loads its lazy-name helper, which imports nothing of ours
+    assert _run(code) == [["howtobench.lazy", "howtobench.vocabulary"], []]

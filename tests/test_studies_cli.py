@@ -28,6 +28,7 @@ def check_outputs(out: Path, study: str, tables: list[str], figures: list[str]) 
         assert png.startswith(PNG) and len(png) > 2000
 
 
+@pytest.mark.slow
 def test_report(writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["report", str(writers_logs), "--out", str(tmp_path)]) == 0
     shown = capsys.readouterr().out
@@ -39,6 +40,7 @@ def test_report(writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert board.columns[0] == "average" and board.index[-1] == "All"
 
 
+@pytest.mark.slow
 def test_lengths_and_judges(
     writers_logs: Path, panel_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -49,6 +51,7 @@ def test_lengths_and_judges(
     assert "mockllm/strict" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_metaeval_consistency_and_robustness(
     writers_logs: Path, epochs_logs: Path, perturbed_logs: Path, tmp_path: Path
 ) -> None:
@@ -85,6 +88,37 @@ def test_bad_input_exits_2_with_the_reason(
     assert "needs repeated judge runs" in capsys.readouterr().err
 
 
+def test_an_out_that_cannot_be_written_is_one_line_and_no_tables(
+    writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The study runs, its files cannot be written (`--out` is a file): status 2, one
+    line naming the folder, and nothing shown as if the run had gone well."""
+    taken = tmp_path / "taken"
+    taken.write_text("not a folder\n", encoding="utf-8")
+    assert main(["lengths", str(writers_logs), "--out", str(taken)]) == 2
+    shown = capsys.readouterr()
+    assert shown.out == ""
+    [line] = shown.err.splitlines()
+    assert line.startswith(f"howtobench lengths: error: cannot write to {taken}: ")
+
+
+@pytest.mark.slow
+def test_a_reader_that_stops_reading_is_no_error(writers_logs: Path) -> None:
+    """`howtobench lengths LOGS | head -1`: the reader goes before the tables are printed;
+    the command still exits 0, with no traceback (nor Python's note at exit) on stderr."""
+    child = subprocess.Popen(
+        [sys.executable, "-m", "howtobench.cli", "lengths", str(writers_logs)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # long before the child, still importing, prints its first line
+    err = child.stderr.read()
+    assert child.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err
+
+
 @pytest.mark.slow
 def test_the_installed_command(tmp_path: Path) -> None:
     [script] = entry_points(group="console_scripts", name="howtobench")
@@ -106,6 +140,7 @@ def test_loading_the_tasks_does_not_load_the_studies_dependencies() -> None:
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_the_demo_ratings_fit_the_demo_logs(tmp_path: Path) -> None:
     tasks = [
         make(dataset="demo", replay=writer, scorers="rouge_l")

@@ -9,6 +9,9 @@ quick on logs of any size and on remote log folders.
 A run continued with `inspect eval-retry` counts as finished when its newest log is:
 the logs of one run are grouped as the studies group them (`howtobench.studies.runs`),
 so the earlier failed log of a retried run does not fail the check.
+
+The command's parser is here too; the log reader (inspect-ai, pandas) is imported when the
+check runs, so that `check-logs --help` stays light.
 """
 
 from __future__ import annotations
@@ -16,10 +19,22 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from howtobench.studies.logs import log_files, runs
+from howtobench.commands import add_command, add_logs
+
+if TYPE_CHECKING:
+    from howtobench.commands import Commands
 
 FINISHED = "success"
+SUMMARY = "exit 1 if a run did not finish (inspect eval exits 0 then), naming each"
+
+
+def add_check_logs_command(commands: Commands) -> None:
+    """`howtobench check-logs LOGS`."""
+    p = add_command(commands, "check-logs", SUMMARY)
+    add_logs(p)
+    p.set_defaults(run=run_command)
 
 
 @dataclass(frozen=True)
@@ -41,6 +56,8 @@ def unfinished(paths: Sequence[str]) -> tuple[int, list[Unfinished]]:
     Raises a `StudyError` for a path that is no log or holds none (status 2 from the
     command, as for the studies).
     """
+    from howtobench.studies.logs import log_files, runs
+
     found = runs(log_files(paths))
     failed = []
     for run in found:

@@ -1,20 +1,105 @@
-"""What `howtobench annotate new|links|export` do, as text for the terminal.
+"""`howtobench annotate new|links|serve|export`: the rating studio's commands, and what
+they print.
 
-`howtobench.cli` parses the options and prints what these return; bad input is a
-`StudyError`, which it prints as one line (exit status 2). The studio's modules are
-imported by the command that uses them, so that the parser and `--help` stay light.
+The parser is built from light modules alone; each action imports the studio's modules
+(the store, the planner, the server) when it runs, so that `--help` stays light. Bad
+input is a `StudyError`, which `howtobench.cli` prints as one line (exit status 2).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections import Counter
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from howtobench.annotate.campaign_options import Options
+from howtobench import options
+from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
+from howtobench.commands import LOGS_HELP, add_actions, add_command, add_count, add_seed, names
 
+if TYPE_CHECKING:
+    from howtobench.commands import Commands
+
+SUMMARY = "the rating studio: experts rate writings in a browser (paper section 5.2)"
 DEFAULT_URL = "http://127.0.0.1:8780"
+CAMPAIGN = Options()  # the defaults of `howtobench annotate new`
+
+
+def add_annotate_command(commands: Commands) -> None:
+    """`howtobench annotate ACTION`."""
+    actions = add_actions(commands, "annotate", SUMMARY)
+    p = add_command(
+        actions, "new", "a campaign in a new SQLite file, from the writings of inspect logs"
+    )
+    p.add_argument("db", type=Path, metavar="DB", help="the campaign file to create")
+    p.add_argument("--logs", nargs="+", required=True, metavar="LOGS", help=LOGS_HELP)
+    add_count(p, "--instructions", "how many (default: all written by every writer)")
+    p.add_argument(
+        "--raters",
+        type=names,
+        default=list(CAMPAIGN.raters),
+        help=f"comma list of rater names (default {','.join(CAMPAIGN.raters)})",
+    )
+    per_writing = CAMPAIGN.per_writing
+    add_count(p, "--raters-per-writing", f"default {per_writing}", per_writing, metavar="K")
+    add_seed(p, "seed of the sampling and orders", CAMPAIGN.seed)
+    p.add_argument(
+        "--kind",
+        choices=KINDS,
+        default=CAMPAIGN.kind,
+        help="rate each writing 1-5, or pick the best",
+    )
+    p.add_argument(
+        "--reference",
+        choices=REFERENCE_MODES,
+        default=CAMPAIGN.reference,
+        help="rate: show the reference as a 4; pick: put it among the candidates",
+    )
+    p.set_defaults(run=lambda a: print(new_campaign(a.db, a.logs, _options(a))))
+
+    p = add_command(actions, "links", "the admin link and each rater's private link")
+    p.add_argument("db", type=Path, metavar="DB")
+    p.add_argument(
+        "--url", default=DEFAULT_URL, help=f"where raters reach the studio ({DEFAULT_URL})"
+    )
+    p.add_argument(
+        "--json", action="store_true", help='print {"admin": URL, "raters": {name: URL}}'
+    )
+    p.set_defaults(run=lambda a: print(show_links(a.db, a.url, a.json)))
+
+    p = add_command(actions, "serve", "serve the rater and admin pages (Ctrl-C stops)")
+    p.add_argument("db", type=Path, metavar="DB")
+    p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (this machine only)")
+    p.add_argument(
+        "--port", type=options.port, default=8780, help="default 8780 (0: any free port)"
+    )
+    p.set_defaults(run=_serve)
+
+    p = add_command(
+        actions, "export", "write the ratings (or picks) as CSV or JSONL, by the file's suffix"
+    )
+    p.add_argument("db", type=Path, metavar="DB")
+    p.add_argument("--out", required=True, type=Path, metavar="FILE", help="ratings.csv or .jsonl")
+    p.set_defaults(run=lambda a: print(export_file(a.db, a.out)))
+
+
+def _options(args: argparse.Namespace) -> Options:
+    return Options(
+        args.instructions,
+        tuple(args.raters),
+        args.raters_per_writing,
+        args.seed,
+        args.kind,
+        args.reference,
+    )
+
+
+def _serve(a: argparse.Namespace) -> None:
+    from howtobench.annotate.app import serve
+
+    serve(a.db, a.host, a.port)
 
 
 def _counts(counter: Counter[str]) -> str:

@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from howtobench import options
+from howtobench.commands import add_command, add_count, add_seed
 from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST
 from howtobench.vocabulary import TASKS
+
+if TYPE_CHECKING:
+    from howtobench.commands import Commands
 
 SUMMARY = "build a benchmark data folder from a corpus of human texts (paper sections 4.3-4.6)"
 
 
-def add_build_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def add_build_command(commands: Commands) -> None:
     """The `build` subcommand of `howtobench`."""
-    p = sub.add_parser("build", help=SUMMARY, description=SUMMARY)
+    p = add_command(commands, "build", SUMMARY)
     p.add_argument(
         "corpus", type=Path, metavar="CORPUS", help="JSONL: text, id, genre, language, source"
     )
@@ -43,31 +48,17 @@ def add_build_command(sub: argparse._SubParsersAction) -> None:  # type: ignore[
         default=DEFAULT_THRESHOLD,
         help=f"lowest quality score (1-5) a text needs to be kept (default {DEFAULT_THRESHOLD})",
     )
-    p.add_argument(
-        "--per-genre", type=options.count, metavar="N", help="keep at most N texts of each genre"
-    )
-    p.add_argument(
-        "--seed", type=options.seed, default=0, help="seed of the cap, tasks and gaps (default 0)"
-    )
+    add_count(p, "--per-genre", "keep at most N texts of each genre")
+    add_seed(p, "seed of the cap, tasks and gaps")
     p.add_argument("--model-base-url", help="the model's base URL (inspect's --model-base-url)")
-    p.add_argument(
-        "--max-connections",
-        type=options.count,
-        metavar="N",
-        help="concurrent calls to the model",
-    )
-    p.add_argument(
-        "--max-retries",
-        type=options.count_or_zero,
-        metavar="N",
-        help="retries of a failed call (default 4)",
-    )
-    p.add_argument(
+    add_count(p, "--max-connections", "concurrent calls to the model")
+    add_count(p, "--max-retries", "retries of a failed call (default 4)", or_zero=True)
+    add_count(
+        p,
         "--retry-attempts",
-        type=options.count_or_zero,
-        default=2,
-        metavar="N",
-        help="times inspect retries a step that did not finish, before the build stops (default 2)",
+        "times inspect retries a step that did not finish, before the build stops (default 2)",
+        2,
+        or_zero=True,
     )
     p.set_defaults(run=run_build)
 

@@ -1,0 +1,84 @@
+"""`howtobench judge-check`: the command of this package, registered by `howtobench.cli`.
+
+The check imports inspect-ai as it loads, so it is imported when the command runs: the
+parser needs only light modules and `judge-check --help` stays light. A judge that cannot
+serve raises `JudgeCannotServe`, which `cli.main` prints as one line, status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import TYPE_CHECKING
+
+from howtobench.commands import add_command, add_prices, names
+from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS
+
+if TYPE_CHECKING:
+    from howtobench.commands import Commands
+
+SUMMARY = "before a large run: can this judge serve Tree-of-Writing? (a small real run)"
+# The options that `judge_check()` takes as they are, under their own names.
+CHECK_OPTIONS = ("dataset", "limit", "tasks", "replay", "prices", "log_dir")
+
+
+def add_judge_check_command(commands: Commands) -> None:
+    """`howtobench judge-check`: the judge as `--model-role`, and what to check it on."""
+    p = add_command(commands, "judge-check", SUMMARY)
+    p.add_argument(
+        "--model-role",
+        action="append",
+        required=True,
+        metavar="grader=MODEL",
+        help="the judge, as inspect's --model-role takes it: a model name or YAML/JSON "
+        "such as 'grader={model: openai-api/vllm/qwen, temperature: 0}'",
+    )
+    p.add_argument("--dataset", default="demo", help="demo (default), a data folder or JSONL")
+    p.add_argument(
+        "--replay", metavar="MODEL", help="the stored writer (default: the data's first)"
+    )
+    p.add_argument(
+        "--limit",
+        type=int,  # checked by judge-check itself, with the other inputs
+        default=DEFAULT_LIMIT,
+        metavar="N",
+        help=f"writings per task (default {DEFAULT_LIMIT})",
+    )
+    p.add_argument(
+        "--tasks",
+        type=names,
+        default=list(DEFAULT_TASKS),
+        help=f"comma list (default {','.join(DEFAULT_TASKS)})",
+    )
+    add_prices(p, "as for howtobench cost")
+    p.add_argument("--log-dir", metavar="DIR", help="keep the check's logs here")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.set_defaults(run=run_judge_check)
+
+
+def run_judge_check(args: argparse.Namespace) -> None:
+    """Print the report (or its JSON); raise `JudgeCannotServe` with the first reason
+    when the judge cannot serve."""
+    from howtobench.judge_check.check import JudgeCannotServe, judge_check
+    from howtobench.judge_check.report import as_json, render
+
+    progress = _progress if sys.stderr.isatty() else None
+    given = {name: getattr(args, name) for name in CHECK_OPTIONS}
+    report = judge_check(args.model_role, progress=progress, **given)
+    if args.json:
+        print(json.dumps(as_json(report), ensure_ascii=False))
+    elif not report.stopped:  # an outage is its one line, below
+        print(render(report))
+    if not report.ok:
+        reasons = report.reasons
+        first = reasons[0]
+        more = f" (and {len(reasons) - 1} more reasons in the report)" if len(reasons) > 1 else ""
+        raise JudgeCannotServe(
+            first if report.stopped else f"the judge cannot serve Tree-of-Writing: {first}{more}"
+        )
+
+
+def _progress(text: str) -> None:
+    """What the check is doing, for a person at a terminal (a real judge takes a while)."""
+    print(f"howtobench judge-check: {text}", file=sys.stderr)

@@ -1,0 +1,17 @@
+"""How the check words its lines: one line each, at most `WIDTH` columns, with the
+counts spelled out (`1 writing`, `3 writings`)."""
+
+WIDTH = 100  # the report fits a terminal this wide
+
+
+def one_line(text: str) -> str:
+    """A message (inspect's, an endpoint's) without its line breaks and runs of spaces."""
+    return " ".join(text.split())
+
+
+def shorten(text: str, width: int = WIDTH) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def many(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")

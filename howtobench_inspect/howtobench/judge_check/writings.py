@@ -1,0 +1,64 @@
+"""What the check's eval runs on: writings stored in the data, replayed (`replay`), so
+that no writer is called and every call is the judge's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from inspect_ai import Task
+
+from howtobench.errors import UserError
+from howtobench.sources import DataSource, open_source
+from howtobench.tasks import completion, guide, open_writing
+from howtobench.vocabulary import TASKS
+
+_BUILDERS = {"completion": completion, "guide": guide, "open": open_writing}
+_NO_STORED_WRITINGS = (
+    "--dataset hub has no stored writings to replay: give demo, a data folder "
+    "(<task>/inferences/<model>.jsonl) or a JSONL file with 'generations'"
+)
+
+
+def present_tasks(dataset: str, tasks: Sequence[str]) -> list[str]:
+    """The tasks among `tasks` that the data has records of (a data folder or JSONL file
+    need not hold all three); none is a `UserError`."""
+    unknown = [t for t in tasks if t not in TASKS]
+    if unknown or not tasks:
+        raise UserError(
+            f"--tasks: unknown task {', '.join(unknown) or '(none)'} "
+            f"(give a comma list of {', '.join(TASKS)})"
+        )
+    source = open_source(dataset)
+    if not source.stores_writings:  # before the hub is asked for data that could not be used
+        raise UserError(_NO_STORED_WRITINGS)
+    kept = [task for task in tasks if task in source.tasks()]
+    if not kept:
+        raise UserError(f"--dataset {dataset}: no records of {', '.join(tasks)}")
+    return kept
+
+
+def default_replay(dataset: str, tasks: Sequence[str]) -> str:
+    """The stored writer the check replays: the first model (by name) with a writing
+    stored for every record of every task run (the demo's first writer on the demo)."""
+    source = open_source(dataset)
+    if not source.stores_writings:
+        raise UserError(_NO_STORED_WRITINGS)
+    stored = [set(source.models(task)) for task in tasks]
+    candidates = sorted(set.intersection(*stored)) if stored else []
+    model = next((m for m in candidates if all(_stores_all(source, t, m) for t in tasks)), None)
+    if model is None:
+        raise UserError(
+            f"--dataset {dataset}: no model has stored writings for every task run "
+            f"({', '.join(tasks)}): give --replay MODEL or --tasks"
+        )
+    return model
+
+
+def _stores_all(source: DataSource, task: str, model: str) -> bool:
+    stored = source.generations(task, model)
+    return all(record.id in stored for record in source.records(task))
+
+
+def build_tasks(dataset: str, replay: str, tasks: Sequence[str]) -> list[Task]:
+    """The ToW tasks of the check; a bad parameter is the task's own one-line error."""
+    return [_BUILDERS[task](dataset=dataset, replay=replay) for task in tasks]
