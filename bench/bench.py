@@ -31,12 +31,8 @@ import json
 import math
 import os
 import platform
-import socket
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from functools import partial
@@ -57,6 +53,7 @@ from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Solver, TaskState, solver
 
 from howtobench import completion, guide, open_writing, tree_of_writing
+from howtobench.simulator.process import Served, served
 from howtobench.simulator.protocol import classify
 from howtobench.simulator.replies import valid_reply
 from howtobench.studies.plans import export_plan
@@ -113,60 +110,18 @@ def judged_run(
     return elapsed
 
 
-class Simulator:
-    """The judge simulator in its own process, as a real judge server would be: it must not
-    share the interpreter (and its lock) with the inspect run being measured."""
-
-    def __init__(self, latency: float) -> None:
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            self.port = probe.getsockname()[1]
-        self.base_url = f"http://127.0.0.1:{self.port}/v1"
-        command = [
-            sys.executable,
-            "-m",
-            "howtobench.simulator",
-            "--port",
-            str(self.port),
-            "--latency",
-            str(latency),
-        ]
-        self.process = subprocess.Popen(command, stdout=subprocess.DEVNULL)
-        for _ in range(200):
-            try:
-                self.stats()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("the simulator did not start")
-
-    def stats(self) -> dict[str, Any]:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats", timeout=5) as reply:
-            return json.load(reply)
-
-    def calls(self) -> int:
-        return sum(self.stats()["calls"].values())
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
-
-
-def with_simulator(latency: float, body: Callable[[Simulator], Any]) -> Any:
-    """`body` against a fresh simulator and cache (each task builds a scorer of its own,
-    with no weights settled yet): a first run."""
-    simulator = Simulator(latency)
-    os.environ["SIM_BASE_URL"] = simulator.base_url
-    os.environ["SIM_API_KEY"] = "none"
-    os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
-    try:
+def with_simulator(latency: float, body: Callable[[Served], Any]) -> Any:
+    """`body` against a fresh simulator process and cache (each task builds a scorer of
+    its own, with no weights settled yet): a first run."""
+    with served(latency=latency) as simulator:
+        os.environ["SIM_BASE_URL"] = simulator.base_url
+        os.environ["SIM_API_KEY"] = "none"
+        os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
         return body(simulator)
-    finally:
-        simulator.stop()
 
 
 def measure_judge(
-    simulator: Simulator,
+    simulator: Served,
     data: Path,
     scorer: str,
     writings: int,
@@ -220,7 +175,7 @@ def bench_judges(
 def bench_reuse(data: Path, instructions: int) -> list[dict[str, Any]]:
     models = sorted(p.stem for p in (data / "guide" / "inferences").glob("*.jsonl"))
 
-    def measure(simulator: Simulator) -> dict[str, Any]:
+    def measure(simulator: Served) -> dict[str, Any]:
         for model in models:
             judged_run(data, "tow", instructions, 50, replay=model)
         writings = instructions * len(models)
@@ -379,7 +334,7 @@ def bench_plan(data: Path, writings: int, latency: float, connections: int) -> l
     plan = Path(tempfile.mkdtemp(prefix="bench-plan-")) / "plan.jsonl"
     rows: list[dict[str, Any]] = []
 
-    def negotiate_all(simulator: Simulator) -> None:
+    def negotiate_all(simulator: Served) -> None:
         grader = get_model(
             "openai-api/sim/judge",
             base_url=simulator.base_url,
@@ -415,7 +370,7 @@ def bench_plan(data: Path, writings: int, latency: float, connections: int) -> l
             )
         export_plan([logs], plan)
 
-    def scored(weights: str, simulator: Simulator) -> None:
+    def scored(weights: str, simulator: Served) -> None:
         wall = judged_run(data, "tow", writings, connections, weights=weights)
         calls = simulator.stats()["calls"]
         ideal = sum(calls.values()) * latency / connections

@@ -23,11 +23,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from bench import Simulator, table
+from bench import table
 from howtobench.construct.corpus import write_jsonl
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.pipeline import BuildResult, build_benchmark
 from howtobench.construct.runs import EvalOptions
+from howtobench.simulator.process import Served, served
 
 MODEL = "openai-api/sim/judge"
 # Words of the synthetic texts, and genre cues the simulator's classifier reads.
@@ -68,7 +69,7 @@ def synthetic_corpus(count: int, seed: int) -> Iterator[dict[str, Any]]:
 
 
 def measure(
-    corpus: Path, out: Path, simulator: Simulator, connections: int
+    corpus: Path, out: Path, simulator: Served, connections: int
 ) -> tuple[float, int, BuildResult]:
     """Wall seconds, calls made and the result of one build."""
     calls = simulator.calls()
@@ -94,13 +95,10 @@ def main() -> None:
     os.environ["INSPECT_CACHE_DIR"] = str(work / "cache")  # a fresh reply store
     os.environ["SIM_API_KEY"] = "none"
     corpus = write_jsonl(work / "corpus.jsonl", synthetic_corpus(args.texts, args.seed))
-    simulator = Simulator(args.latency)
-    try:
+    with served(latency=args.latency) as simulator:
         wall, calls, result = measure(corpus, work / "out", simulator, args.connections)
         by_step = simulator.stats()["calls"]
         again, repeated, _ = measure(corpus, work / "out", simulator, args.connections)
-    finally:
-        simulator.stop()
     ideal = calls * args.latency / args.connections
     rows = [
         {

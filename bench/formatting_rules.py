@@ -32,8 +32,8 @@ from functools import cache
 from pathlib import Path
 
 from bench import table
-from howtobench.dataset import load_generations, load_records
 from howtobench.judge.inputs import clean_text
+from howtobench.sources import open_source
 from howtobench.tree.aggregate import aggregate
 from howtobench.tree.negotiator import fixed_weights
 from howtobench.tree.scorer import FORMATTINGS
@@ -65,11 +65,11 @@ Writings = dict[str, dict[str, list[str]]]  # task -> writer -> writings, in rec
 def writings(data: Path, task: str) -> tuple[dict[str, list[str]], list[str]]:
     """Each model's stored writings of `task` and the human references, as the scorer
     reads them (`clean_text`), empty ones included; and each record's genre."""
-    records = load_records(str(data), task)
-    models = sorted(p.stem for p in (data / task / "inferences").glob("*.jsonl"))
+    source = open_source(str(data))
+    records = source.records(task)
     found = {}
-    for model in models:
-        stored = load_generations(str(data), task, model, records)
+    for model in source.models(task):
+        stored = source.generations_for(task, model, records)
         found[model] = [clean_text(stored[r.id])[0] for r in records]
     found[HUMAN] = [clean_text(r.reference)[0] for r in records]
     return found, [r.genre for r in records]

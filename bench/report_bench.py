@@ -34,10 +34,11 @@ from typing import Any
 from inspect_ai import eval
 from inspect_ai.model import GenerateConfig, get_model
 
-from bench import TASK_FUNCTIONS, Simulator, table
+from bench import TASK_FUNCTIONS, table
+from howtobench.simulator.process import served
 from howtobench.studies import load_samples, report, write
+from howtobench.studies.leaderboard_report import publish
 from howtobench.studies.plans import export_plan
-from howtobench.studies.report import publish
 from howtobench.tasks import negotiate
 from howtobench.vocabulary import TASKS
 
@@ -80,8 +81,7 @@ def make_logs(data: Path, cache: Path, workers: int) -> dict[str, Any]:
     cache.mkdir(parents=True, exist_ok=True)
     os.environ["INSPECT_CACHE_DIR"] = str(cache / "inspect-cache")
     os.environ["SIM_API_KEY"] = "none"
-    simulator = Simulator(0.0)
-    try:
+    with served() as simulator:
         start = time.perf_counter()
         [log] = eval(
             negotiate(dataset=str(data)),
@@ -122,8 +122,6 @@ def make_logs(data: Path, cache: Path, workers: int) -> dict[str, Any]:
             "scoring s": round(time.perf_counter() - start, 1),
             "workers": workers,
         }
-    finally:
-        simulator.stop()
     (cache / DONE).write_text(json.dumps(made, indent=2))
     return made
 

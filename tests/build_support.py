@@ -13,7 +13,7 @@ import howtobench
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.pipeline import BuildResult, build_benchmark
 from howtobench.construct.runs import EvalOptions
-from howtobench.simulator import Fault, JudgeSimulator, Question
+from howtobench.simulator import Asked, Fault, JudgeSimulator
 
 DEMO_CORPUS = Path(howtobench.__file__).parent / "data" / "demo" / "corpus.jsonl"
 MODEL = "openai-api/sim/judge"
@@ -48,10 +48,10 @@ class Recorder:
     """A simulator script that notes every question (kind, text judged) and whether it
     was answered, and answers with `answer(question)` when that is not None."""
 
-    answer: Callable[[Question], str | dict[str, Any] | Fault | None] = lambda q: None
+    answer: Callable[[Asked], str | dict[str, Any] | Fault | None] = lambda q: None
     asked: list[tuple[str, str, bool]] = field(default_factory=list)
 
-    def __call__(self, question: Question) -> str | dict[str, Any] | Fault | None:
+    def __call__(self, question: Asked) -> str | dict[str, Any] | Fault | None:
         reply = self.answer(question)
         self.asked.append((question.kind, question.writing or question.text, reply is None))
         return reply

@@ -68,6 +68,7 @@ def writing_ids(client: TestClient, token: str) -> list[str]:
     return [w["id"] for item in assignments(client, token) for w in item["writings"]]
 
 
+@pytest.mark.slow
 def test_every_request_needs_its_own_token(studio: Studio) -> None:
     client, _, token = studio
     assert client.get("/api/assignments").status_code == 401
@@ -146,6 +147,7 @@ def test_another_raters_writing_is_not_found(studio: Studio) -> None:
         ([4], "the body must be a JSON object"),
     ],
 )
+@pytest.mark.slow
 def test_bad_ratings_get_422_with_the_reason(studio: Studio, body: object, message: str) -> None:
     client, store, token = studio
     key = writing_ids(client, token["ana"])[0]
@@ -204,6 +206,7 @@ DEEP = 30_000
     ],
     ids=lambda v: v[:24].decode("latin-1") if isinstance(v, bytes) else None,
 )
+@pytest.mark.slow
 def test_any_body_the_studio_cannot_use_is_422_with_a_message(
     studio: Studio, content: bytes, message: str
 ) -> None:

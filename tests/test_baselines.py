@@ -24,14 +24,14 @@ from howtobench.baselines.prompts import (
     genre_rubric,
 )
 from howtobench.baselines.rubric import rubric_checker, rubric_question
-from howtobench.dataset import load_records
 from howtobench.genres import CANONICAL_GENRES
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import classify, out_of_range_reply, valid_reply
+from howtobench.sources import open_source
 from support.data import write_jsonl
 from support.evals import run_eval
-from support.judges import Question, Reply, ScriptedJudge, fixed_scores, rubric_reply, weights_for
+from support.judges import Asked, Reply, ScriptedJudge, fixed_scores, rubric_reply, weights_for
 
 PLAN = {
     "dimensions": [
@@ -54,7 +54,7 @@ def speech_task(**kwargs: object) -> Task:
     return open_writing(dataset="demo", replay="demo-writer-a", genre="speech", **kwargs)
 
 
-def baselines(question: Question) -> Reply:
+def baselines(question: Asked) -> Reply:
     """Rubric: overall 7, every dimension 5; auto-plan: PLAN."""
     if question.kind == "rubric":
         return rubric_reply(question, 7)
@@ -121,7 +121,7 @@ def test_each_genre_is_judged_with_its_rubric_in_the_language_of_the_data(
 
 
 def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         return rubric_reply(question, 7, {"theme": 8, "evidence": 6, "effect": 3})
 
     judge = ScriptedJudge(answer)
@@ -152,7 +152,7 @@ def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
         "insight": 5,
     }
     assert english.metadata["reason"] == "scripted rubric"
-    assert english.metadata["reference"] == "human"
+    assert english.metadata["anchor"] == "human"
     [record] = english.metadata["judges"]
     assert record["model"] == "mockllm/judge" and record["error"] is None
     assert json.loads(record["replies"][0])["scores"]["theme"] == 8
@@ -179,7 +179,7 @@ def test_autoplan_records_dimensions_and_shares(tmp_path: Path) -> None:
 
 
 def test_bad_replies_are_asked_again_with_the_error_stated(tmp_path: Path) -> None:
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.attempt > 1:
             return baselines(question)
         if question.kind == "rubric":
@@ -205,10 +205,10 @@ def test_bad_replies_are_asked_again_with_the_error_stated(tmp_path: Path) -> No
 
 
 def test_unusable_replies_leave_the_sample_unscored_with_the_reason(tmp_path: Path) -> None:
-    records = load_records("demo", "open")
+    records = open_source("demo").records("open")
     broken = next(r for r in records if r.genre == "poem").generations["demo-writer-b"]
 
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.writing == broken:
             return out_of_range_reply(question)  # every score 42 / overall 0
         return baselines(question)
@@ -238,7 +238,7 @@ def test_unusable_replies_leave_the_sample_unscored_with_the_reason(tmp_path: Pa
 
 def test_panel_averages_overall_and_keeps_every_reply(tmp_path: Path) -> None:
     def panel_judge(name: str, overall: int, dimension: int, plan: list) -> ScriptedJudge:
-        def answer(question: Question) -> Reply:
+        def answer(question: Asked) -> Reply:
             if question.kind == "rubric":
                 return rubric_reply(question, overall, dict.fromkeys(SPEECH, dimension))
             return {"dimensions": plan, "overall": overall, "reason": name}
@@ -276,26 +276,28 @@ def test_panel_averages_overall_and_keeps_every_reply(tmp_path: Path) -> None:
 
 
 def test_reference_free_mode_shows_no_reference(tmp_path: Path) -> None:
-    reference = next(r for r in load_records("demo", "open") if r.genre == "speech").reference
+    reference = next(
+        r for r in open_source("demo").records("open") if r.genre == "speech"
+    ).reference
     with_reference = ScriptedJudge(baselines)
     [log] = run_eval(speech_task(scorers="rubric,autoplan"), tmp_path, with_reference)
     assert len(with_reference.questions) == 2
     assert all(reference.strip() in q.text for q in with_reference.questions)
-    assert log.samples[0].scores["rubric"].metadata["reference"] == "human"
+    assert log.samples[0].scores["rubric"].metadata["anchor"] == "human"
     without = ScriptedJudge(baselines)
-    [log] = run_eval(speech_task(scorers="rubric,autoplan", reference=False), tmp_path, without)
+    [log] = run_eval(speech_task(scorers="rubric,autoplan", anchor="none"), tmp_path, without)
     assert len(without.questions) == 2
     for question in without.questions:
         assert reference.strip()[:20] not in question.text and "<reference>" not in question.text
     for score in log.samples[0].scores.values():
-        assert score.metadata["reference"] == "none"
+        assert score.metadata["anchor"] == "none"
 
 
 def test_self_consistency_means_three_cached_judge_samples(tmp_path: Path) -> None:
     lock = threading.Lock()
     handed = {"rubric": [5, 6, 7], "autoplan": [4.0, 6.0, 8.0]}
 
-    def answer(question: Question) -> Reply:  # the same prompt three times: any order
+    def answer(question: Asked) -> Reply:  # the same prompt three times: any order
         with lock:
             overall = handed[question.kind].pop()
         if question.kind == "rubric":
@@ -335,7 +337,7 @@ def test_tow_rubric_and_autoplan_score_together(tmp_path: Path) -> None:
         }
     )
 
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.kind == "negotiator":
             return weights_for(question)
         if question.kind in ("rubric", "autoplan"):
@@ -445,7 +447,7 @@ def test_simulator_recognises_and_answers_both_questions(language: str) -> None:
         )
         assert seen.kind == kind and seen.writing == judge_input.writing
         verdict = question.form.read(valid_reply(seen))
-        assert 1 <= verdict.overall <= 10
+        assert 1 <= verdict.score <= 10
         if kind == "rubric":
             assert list(verdict.details["scores"]) == list(genre_rubric("contract", language).ids)
         with pytest.raises(ReplyError):

@@ -37,7 +37,7 @@ from howtobench.judge.calls import (
     judge_config,
 )
 from howtobench.simulator import Faults
-from howtobench.simulator.protocol import Question
+from howtobench.simulator.protocol import Asked
 from howtobench.simulator.server import Fault, JudgeSimulator
 from howtobench.studies.cost import cost, load_prices
 from howtobench.tree.spec import LEAVES
@@ -297,7 +297,7 @@ def test_a_request_refused_inside_a_batch_costs_only_its_sample(
     an errored Anthropic batch result the class of its error type but status 500, which
     `_classified` once took for an outage that ends the run.)"""
 
-    def script(question: Question) -> Fault | None:
+    def script(question: Asked) -> Fault | None:
         refused = question.kind == "logic" and "菜市场" in (question.writing or "")
         return Fault("400") if refused else None
 
@@ -360,7 +360,7 @@ def test_after_an_unfinished_batch_eval_retry_asks_only_the_unanswered(
     lock = threading.Lock()
     hung: set[str] = set()
 
-    def script(question: Question) -> Fault | None:
+    def script(question: Asked) -> Fault | None:
         if hanging["on"] and "菜市场" in (question.writing or ""):
             with lock:
                 hung.add(question.kind)

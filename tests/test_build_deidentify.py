@@ -17,7 +17,7 @@ from howtobench.construct.corpus import CorpusText
 from howtobench.construct.deidentify import deidentified, masked
 from howtobench.construct.items import Item
 from howtobench.construct.options import BuildOptions
-from howtobench.simulator import JudgeSimulator, Question
+from howtobench.simulator import Asked, JudgeSimulator
 from howtobench.simulator.replies import valid_construction
 from howtobench.vocabulary import TASKS
 
@@ -103,7 +103,7 @@ def test_a_planted_name_phone_and_email_are_in_no_output_file(
     de-identified; no output file holds a detail (the logs and work/ hold the corpus as
     given); the manifest's counts are the details' occurrences."""
 
-    def answer(question: Question) -> dict[str, Any] | None:
+    def answer(question: Asked) -> dict[str, Any] | None:
         if question.kind != "backconstruct" or NAME not in (question.writing or ""):
             return None
         reply = valid_construction(question)

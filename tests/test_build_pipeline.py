@@ -25,8 +25,8 @@ from howtobench.construct.completion import restored
 from howtobench.construct.corpus import read_corpus
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.runs import BuildIncomplete
-from howtobench.dataset import load_records
-from howtobench.simulator import Fault, JudgeSimulator, Question
+from howtobench.simulator import Asked, Fault, JudgeSimulator
+from howtobench.sources import open_source
 from howtobench.vocabulary import TASKS
 
 OUTPUTS = ("items.jsonl", "rejected.jsonl", "manifest.json", "summary.md")
@@ -54,6 +54,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
         yield Built(root / "out", root / "cache", simulator, recorder)
 
 
+@pytest.mark.slow
 def test_every_corpus_text_is_in_one_item_or_one_rejection(demo: Built) -> None:
     corpus = [t.id for t in read_corpus(DEMO_CORPUS)]
     used = [row["bench_id"] for t in TASKS for row in read_rows(demo.out / t / "aligned.jsonl")]
@@ -76,7 +77,7 @@ def test_every_corpus_text_is_in_one_item_or_one_rejection(demo: Built) -> None:
 def test_the_folder_is_a_dataset_the_tasks_read(demo: Built) -> None:
     corpus = {t.id: t for t in read_corpus(DEMO_CORPUS)}
     for task in TASKS:
-        records = load_records(str(demo.out), task)
+        records = open_source(str(demo.out)).records(task)
         assert records and all(r.id == f"{task}-{r.bench_id}" for r in records)
         for record in records:
             text = corpus[record.bench_id]
@@ -98,7 +99,7 @@ def test_the_folder_is_a_dataset_the_tasks_read(demo: Built) -> None:
     english = {row["id"] for row in items if row["language"] == "en"}
     assert english and all(corpus[i.split("-", 1)[1]].language == "en" for i in english)
     for task in TASKS:  # the package's own format keeps the language
-        from_items = load_records(str(demo.out / "items.jsonl"), task)
+        from_items = open_source(str(demo.out / "items.jsonl")).records(task)
         assert {r.id for r in from_items if r.language == "en"} == {
             i for i in english if i.startswith(f"{task}-")
         }
@@ -137,6 +138,7 @@ def test_a_rerun_asks_nothing_and_writes_the_same_files(
     assert {name: (demo.out / name).read_bytes() for name in OUTPUTS} == before
 
 
+@pytest.mark.slow
 def test_the_built_folder_is_scored_by_tow_with_the_simulator_as_writer(
     demo: Built, tmp_path: Path
 ) -> None:
@@ -166,12 +168,13 @@ def _small_corpus(tmp_path: Path) -> Path:
     return write_rows(tmp_path / "small.jsonl", [r for r in rows if r["id"] in chosen])
 
 
+@pytest.mark.slow
 def test_options_and_failures_are_applied_and_recorded(
     serve: Callable[..., JudgeSimulator], tmp_path: Path
 ) -> None:
     refusing = {"now": True}
 
-    def answer(question: Question) -> str | None:
+    def answer(question: Asked) -> str | None:
         stalled = question.kind == "quality" and "末班车" in (question.writing or "")
         return "I would rather not say." if refusing["now"] and stalled else None
 
@@ -204,6 +207,7 @@ def test_options_and_failures_are_applied_and_recorded(
     assert rejected.get("zh-lastbus", {}).get("code") != "no_usable_reply"
 
 
+@pytest.mark.slow
 def test_an_interrupted_build_resumes_without_asking_an_answered_question(
     serve: Callable[..., JudgeSimulator], tmp_path: Path, demo: Built
 ) -> None:
@@ -211,7 +215,7 @@ def test_an_interrupted_build_resumes_without_asking_an_answered_question(
 
     gone = {"now": False}
 
-    def answer(question: Question) -> Fault | None:
+    def answer(question: Asked) -> Fault | None:
         # the model goes down while back-constructing one text, and answers nothing more
         stalled = question.kind == "backconstruct" and "末班车" in (question.writing or "")
         if down["now"] and stalled:

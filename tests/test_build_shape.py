@@ -28,7 +28,7 @@ from howtobench.construct.shape import (
     target_length,
 )
 from howtobench.genres import canonical_genre
-from howtobench.simulator import JudgeSimulator, Question
+from howtobench.simulator import Asked, JudgeSimulator
 from howtobench.simulator.replies import valid_construction
 
 FICTION_TITLES = ["人物塑造", "主题与思想", "语言与文笔", "情感共鸣", "创新与独特性"]
@@ -186,9 +186,9 @@ def test_a_story_gets_its_length_and_the_five_sections_and_an_essay_key_points(
     assert random.Random("0/shape/zh-lighthouse").random() < 0.98  # drawn: a length
     expected = math.ceil(len(LIGHTHOUSE) / 500) * 500
 
-    seen: list[Question] = []
+    seen: list[Asked] = []
 
-    def answer(question: Question) -> dict[str, Any] | None:
+    def answer(question: Asked) -> dict[str, Any] | None:
         if question.kind != "backconstruct":
             return None
         seen.append(question)

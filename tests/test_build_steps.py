@@ -23,7 +23,7 @@ from howtobench.construct.classify import check_genre, classify_step
 from howtobench.construct.quality import check_quality, quality_step
 from howtobench.construct.screen import check_flags, screen_step
 from howtobench.judge.replies import ReplyError
-from howtobench.simulator import Fault, Question
+from howtobench.simulator import Asked, Fault
 
 SHOE_STALL = (
     "巷口的修鞋摊\n\n巷口那棵槐树下，老周的修鞋摊一摆就是二十年。一只木箱，一把旧伞，"
@@ -184,11 +184,12 @@ STEPS: list[tuple[str, Callable[[Path], Task], str]] = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "make", "message"), STEPS, ids=[s[0] for s in STEPS])
 def test_a_bad_reply_is_asked_again_then_recorded_as_a_failure(
     serve: Callable[..., Any], tmp_path: Path, kind: str, make: Callable[[Path], Task], message: str
 ) -> None:
-    def answer(question: Question) -> Fault | None:
+    def answer(question: Asked) -> Fault | None:
         writing = question.writing or ""
         if BROKEN in writing or (FIXED in writing and question.attempt == 1):
             return Fault("out_of_range")

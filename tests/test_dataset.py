@@ -6,12 +6,13 @@ from pathlib import Path
 import pytest
 
 from howtobench import dataset as ds
-from howtobench.dataset import DataError, load_generations, load_records, record_to_sample
+from howtobench.dataset import DataError, record_to_sample
+from howtobench.sources import hub, open_source
 from support.data import MARKER, aligned_row, write_jsonl
 
 
 def test_folder_source_records_and_sample_metadata(data_folder: Path) -> None:
-    records = load_records(str(data_folder), "guide")
+    records = open_source(str(data_folder)).records("guide")
     assert [r.id for r in records] == ["infer_1", "infer_2"]
     sample = record_to_sample(records[1], "prompt")
     assert sample.id == "infer_2"
@@ -27,13 +28,14 @@ def test_folder_source_records_and_sample_metadata(data_folder: Path) -> None:
 
 
 def test_full_local_copy_counts(shared_data: Path) -> None:
-    counts = {t: len(load_records(str(shared_data), t)) for t in ds.TASKS}
+    counts = {t: len(open_source(str(shared_data)).records(t)) for t in ds.TASKS}
     assert counts == {"completion": 379, "guide": 456, "open": 467}
 
 
 def test_every_stored_generation_of_the_local_copy_replays(shared_data: Path) -> None:
-    records = load_records(str(shared_data), "open")
-    outputs = load_generations(str(shared_data), "open", "deepseek-chat", records)
+    source = open_source(str(shared_data))
+    records = source.records("open")
+    outputs = source.generations_for("open", "deepseek-chat", records)
     assert len(outputs) == 467
     assert sum(1 for text in outputs.values() if text == "") == 9  # kept, never dropped
 
@@ -53,27 +55,28 @@ def test_user_jsonl_source(tmp_path: Path) -> None:
             {"task": "completion", "instruction": "补全。", "grounding": f"甲{MARKER}乙"},
         ],
     )
-    open_records = load_records(str(path), "open")
+    open_records = open_source(str(path)).records("open")
     assert [r.id for r in open_records] == ["mine_1"]
     assert open_records[0].language == "en" and open_records[0].genre == "others"
-    guide_records = load_records(str(path), "guide")
+    guide_records = open_source(str(path)).records("guide")
     assert [(r.id, r.language, r.genre) for r in guide_records] == [
         ("mine_1", "en", "others"),
         ("x", "zh", "letters"),
     ]
     # A record without `task` belongs to the task being run, so it must suit it.
     with pytest.raises(DataError, match=r"mine.jsonl, line 1, field 'grounding'"):
-        load_records(str(path), "completion")
+        open_source(str(path)).records("completion")
 
 
 def test_demo_source_has_all_tasks_and_two_writers() -> None:
+    source = open_source("demo")
     for task in ds.TASKS:
-        records = load_records("demo", task)
+        records = source.records(task)
         assert records, task
         for model in ("demo-writer-a", "demo-writer-b"):
-            outputs = load_generations("demo", task, model, records)
+            outputs = source.generations_for(task, model, records)
             assert set(outputs) == {r.id for r in records}
-    assert any(r.language == "en" for r in load_records("demo", "open"))
+    assert any(r.language == "en" for r in source.records("open"))
 
 
 def test_hub_source_goes_through_the_same_record_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -85,14 +88,14 @@ def test_hub_source_goes_through_the_same_record_path(monkeypatch: pytest.Monkey
         return rows
 
     monkeypatch.setattr("datasets.load_dataset", fake_load_dataset)
-    records = load_records("hub", "open")
+    records = open_source("hub").records("open")
     assert [r.id for r in records] == ["infer_7"]
-    assert calls == [(ds.HF_REPO, ds.HF_REVISION, "train")]
+    assert calls == [(hub.HF_REPO, hub.HF_REVISION, "train")]
     rows.append({**aligned_row("infer_9", "open"), "basic_instruction": ""})
     with pytest.raises(DataError, match=r"hf://.*line 3, field 'basic_instruction': is empty"):
-        load_records("hub", "open")
+        open_source("hub").records("open")
     with pytest.raises(DataError, match="replay needs stored generations"):
-        load_generations("hub", "open", "gpt-4o", records)
+        open_source("hub").generations_for("open", "gpt-4o", records)
 
 
 def _published_rows(shared_data: Path) -> list[dict]:
@@ -133,7 +136,7 @@ def test_hub_rows_equal_to_the_paper_data_load_without_a_warning(
 ) -> None:
     rows = _published_rows(shared_data)
     _serve(monkeypatch, rows[::-1])  # the hub's row order does not matter
-    counts = {task: len(load_records("hub", task)) for task in ds.TASKS}
+    counts = {task: len(open_source("hub").records(task)) for task in ds.TASKS}
     assert counts == {"completion": 379, "guide": 456, "open": 467}
     assert _fingerprint_warnings(caplog) == []
 
@@ -145,8 +148,8 @@ def test_hub_rows_that_differ_are_used_with_one_warning_line_per_task(
     rows = [aligned_row(f"infer_{i}", "open", information="") for i in range(467)]
     rows += [aligned_row("infer_guide", "guide")]
     _serve(monkeypatch, rows)
-    assert len(load_records("hub", "open")) == 467
-    assert len(load_records("hub", "guide")) == 1
+    assert len(open_source("hub").records("open")) == 467
+    assert len(open_source("hub").records("guide")) == 1
     warnings = _fingerprint_warnings(caplog)
     assert len(warnings) == 2 and all("\n" not in w for w in warnings)
     assert "467 open records differ from the published ones" in warnings[0]
@@ -164,10 +167,10 @@ def test_hub_unreachable_is_one_line_saying_what_works_offline(
 
     monkeypatch.setattr("datasets.load_dataset", offline)
     with pytest.raises(DataError) as caught:
-        load_records("hub", "guide")
+        open_source("hub").records("guide")
     message = str(caught.value)
     assert "\n" not in message
-    assert message.startswith(f"hf://{ds.HF_REPO}@{ds.HF_REVISION}: cannot load the benchmark")
+    assert message.startswith(f"hf://{hub.HF_REPO}@{hub.HF_REVISION}: cannot load the benchmark")
     assert "ConnectionError: Couldn't reach" in message
     assert "-T dataset=demo" in message
     assert "git clone https://github.com/ZhuoerFeng/ACL2026-Tree-of-Writing" in message
@@ -176,7 +179,7 @@ def test_hub_unreachable_is_one_line_saying_what_works_offline(
 
 def test_unknown_source_path() -> None:
     with pytest.raises(DataError, match="dataset not found"):
-        load_records("/no/such/place", "open")
+        open_source("/no/such/place").records("open")
 
 
 @pytest.mark.parametrize(
@@ -206,7 +209,7 @@ def test_bad_aligned_records_name_file_line_and_field(
     with path.open("a", encoding="utf-8") as f:
         f.write(line_text + "\n")
     with pytest.raises(DataError, match=message) as info:
-        load_records(str(tmp_path), "guide")
+        open_source(str(tmp_path)).records("guide")
     assert str(path) in str(info.value)
 
 
@@ -223,7 +226,7 @@ def test_completion_without_marker(tmp_path: Path) -> None:
     with pytest.raises(
         DataError, match=r"line 2, field 'information': .*needs the \[fill in the blank\]"
     ):
-        load_records(str(tmp_path), "completion")
+        open_source(str(tmp_path)).records("completion")
     # The published data has two records whose marker is only named in the instruction:
     # they are kept (with a warning), as the whole benchmark must load.
     write_jsonl(
@@ -234,41 +237,42 @@ def test_completion_without_marker(tmp_path: Path) -> None:
             )
         ],
     )
-    assert [r.id for r in load_records(str(tmp_path), "completion")] == ["b"]
+    assert [r.id for r in open_source(str(tmp_path)).records("completion")] == ["b"]
 
 
 def test_user_file_errors(tmp_path: Path) -> None:
     path = write_jsonl(tmp_path / "mine.jsonl", [{"instruction": "写诗", "task": "essay"}])
     with pytest.raises(DataError, match=r"mine.jsonl, line 1, field 'task': unknown task 'essay'"):
-        load_records(str(path), "open")
+        open_source(str(path)).records("open")
     write_jsonl(path, [{"instruction": "写诗", "task": "completion", "grounding": "全文"}])
     with pytest.raises(DataError, match=r"line 1, field 'grounding': .*marker"):
-        load_records(str(path), "completion")
+        open_source(str(path)).records("completion")
     write_jsonl(path, [{"instruction": "写诗"}, {"instruction": "  "}])
     with pytest.raises(DataError, match=r"line 2, field 'instruction': is empty"):
-        load_records(str(path), "open")
+        open_source(str(path)).records("open")
     write_jsonl(path, [{"instruction": "写诗", "generations": {"m": 5}}])
     with pytest.raises(DataError, match=r"field 'generations.m': must be a string"):
-        load_records(str(path), "open")
+        open_source(str(path)).records("open")
 
 
 def test_unknown_task_name() -> None:
     with pytest.raises(ValueError, match="unknown task 'poem'"):
-        load_records("demo", "poem")
+        open_source("demo").records("poem")
 
 
 def test_replay_errors(data_folder: Path) -> None:
-    records = load_records(str(data_folder), "guide")
+    source = open_source(str(data_folder))
+    records = source.records("guide")
     with pytest.raises(
         DataError,
         match=r"model-z.jsonl: unknown replay model 'model-z' \(stored: model-a, model-b\)",
     ):
-        load_generations(str(data_folder), "guide", "model-z", records)
+        source.generations_for("guide", "model-z", records)
     with pytest.raises(
         DataError, match=r"model-b.jsonl, field 'infer_id': no stored generation for 'infer_2'"
     ):
-        load_generations(str(data_folder), "guide", "model-b", records)
-    assert load_generations(str(data_folder), "guide", "model-a", records) == {
+        source.generations_for("guide", "model-b", records)
+    assert source.generations_for("guide", "model-a", records) == {
         "infer_1": "公园让城市更宜居。",
         "infer_2": "",
     }
@@ -282,17 +286,18 @@ def test_replay_errors_in_a_user_file(tmp_path: Path) -> None:
             {"instruction": "写文", "generations": {"m2": "文"}},
         ],
     )
-    records = load_records(str(path), "open")
+    source = open_source(str(path))
+    records = source.records("open")
     with pytest.raises(DataError, match=r"unknown replay model 'm3' \(stored: m1, m2\)"):
-        load_generations(str(path), "open", "m3", records)
+        source.generations_for("open", "m3", records)
     with pytest.raises(
         DataError, match=r"field 'generations.m1': no stored generation for 'mine_2'"
     ):
-        load_generations(str(path), "open", "m1", records)
+        source.generations_for("open", "m1", records)
 
 
 def test_genre_filter(data_folder: Path) -> None:
-    records = load_records(str(data_folder), "guide")
+    records = open_source(str(data_folder)).records("guide")
     assert [r.id for r in ds.filter_genre(records, "speech")] == ["infer_2"]
     assert [r.id for r in ds.filter_genre(records, "议论文")] == ["infer_1"]
     with pytest.raises(
@@ -325,7 +330,7 @@ def test_bom_crlf_and_blank_lines_are_read(tmp_path: Path) -> None:
     data = b"\xef\xbb\xbf" + _line(first) + b"\r\n\r\n   \r\n" + _line(second) + b"\r\n\n"
     path = _raw_file(tmp_path / "mine.jsonl", data)
     assert list(ds.read_jsonl(path)) == [(1, first), (4, second)]
-    records = load_records(str(path), "open")
+    records = open_source(str(path)).records("open")
     assert [(r.id, r.line, r.instruction) for r in records] == [
         ("first", 1, "写一首诗。"),
         ("second", 4, "Write a letter.\r\nDear Sir,"),
@@ -335,7 +340,7 @@ def test_bom_crlf_and_blank_lines_are_read(tmp_path: Path) -> None:
         tmp_path / "data" / "guide" / "aligned.jsonl",
         b"\xef\xbb\xbf" + _line(aligned_row("a")) + b"\r\n" + _line(aligned_row("b")) + b"\r\n",
     )
-    assert [r.id for r in load_records(str(aligned.parents[1]), "guide")] == ["a", "b"]
+    assert [r.id for r in open_source(str(aligned.parents[1])).records("guide")] == ["a", "b"]
 
 
 @pytest.mark.parametrize(
@@ -363,19 +368,19 @@ def test_bytes_that_are_not_records_name_file_and_line(
 ) -> None:
     path = _raw_file(tmp_path / "mine.jsonl", data)
     with pytest.raises(DataError, match=message) as info:
-        load_records(str(path), "open")
+        open_source(str(path)).records("open")
     assert str(info.value).startswith(str(path))
 
 
 def test_empty_aligned_and_inferences_files(data_folder: Path) -> None:
     inferences = data_folder / "guide" / "inferences" / "model-b.jsonl"
     _raw_file(inferences, b"\r\n")
-    records = load_records(str(data_folder), "guide")
+    records = open_source(str(data_folder)).records("guide")
     with pytest.raises(DataError, match=r"model-b.jsonl: the file is empty"):
-        load_generations(str(data_folder), "guide", "model-b", records)
+        open_source(str(data_folder)).generations_for("guide", "model-b", records)
     _raw_file(data_folder / "guide" / "aligned.jsonl", b"")
     with pytest.raises(DataError, match=r"guide/aligned.jsonl: the file is empty"):
-        load_records(str(data_folder), "guide")
+        open_source(str(data_folder)).records("guide")
 
 
 def test_duplicates_name_both_lines(tmp_path: Path, data_folder: Path) -> None:
@@ -386,16 +391,16 @@ def test_duplicates_name_both_lines(tmp_path: Path, data_folder: Path) -> None:
     with pytest.raises(
         DataError, match=r"mine.jsonl, field 'id': duplicate id 'x' \(lines 1 and 3\)"
     ):
-        load_records(str(path), "open")
+        open_source(str(path)).records("open")
     inferences = data_folder / "guide" / "inferences" / "model-a.jsonl"
     with inferences.open("a", encoding="utf-8") as f:
         f.write("\n" + json.dumps({"infer_id": "infer_1", "output": "again"}) + "\n")
-    records = load_records(str(data_folder), "guide")
+    records = open_source(str(data_folder)).records("guide")
     with pytest.raises(
         DataError,
         match=r"model-a.jsonl, field 'infer_id': second generation for 'infer_1' \(lines 1 and 4\)",
     ):
-        load_generations(str(data_folder), "guide", "model-a", records)
+        open_source(str(data_folder)).generations_for("guide", "model-a", records)
 
 
 def test_a_user_file_without_records_of_the_task(tmp_path: Path) -> None:
@@ -403,7 +408,7 @@ def test_a_user_file_without_records_of_the_task(tmp_path: Path) -> None:
     with pytest.raises(
         DataError, match=r"mine.jsonl, field 'task': no records of task 'open' \(.*: guide\)"
     ):
-        load_records(str(path), "open")
+        open_source(str(path)).records("open")
 
 
 def test_a_folder_item_keeps_the_language_it_names(tmp_path: Path) -> None:
@@ -412,6 +417,6 @@ def test_a_folder_item_keeps_the_language_it_names(tmp_path: Path) -> None:
         aligned_row("en_1", basic_instruction="Write an essay on city parks.", language="en"),
     ]
     write_jsonl(tmp_path / "data" / "guide" / "aligned.jsonl", rows)
-    records = {r.id: r for r in load_records(str(tmp_path / "data"), "guide")}
+    records = {r.id: r for r in open_source(str(tmp_path / "data")).records("guide")}
     assert records["zh_1"].language == "zh"  # the published format has no language field
     assert records["en_1"].language == "en"

@@ -137,6 +137,7 @@ def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
     assert len(repeated) <= 4  # at most the calls in flight when the run was stopped
 
 
+@pytest.mark.slow
 def test_eval_set_over_several_models_is_resumable(serve: Serve, tmp_path: Path) -> None:
     simulator = serve()
     grader = get_model("openai-api/sim/judge")

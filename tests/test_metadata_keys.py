@@ -1,5 +1,5 @@
 """The log contract: the metadata keys real runs write are exactly the named ones, and
-a log written with the old literal keys reads back through the readers unchanged."""
+a log written with the old literal keys (task version 3 and before) reads back."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from inspect_ai.solver import TaskState
 
 from howtobench import guide
 from howtobench.judge.inputs import JudgeInput
-from howtobench.metadata import SampleKey, ScoreKey, TaskKey, keys
+from howtobench.metadata import SampleKey, ScoreKey, TaskKey, current, keys
 from howtobench.studies.logs import _sample_row
 from support.evals import run_eval
 from support.judges import Serve
 
-# The keys as the logs have always spelled them (task version 3): a rename here would
-# change the log format and break every older log.
-OLD_SAMPLE_KEYS = {
+# The keys as task version 4 spells them: a rename here changes the log format, and
+# needs a task version and an entry in `metadata.RENAMED` for the studies to read both.
+SAMPLE_KEYS = {
     "bench_id",
     "task",
     "genre",
@@ -35,9 +35,9 @@ OLD_SAMPLE_KEYS = {
     "unscorable",
     "writer",
 }
-OLD_SCORE_KEYS = {
+SCORE_KEYS = {
     "task",
-    "reference",
+    "anchor",
     "empty_writing",
     "writing_cleaned",
     "weights",
@@ -51,12 +51,12 @@ OLD_SCORE_KEYS = {
     "formatting",
     "shares",
 }
-OLD_TASK_KEYS = {
+TASK_KEYS = {
     "howtobench_task",
     "dataset",
     "replay",
     "genre",
-    "reference",
+    "anchor",
     "perturb",
     "data",
     "tasks",
@@ -67,10 +67,10 @@ OLD_TASK_KEYS = {
 }
 
 
-def test_the_named_keys_are_the_strings_of_the_old_format() -> None:
-    assert keys(SampleKey) == OLD_SAMPLE_KEYS
-    assert keys(ScoreKey) == OLD_SCORE_KEYS
-    assert keys(TaskKey) == OLD_TASK_KEYS
+def test_the_named_keys_are_the_strings_of_the_log_format() -> None:
+    assert keys(SampleKey) == SAMPLE_KEYS
+    assert keys(ScoreKey) == SCORE_KEYS
+    assert keys(TaskKey) == TASK_KEYS
 
 
 def test_a_replay_run_writes_exactly_the_named_sample_and_task_keys(tmp_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_a_replay_run_writes_exactly_the_named_sample_and_task_keys(tmp_path: Pa
 
 def test_a_tow_run_writes_only_named_score_keys(tmp_path: Path, serve: Serve) -> None:
     # another model's writing as the anchor: its sample keys are written too
-    task = guide(dataset="demo", replay="demo-writer-a", reference="demo-writer-b")
+    task = guide(dataset="demo", replay="demo-writer-a", anchor="demo-writer-b")
     [log] = run_eval(task, tmp_path, serve())
     assert log.samples
     # shares is autoplan's; by_judge needs a panel; writing_cleaned a writing with
@@ -107,7 +107,7 @@ def test_a_tow_run_writes_only_named_score_keys(tmp_path: Path, serve: Serve) ->
         assert meta is not None
         assert set(meta) | {ScoreKey.REUSED} == tow_keys
         assert isinstance(meta[ScoreKey.NEGOTIATOR][ScoreKey.REUSED], bool)
-        assert meta[ScoreKey.REFERENCE] == "demo-writer-b"
+        assert meta[ScoreKey.ANCHOR] == "demo-writer-b"
 
 
 def test_an_old_log_reads_back_through_the_readers() -> None:
@@ -176,4 +176,11 @@ def test_old_sample_metadata_reaches_the_judges() -> None:
         "人写的参考",
     )
     assert (seen.anchor, seen.anchor_source) == ("另一个模型的文章", "model-b")
-    assert seen.seen(True) == {"reference": "model-b"}
+    assert seen.seen(True) == {"anchor": "model-b"}
+
+
+def test_metadata_of_task_version_3_reads_under_the_new_names() -> None:
+    old = {"task": "guide", "reference": "none", "formatting": "lenient"}
+    assert current(old) == {"task": "guide", "anchor": "none", "formatting": "lenient"}
+    assert current({"anchor": "m", "reference": "stale"})["anchor"] == "m"  # new wins
+    assert current(None) == {}

@@ -11,7 +11,7 @@ from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU
 
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
-from howtobench.dataset import load_generations, load_records
+from howtobench.sources import open_source
 
 
 def test_tokenize_chinese_words_and_english_13a() -> None:
@@ -94,8 +94,9 @@ def test_rouge_l_agrees_with_the_paper_code_on_real_writings(shared_data: Path) 
     On single paragraphs the two agree to 1e-6. Across blank lines the paper's code
     also counts empty "words" made by its sentence splitter, which we do not (README).
     """
-    records = load_records(str(shared_data), "guide")[:12]
-    outputs = load_generations(str(shared_data), "guide", "gpt-4o-2024-11-20", records)
+    source = open_source(str(shared_data))
+    records = source.records("guide")[:12]
+    outputs = source.generations_for("guide", "gpt-4o-2024-11-20", records)
     paper = Rouge()
     for record in records:
         writing, reference = (

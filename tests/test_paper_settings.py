@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from howtobench import guide
-from howtobench.simulator import Question
+from howtobench.simulator import Asked
 from support.data import INSTRUCTIONS, OTHER, WRITINGS, write_guide_data
 from support.evals import run_eval, scores
 from support.judges import Serve, simulator_model
@@ -25,10 +25,11 @@ LEAVES = {
 }
 
 
-def fixed(q: Question) -> dict[str, Any] | None:
+def fixed(q: Asked) -> dict[str, Any] | None:
     return {"score": LEAVES[q.kind], "reason": "按脚本"} if q.kind in LEAVES else None
 
 
+@pytest.mark.slow
 def test_uniform_weights_make_no_negotiator_call(serve: Serve, tmp_path: Path) -> None:
     simulator = serve(script=fixed)
     data = write_guide_data(tmp_path / "data.jsonl")
@@ -46,6 +47,7 @@ def test_uniform_weights_make_no_negotiator_call(serve: Serve, tmp_path: Path) -
     assert log.eval.task_args["weights"] == "uniform"
 
 
+@pytest.mark.slow
 def test_an_ablation_keeps_the_full_trees_weights(serve: Serve, tmp_path: Path) -> None:
     simulator = serve(script=fixed)
     data = write_guide_data(tmp_path / "data.jsonl")
@@ -69,6 +71,7 @@ def test_an_ablation_keeps_the_full_trees_weights(serve: Serve, tmp_path: Path) 
     assert scores(only)["a"].value == {"overall": 6, "impression": 6}
 
 
+@pytest.mark.slow
 def test_the_judges_temperature(serve: Serve, tmp_path: Path) -> None:
     simulator = serve(script=fixed)
     data = write_guide_data(tmp_path / "data.jsonl")

@@ -21,7 +21,7 @@ from inspect_ai.log import read_eval_log
 from howtobench import tasks
 from howtobench.cli import main
 from howtobench.errors import UserError
-from howtobench.simulator import JudgeSimulator, Question, asked_ids
+from howtobench.simulator import Asked, JudgeSimulator, asked_ids
 from howtobench.studies import StudyError, report
 from howtobench.studies.plans import export_plan
 from howtobench.tree import negotiator
@@ -34,7 +34,7 @@ NODE = {leaf.id: leaf.node for leaf in LEAVES}
 DEMO = {"completion": 3, "guide": 3, "open": 4}
 
 
-def sampled_weights(question: Question) -> dict[str, Any] | None:
+def sampled_weights(question: Asked) -> dict[str, Any] | None:
     """A negotiator that draws new weights at every call; every other question is the
     simulator's own (deterministic) reply."""
     if question.kind != "negotiator":
@@ -172,6 +172,7 @@ def test_without_a_plan_two_workers_disagree_and_the_report_refuses(
         report([tmp_path / "logs"])
 
 
+@pytest.mark.slow
 def test_writers_scored_by_different_formatting_rules_are_refused(
     serve: Serve, tmp_path: Path
 ) -> None:
@@ -187,6 +188,7 @@ def test_writers_scored_by_different_formatting_rules_are_refused(
         report([tmp_path / "logs"])
 
 
+@pytest.mark.slow
 def test_ablations_and_uniform_weights_work_beside_a_plan(serve: Serve, tmp_path: Path) -> None:
     plan_path = plan_of(serve, tmp_path, tasks="guide")
     plan = read_plan(plan_path)
@@ -324,6 +326,7 @@ def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
         lock.release()
 
 
+@pytest.mark.slow
 def test_a_plan_exported_from_tow_logs_equals_the_negotiated_one(
     serve: Serve, tmp_path: Path
 ) -> None:
@@ -346,6 +349,7 @@ def test_a_plan_exported_from_tow_logs_equals_the_negotiated_one(
     assert read_plan(from_tow).digest == read_plan(tmp_path / "a.jsonl").digest
 
 
+@pytest.mark.slow
 def test_a_judge_that_cannot_negotiate_scores_from_a_stronger_ones_plan(
     serve: Serve, tmp_path: Path
 ) -> None:

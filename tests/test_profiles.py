@@ -11,9 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import socket
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -24,7 +21,8 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from howtobench import guide
-from howtobench.simulator import PROFILES, Fault, JudgeSimulator, Question, get_profile
+from howtobench.simulator import PROFILES, Asked, Fault, JudgeSimulator, get_profile
+from howtobench.simulator.process import served
 from howtobench.simulator.wire import THINK_TEXT
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import LEAVES
@@ -274,7 +272,7 @@ def test_a_scripted_context_fault_is_the_refusal_of_the_server_played(
 def test_scripts_read_the_temperature_each_request_asked_for() -> None:
     seen: list[float | None] = []
 
-    def script(question: Question) -> None:
+    def script(question: Asked) -> None:
         seen.append(question.temperature)
 
     with JudgeSimulator(script=script) as simulator:
@@ -286,34 +284,9 @@ def test_scripts_read_the_temperature_each_request_asked_for() -> None:
 
 @pytest.mark.slow
 def test_the_command_line_serves_a_profile() -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "howtobench.simulator",
-            "--port",
-            str(port),
-            "--profile",
-            "tgi-1",
-            "--context",
-            "1000",
-            "--no-system-role",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        assert "as text-generation-inference < 2.0.2" in server.stdout.readline()
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/stats", timeout=10) as answer:
-            assert json.loads(answer.read())["profile"] == "tgi-1"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with served(profile="tgi-1", context=1000, no_system_role=True) as simulator:
+        assert "as text-generation-inference < 2.0.2" in simulator.announced
+        assert simulator.stats()["profile"] == "tgi-1"
 
 
 # --- ToW through inspect against each server ------------------------------------------------
@@ -394,7 +367,7 @@ def test_a_deterministic_judge_changes_its_answer_when_the_reask_is_sampled(
     """Greedy decoding repeats itself: the same prompt and a short correction give the
     same bad answer at temperature 0. Sampled, it answers."""
 
-    def script(question: Question) -> str | None:
+    def script(question: Asked) -> str | None:
         if question.kind == "negotiator" and not question.temperature:
             return "这项任务的各项都很重要，我无法给出权重。"
         return None

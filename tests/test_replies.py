@@ -94,7 +94,7 @@ def test_every_judge_reads_the_last_object_with_its_keys() -> None:
     }
     first = {**plan, "overall": 3}
     autoplan = Form(("dimensions", "overall"), check_plan)
-    assert autoplan.read(f"{json.dumps(first)}\n最终：{json.dumps(plan)}").overall == 6
+    assert autoplan.read(f"{json.dumps(first)}\n最终：{json.dumps(plan)}").score == 6
 
     judge_input = JudgeInput(
         task="open",
@@ -112,7 +112,7 @@ def test_every_judge_reads_the_last_object_with_its_keys() -> None:
     ids = genre_rubric("poem", "zh").ids
     final = {"scores": dict.fromkeys(ids, 7), "overall": 7, "reason": "定稿"}
     draft = {"scores": dict.fromkeys(ids, 2), "overall": 2}
-    assert asked.form.read(f"{json.dumps(draft)} 再看一遍 {json.dumps(final)}").overall == 7
+    assert asked.form.read(f"{json.dumps(draft)} 再看一遍 {json.dumps(final)}").score == 7
 
 
 def test_weights_accepted_as_given() -> None:

@@ -31,8 +31,8 @@ from scipy import optimize, stats
 
 from howtobench import guide, open_writing
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
-from howtobench.dataset import load_records
 from howtobench.perturb import drop, repeat
+from howtobench.sources import open_source
 from howtobench.studies import lengths
 from howtobench.vocabulary import TASKS
 from support.evals import run_eval
@@ -137,7 +137,7 @@ def study_slopes(
 
 def test_task_counts(shared_data: Path) -> None:
     assert {t: len(raw(shared_data, t)) for t in TASKS} == COUNTS
-    assert {t: len(load_records(str(shared_data), t)) for t in TASKS} == COUNTS
+    assert {t: len(open_source(str(shared_data)).records(t)) for t in TASKS} == COUNTS
     assert sum(COUNTS.values()) == 1302
 
 
@@ -187,6 +187,7 @@ def test_length_slopes_of_all_generations(shared_data: Path) -> None:
         assert fit.rvalue > 0.2 and fit.pvalue < 0.05
 
 
+@pytest.mark.slow
 def test_length_study_on_replay_logs_fits_the_same_line(shared_data: Path, tmp_path: Path) -> None:
     """The study on real inspect logs of replay runs fits the line computed from the raw
     files. A subset (3 models, the first 20 instructions of each task) keeps this fast; its
@@ -256,6 +257,7 @@ def textbook_bleu_1(hypothesis: list[str], reference: list[str]) -> float:
     return 100 * matched / len(hypothesis) * penalty
 
 
+@pytest.mark.slow
 def test_table7_bleu_on_fifty_writings(shared_data: Path) -> None:
     """§6.2: 50 writings, 5 per model; Table 7's BLEU: Init 24.66, Drop -7.27, Rep +4.23.
 
@@ -353,6 +355,7 @@ def paper_words(text: str) -> list[str]:
     return [w for s in sentences if s for w in " ".join(s.split()).split(" ")]
 
 
+@pytest.mark.slow
 def test_rouge_l_differs_from_the_paper_code_only_by_its_empty_words(
     shared_data: Path,
 ) -> None:

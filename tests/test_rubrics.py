@@ -277,7 +277,7 @@ def test_the_reply_check_takes_exactly_the_rubric_ids(label: str) -> None:
     assert rubric.text in question.instructions
     scores = {i: 6 for i in rubric.ids}
     verdict = question.form.check({"scores": scores, "overall": 7})
-    assert verdict.details["scores"] == scores and verdict.overall == 7
+    assert verdict.details["scores"] == scores and verdict.score == 7
     first, *rest = rubric.ids
     for wrong in ({i: 6 for i in rest}, {**scores, "extra": 6}):
         with pytest.raises(ReplyError, match='"scores" must hold exactly'):

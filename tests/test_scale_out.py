@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,6 +18,7 @@ import pandas as pd
 import pytest
 
 from howtobench import tasks
+from howtobench.simulator.process import Served, served
 from howtobench.studies import report
 from howtobench.studies.plans import export_plan
 from support.evals import run_eval
@@ -33,54 +31,14 @@ WRITERS = "demo-writer-a,demo-writer-b"
 SAMPLES = 3 + 3 + 4  # the demo's completion, guide and open instructions
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-class Host:
-    """A simulator in its own process: a judge endpoint as another host would serve it."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "howtobench.simulator", "--port", str(self.port)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                self.stats()
-                break
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise
-                time.sleep(0.1)
-
-    @property
-    def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
-
-    def stats(self) -> dict[str, Any]:
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/stats", timeout=5) as answer:
-            return dict(json.load(answer))
-
-    def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(10)
-
-
 @pytest.fixture(scope="module")
-def hosts() -> Iterator[list[Host]]:
-    started = [Host(), Host()]
-    yield started
-    for host in started:
-        host.stop()
+def hosts() -> Iterator[list[Served]]:
+    """Two simulators, each in its own process: judge endpoints as two hosts serve them."""
+    with served() as first, served() as second:
+        yield [first, second]
 
 
-def recipe(env: dict[str, str], host: Host, cache: Path, **more: str) -> subprocess.Popen[str]:
+def recipe(env: dict[str, str], host: Served, cache: Path, **more: str) -> subprocess.Popen[str]:
     """The recipe's definition file, run as a process with the job's settings."""
     return subprocess.Popen(
         [sys.executable, str(RECIPE)],
@@ -128,7 +86,7 @@ def job(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def one_process(job: dict[str, str], hosts: list[Host]) -> pd.DataFrame:
+def one_process(job: dict[str, str], hosts: list[Served]) -> pd.DataFrame:
     """The leaderboard of the same job run in one process (eval-set's own mode)."""
     folder = Path(job["FOLDER"])
     env = {**os.environ, **job, "HOWTOBENCH_LOG_DIR": str(folder / "one-process")}
@@ -137,7 +95,7 @@ def one_process(job: dict[str, str], hosts: list[Host]) -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def manifest(job: dict[str, str], hosts: list[Host]) -> dict[str, Any]:
+def manifest(job: dict[str, str], hosts: list[Served]) -> dict[str, Any]:
     """The eval set's tasks, captured once (the log folder is no part of a task's identity)."""
     folder = Path(job["FOLDER"])
     env = {**os.environ, **job, "HOWTOBENCH_LOG_DIR": str(folder / "unused")}
@@ -151,7 +109,7 @@ def manifest(job: dict[str, str], hosts: list[Host]) -> dict[str, Any]:
 def scale_out(
     job: dict[str, str],
     manifest: dict[str, Any],
-    hosts: list[Host],
+    hosts: list[Served],
     log_dir: str,
     scratch: Path,
 ) -> None:
@@ -185,7 +143,7 @@ def scale_out(
 def test_two_workers_on_two_hosts_equal_one_process(
     job: dict[str, str],
     manifest: dict[str, Any],
-    hosts: list[Host],
+    hosts: list[Served],
     one_process: pd.DataFrame,
     tmp_path: Path,
 ) -> None:
@@ -205,7 +163,7 @@ def test_two_workers_on_two_hosts_equal_one_process(
 def test_the_log_folder_can_be_on_object_storage(
     job: dict[str, str],
     manifest: dict[str, Any],
-    hosts: list[Host],
+    hosts: list[Served],
     one_process: pd.DataFrame,
     tmp_path: Path,
     s3_server: Any,

@@ -24,7 +24,7 @@ from inspect_ai.model import ContentText
 
 from howtobench import open_writing
 from howtobench.cli import main
-from howtobench.simulator.protocol import Question
+from howtobench.simulator.protocol import Asked
 from howtobench.simulator.server import Fault, JudgeSimulator, Request
 from howtobench.studies import load_samples
 from howtobench.studies.cost import cost
@@ -176,7 +176,7 @@ def test_anthropic_faults_reach_the_scorer_as_anthropic_errors(
     writing's logic question leaves that writing unscored with Anthropic's message."""
     asked: Counter[tuple[str, str | None]] = Counter()
 
-    def script(question: Question) -> Fault | None:
+    def script(question: Asked) -> Fault | None:
         asked[(question.kind, question.writing)] += 1
         if question.kind == "logic" and "菜市场" in (question.writing or ""):
             return Fault("400")

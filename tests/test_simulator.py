@@ -13,7 +13,7 @@ import pytest
 
 from howtobench import guide
 from howtobench.simulator.billing import PromptCache, Segment, Usage, tokens
-from howtobench.simulator.protocol import Question
+from howtobench.simulator.protocol import Asked
 from howtobench.simulator.replies import Faults
 from howtobench.simulator.server import Fault, JudgeSimulator
 from support.evals import run_eval
@@ -197,6 +197,7 @@ def test_tow_over_http_scores_every_sample(serve: Serve, tmp_path: Path) -> None
     assert usage.output_tokens == simulator.tokens["output"]
 
 
+@pytest.mark.slow
 def test_persistently_malformed_replies_end_cleanly_unscored(serve: Serve, tmp_path: Path) -> None:
     sim = serve(faults=Faults(rate_malformed=1.0))
     [log] = run_eval(
@@ -213,9 +214,9 @@ def test_persistently_malformed_replies_end_cleanly_unscored(serve: Serve, tmp_p
 
 
 def test_a_question_is_read_from_the_conversation_an_sdk_sends() -> None:
-    seen: list[Question] = []
+    seen: list[Asked] = []
 
-    def script(question: Question) -> None:
+    def script(question: Asked) -> None:
         seen.append(question)
 
     with JudgeSimulator(script=script) as simulator:

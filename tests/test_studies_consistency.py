@@ -13,7 +13,7 @@ from inspect_ai.log import EvalLog, read_eval_log, write_eval_log
 from inspect_ai.scorer import Score
 
 from howtobench.studies import StudyError, consistency
-from howtobench.studies.consistency import fluctuation
+from howtobench.studies.weight_consistency import fluctuation
 
 
 def tow_weights(s: int, t: int) -> dict[str, float]:
@@ -113,6 +113,7 @@ REUSE_NOTE = (
 )
 
 
+@pytest.mark.slow
 def test_the_negotiator_reuses_weights_across_epochs(epochs_logs: Path) -> None:
     """The real run (default reuse_weights=true): zero fluctuation, and the study says why."""
     result = consistency([epochs_logs])
@@ -172,6 +173,7 @@ def test_epochs_without_weights_are_left_out(fluctuating: Path, tmp_path: Path) 
     assert row["delta"] == pytest.approx((sample_2[0] + sample_3[0]) / 2)
 
 
+@pytest.mark.slow
 def test_a_single_epoch_is_refused(writers_logs: Path) -> None:
     with pytest.raises(
         StudyError, match=r"needs repeated judge runs.*40 sample\(s\) have one epoch"
@@ -179,6 +181,7 @@ def test_a_single_epoch_is_refused(writers_logs: Path) -> None:
         consistency([writers_logs])
 
 
+@pytest.mark.slow
 def test_logs_without_weights_or_shares(fluctuating: Path, tmp_path: Path) -> None:
     log = read_eval_log(str(fluctuating))
     for sample in log.samples:

@@ -26,7 +26,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from howtobench import open_writing
 from howtobench.cli import main
-from howtobench.simulator.protocol import Question
+from howtobench.simulator.protocol import Asked
 from howtobench.studies import StudyError
 from howtobench.studies.cost import cost
 from support.evals import run_eval
@@ -37,7 +37,7 @@ PRICES = (
 )
 
 
-def _answer(question: Question) -> Reply:
+def _answer(question: Asked) -> Reply:
     """The scripted judge, which also writes when it is the evaluated model."""
     return "一首短诗。\n\n第二节。" if question.kind == "writer" else fixed_scores(SCORES)(question)
 
@@ -178,6 +178,7 @@ def test_a_model_that_writes_and_judges_is_split_by_role(tmp_path: Path) -> None
         ),
     ],
 )
+@pytest.mark.slow
 def test_calls_in_batches_are_priced_at_the_batch_rate(
     rule: str, share: float, tmp_path: Path
 ) -> None:

@@ -14,6 +14,7 @@ from support.logs import log_of, raw_rows
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 def test_a_panel_inside_one_log(panel_logs: Path) -> None:
     by_judge = [r["metadata"]["tow"]["by_judge"] for r in raw_rows(panel_logs)]
     strict = [b["mockllm/strict"] for b in by_judge]
@@ -29,6 +30,7 @@ def test_a_panel_inside_one_log(panel_logs: Path) -> None:
     assert set(result.figures) == {"heatmap"}
 
 
+@pytest.mark.slow
 def test_grader_models_across_logs_and_humans(writers_logs: Path, second_judge_logs: Path) -> None:
     first = {(r["model"], r["id"]): r.get("tow.overall", math.nan) for r in raw_rows(writers_logs)}
     second = {(r["model"], r["id"]): r["tow.overall"] for r in raw_rows(second_judge_logs)}
@@ -51,6 +53,7 @@ def test_grader_models_across_logs_and_humans(writers_logs: Path, second_judge_l
     assert overlap.loc[two, "human"] == 12
 
 
+@pytest.mark.slow
 def test_heatmap_is_a_png(panel_logs: Path, tmp_path: Path) -> None:
     path = tmp_path / "heatmap.png"
     judges([panel_logs]).figures["heatmap"].savefig(path)
@@ -62,6 +65,7 @@ def test_one_judge_alone_is_not_an_agreement(writers_logs: Path) -> None:
         judges([writers_logs])
 
 
+@pytest.mark.slow
 def test_judges_of_different_writings_do_not_overlap(
     writers_logs: Path, second_judge_logs: Path
 ) -> None:
@@ -70,6 +74,7 @@ def test_judges_of_different_writings_do_not_overlap(
         judges([*completion, second_judge_logs])
 
 
+@pytest.mark.slow
 def test_the_same_judge_twice_on_the_same_writings(second_judge_logs: Path, tmp_path: Path) -> None:
     one = log_of(second_judge_logs, "w-a", "guide")
     shutil.copy(one, tmp_path / "again.eval")

@@ -37,7 +37,7 @@ from howtobench.studies.leaderboard import (
     ranks,
     resample,
 )
-from howtobench.studies.report import publish
+from howtobench.studies.leaderboard_report import publish
 from howtobench.studies.tables import render
 from support.logs import WRITERS, log_of, raw_rows
 
@@ -187,6 +187,7 @@ def good(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [r for r in rows if not math.isnan(r.get("tow.overall", math.nan))]
 
 
+@pytest.mark.slow
 def test_json_rows_hold_every_cell_with_its_counts_and_means(
     board: dict[str, Any], writers_logs: Path
 ) -> None:
@@ -257,6 +258,7 @@ def test_the_method_and_the_provenance_say_what_the_logs_say(
     assert len(given["weights_digest"]) == 16
 
 
+@pytest.mark.slow
 def test_a_panel_is_resampled_and_named(panel_logs: Path) -> None:
     found = report([panel_logs], bootstrap=50).board
     assert found is not None
@@ -264,6 +266,7 @@ def test_a_panel_is_resampled_and_named(panel_logs: Path) -> None:
     assert found.provenance["panel"] == ["mockllm/kind", "mockllm/strict"]
 
 
+@pytest.mark.slow
 def test_seed_and_resamples_decide_the_intervals(samples: Samples, result: Any) -> None:
     again = report(samples, bootstrap=400, seed=7).board
     other = report(samples, bootstrap=400, seed=8).board
@@ -275,6 +278,7 @@ def test_seed_and_resamples_decide_the_intervals(samples: Samples, result: Any) 
     assert none.cells["low"].isna().all() and none.cells["rank"].equals(result.board.cells["rank"])
 
 
+@pytest.mark.slow
 def test_the_terminal_board_fits_100_columns(
     writers_logs: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -310,6 +314,7 @@ def test_the_terminal_board_fits_100_columns(
     assert "10 (7-11)" in text and "6.123 [6.012, 6.234]" in text
 
 
+@pytest.mark.slow
 def test_bad_options_and_an_unwritable_folder(
     writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -41,6 +41,7 @@ def report_result(writers_logs: Path) -> StudyResult:
         ("completion", "input_length", "tow.content"),
     ],
 )
+@pytest.mark.slow
 def test_length_correlations_per_task(length_result: StudyResult, rows, task, x, y) -> None:
     points = (
         [r for r in scored(rows, y) if r["task"] == task]
@@ -70,6 +71,7 @@ def test_one_figure_per_task_and_the_missing_guide_writing(length_result: StudyR
     assert list(result.tables["table"].index) == ["completion", "guide", "open"]
 
 
+@pytest.mark.slow
 def test_leaderboard_by_task_genre_and_all(report_result: StudyResult, rows) -> None:
     result = report_result
     board, counts = result.tables["leaderboard"], result.tables["counts"]

@@ -24,7 +24,7 @@ from howtobench.studies import (
     read_ratings,
 )
 from howtobench.studies.logs import judge_runs
-from support.judges import Question, Reply, ScriptedJudge, hashed, rubric_reply
+from support.judges import Asked, Reply, ScriptedJudge, hashed, rubric_reply
 from support.logs import WRITERS, build_logs, raw_rows
 
 IDS = [f"demo_completion_{i}" for i in (1, 2, 3)]
@@ -76,6 +76,7 @@ def result(samples: Samples) -> StudyResult:
     return metaeval(samples, ratings(), ["tow.overall", "rouge_l"], resamples=100, seed=1)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("metric", ["tow.overall", "rouge_l"])
 def test_system_level_correlates_model_means_over_all_tasks(writers_logs, result, metric) -> None:
     points = expected_points(writers_logs, metric)
@@ -210,7 +211,7 @@ def sampled_judge() -> ScriptedJudge:
     lock = threading.Lock()
     asked: Counter[tuple[str, str]] = Counter()
 
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.kind == "negotiator":
             return valid_weights(question)
         writing = question.writing or ""
@@ -259,6 +260,7 @@ def per_run_points(folder: Path, scorer: str, key: str) -> list[list[dict]]:
     return runs
 
 
+@pytest.mark.slow
 def test_sc_worst_and_best_correlate_each_judge_sample_alone(sc_logs: Path) -> None:
     guide_ratings = ratings()[ratings()["infer_id"].str.startswith("demo_guide")]
     result = metaeval([sc_logs], guide_ratings, ["tow.overall", "rubric"], resamples=50)

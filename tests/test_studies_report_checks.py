@@ -27,6 +27,7 @@ def tow_scored(log: EvalLog) -> int:
     return sum(1 for s in log.samples if isinstance(s.scores["tow"].value, dict))
 
 
+@pytest.mark.slow
 def test_the_writers_logs_record_clipping_and_weights(writers_logs: Path) -> None:
     """What the tests below rely on: the scorer writes both keys, one run one weights."""
     prints: dict[str, set[str]] = {}
@@ -41,6 +42,7 @@ def test_the_writers_logs_record_clipping_and_weights(writers_logs: Path) -> Non
     assert not report([writers_logs], bootstrap=10).tables.keys() - tables
 
 
+@pytest.mark.slow
 def test_clipped_samples_are_counted_with_their_nodes(
     writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -68,6 +70,7 @@ def test_clipped_samples_are_counted_with_their_nodes(
     assert "clipped by the scorer" in (tmp_path / "out" / "report_notes.txt").read_text("utf-8")
 
 
+@pytest.mark.slow
 def test_writers_judged_with_different_weights_are_refused(
     writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

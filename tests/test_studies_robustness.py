@@ -34,6 +34,7 @@ def expected_changes(folder: Path) -> dict[tuple[str, str], float]:
     return changes
 
 
+@pytest.mark.slow
 def test_mean_change_per_metric_and_disturbance(perturbed_logs: Path) -> None:
     clean = log_of(perturbed_logs, "clean")
     others = [log_of(perturbed_logs, "drop"), log_of(perturbed_logs, "inject")]
@@ -58,6 +59,7 @@ def test_mean_change_per_metric_and_disturbance(perturbed_logs: Path) -> None:
     assert any(note.startswith("RAISED: rouge_l rises by +") for note in result.notes)
 
 
+@pytest.mark.slow
 def test_a_folder_holding_the_clean_log_too(perturbed_logs: Path) -> None:
     clean = log_of(perturbed_logs, "clean")
     from_folder = robustness(clean, [perturbed_logs]).tables["changes"]
@@ -67,12 +69,14 @@ def test_a_folder_holding_the_clean_log_too(perturbed_logs: Path) -> None:
     assert from_folder.sort_index(axis=1).equals(listed.sort_index(axis=1))
 
 
+@pytest.mark.slow
 def test_a_log_without_a_disturbance(perturbed_logs: Path, writers_logs: Path) -> None:
     clean = log_of(perturbed_logs, "clean")
     with pytest.raises(StudyError, match="no 'perturb' in its task metadata"):
         robustness(clean, [log_of(writers_logs, "w-a", "open")])
 
 
+@pytest.mark.slow
 def test_no_sample_in_common(perturbed_logs: Path, writers_logs: Path, tmp_path: Path) -> None:
     other = tmp_path / "guide_drop.eval"
     shutil.copy(log_of(writers_logs, "w-a", "guide"), other)
@@ -85,6 +89,7 @@ def test_no_sample_in_common(perturbed_logs: Path, writers_logs: Path, tmp_path:
         robustness(log_of(perturbed_logs, "clean"), [other])
 
 
+@pytest.mark.slow
 def test_the_clean_logs_must_be_clean(perturbed_logs: Path) -> None:
     with pytest.raises(StudyError, match="the clean log is itself perturbed \\(perturb=drop\\)"):
         robustness(log_of(perturbed_logs, "drop"), [log_of(perturbed_logs, "inject")])
@@ -97,6 +102,7 @@ def test_the_clean_logs_must_be_clean(perturbed_logs: Path) -> None:
     assert str(info.value) in culprits
 
 
+@pytest.mark.slow
 def test_one_clean_writer_matches_another_writers_disturbed_log(perturbed_logs: Path) -> None:
     """The fixture's disturbed writings are replayed as writers 'drop' and 'inject': with
     one clean writer they are matched by task, sample id and epoch, and said so."""
@@ -141,6 +147,7 @@ def disturbance_of(path: str) -> str | None:
     return (read_eval_log(path, header_only=True).eval.metadata or {}).get("perturb")
 
 
+@pytest.mark.slow
 def test_two_writers_pooled_pair_each_sample_with_its_own_writers(two_writers: Path) -> None:
     clean = {
         (r["model"], r["task"], r["id"], r["epoch"]): r for r in raw_rows(two_writers / "clean")
@@ -180,6 +187,7 @@ def test_two_writers_pooled_pair_each_sample_with_its_own_writers(two_writers: P
     assert not any("matched by task, sample id and epoch" in note for note in result.notes)
 
 
+@pytest.mark.slow
 def test_clean_runs_given_one_by_one_equal_a_folder(two_writers: Path, tmp_path: Path) -> None:
     logs = sorted((two_writers / "clean").rglob("*.eval"))
     assert len(logs) == 2

@@ -115,6 +115,7 @@ def retried(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]
     return folder / "logs", Path(first.location), Path(second.location)
 
 
+@pytest.mark.slow
 def test_what_inspect_writes_for_a_retry(retried: tuple[Path, Path, Path]) -> None:
     """The facts the merging rests on (inspect 0.3.285)."""
     _, first, second = retried
@@ -228,6 +229,7 @@ def test_a_cancelled_or_unfinished_log(
         load_samples([path])
 
 
+@pytest.mark.slow
 def test_two_separate_runs_stay_apart(tmp_path: Path) -> None:
     """Two `inspect eval` runs of the same task, writer and judge are two runs: the
     consistency study counts each run's samples, and the report refuses to count the same

@@ -120,6 +120,7 @@ def test_the_rating_studio_reads_writings_from_s3(stored: Stored, on_s3: s3.S3Se
         ("empty", "report", "file", "the file is empty"),
     ],
 )
+@pytest.mark.slow
 def test_objects_that_are_no_logs_end_the_command_with_one_line(
     stored: Stored,
     on_s3: s3.S3Server,
@@ -146,6 +147,7 @@ def test_objects_that_are_no_logs_end_the_command_with_one_line(
     assert err == f"howtobench {study}: error: {url}: cannot read it as an inspect log: {reason}\n"
 
 
+@pytest.mark.slow
 def test_a_missing_prefix_or_bucket_and_a_folder_without_logs_in_one_line(
     on_s3: s3.S3Server, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -162,6 +164,7 @@ def test_a_missing_prefix_or_bucket_and_a_folder_without_logs_in_one_line(
         assert (code, out, err) == (2, "", f"howtobench report: error: {given}: {why}\n")
 
 
+@pytest.mark.slow
 def test_an_unreachable_store_or_missing_credentials_in_one_line(
     on_s3: s3.S3Server,
     monkeypatch: pytest.MonkeyPatch,

@@ -113,6 +113,7 @@ def test_a_box_only_for_the_leaves_with_enough_values() -> None:
     )
 
 
+@pytest.mark.slow
 def test_the_weight_figures_name_the_score_and_what_a_point_is() -> None:
     figure = report(samples({"argumentative": 1, "fiction": 3})).figures["weights_fiction"]
     axes = figure.axes[0]

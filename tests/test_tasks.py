@@ -1,5 +1,6 @@
 """The tasks end to end through inspect: replay, live writing, scorer selection, task names."""
 
+import inspect as inspect_module
 import math
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from howtobench import completion, guide, open_writing
 from howtobench.dataset import WritingRecord
 from howtobench.parameters import ParameterError, names
 from howtobench.scorers import check_names
+from howtobench.tasks import writing_parameters
 from howtobench.writer import writer_prompt
 from support.data import MARKER
 from support.evals import run_eval
@@ -134,6 +136,22 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
     assert log.eval.task == "howtobench/open"
     assert len(log.samples) == 4
     assert all(set(s.scores) == {"rouge_l", "bleu"} for s in log.samples)
+    # the shared signature: inspect records every parameter, defaults included
+    given = set(inspect_module.signature(writing_parameters).parameters) - {"unknown"}
+    assert set(log.eval.task_args) == given
+    assert log.eval.task_args["anchor"] == "human" and log.eval.task_args["judge_samples"] == 1
+    assert log.eval.task_args["replay"] == "demo-writer-b"
+    assert log.eval.task_version == 4
+
+
+def test_the_writing_tasks_share_one_signature_and_refuse_unknown_names() -> None:
+    expected = inspect_module.signature(writing_parameters).parameters
+    for factory in (completion, guide, open_writing):
+        assert inspect_module.signature(factory).parameters == expected
+    with pytest.raises(ParameterError, match=r"^-T judge_sample: .*did you mean judge_samples\?$"):
+        guide(dataset="demo", replay="demo-writer-a", judge_sample=3)
+    with pytest.raises(ParameterError, match=r"^-T reference: renamed anchor"):
+        guide(dataset="demo", replay="demo-writer-a", reference="none")
 
 
 def test_the_viewer_fields_name_the_writer_and_the_writing(tmp_path: Path) -> None:

@@ -9,14 +9,14 @@ from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
 from howtobench import completion, guide, open_writing, tree_of_writing
-from howtobench.dataset import load_generations, load_records
+from howtobench.sources import open_source
 from support.data import write_jsonl
 from support.evals import run_eval
 from support.judges import (
     SCORES,
     UNIFORM,
     WEIGHTS,
-    Question,
+    Asked,
     Reply,
     ScriptedJudge,
     fixed_scores,
@@ -94,7 +94,7 @@ def test_completion_has_no_format_node(tmp_path: Path) -> None:
 
 
 def test_bad_weights_are_asked_again_and_renormalised(tmp_path: Path) -> None:
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.kind != "negotiator":
             return {"score": SCORES[question.kind], "reason": "ok"}
         if question.attempt == 1:
@@ -115,7 +115,7 @@ def test_bad_weights_are_asked_again_and_renormalised(tmp_path: Path) -> None:
 
 
 def test_retry_prompt_states_the_error(tmp_path: Path) -> None:
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.kind == "negotiator":
             return weights_for(question)
         if question.kind == "logic" and question.attempt == 1:
@@ -137,11 +137,11 @@ def test_retry_prompt_states_the_error(tmp_path: Path) -> None:
     assert len(score.metadata["leaves"]["logic"]["judges"][0]["replies"]) == 2
 
 
+@pytest.mark.slow
 def test_unusable_expert_replies_leave_the_sample_unscored_with_the_reason(tmp_path: Path) -> None:
-    records = load_records("demo", "guide")
-    broken_writing = load_generations("demo", "guide", "demo-writer-b", records)["demo_guide_2"]
+    broken_writing = open_source("demo").generations("guide", "demo-writer-b")["demo_guide_2"]
 
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.kind == "negotiator":
             return weights_for(question)
         if question.kind == "emotion" and question.writing == broken_writing:
@@ -166,7 +166,7 @@ def test_unusable_expert_replies_leave_the_sample_unscored_with_the_reason(tmp_p
 
 
 def test_failed_negotiation_leaves_the_sample_unscored(tmp_path: Path) -> None:
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.kind == "negotiator":
             return {"weights": {"content": 1.0}}
         return {"score": SCORES[question.kind], "reason": "ok"}
@@ -184,6 +184,7 @@ def test_failed_negotiation_leaves_the_sample_unscored(tmp_path: Path) -> None:
     assert len(score.metadata["negotiator"]["replies"]) == 3
 
 
+@pytest.mark.slow
 def test_one_negotiator_call_per_instruction_across_models_epochs_and_runs(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     for model in ("demo-writer-a", "demo-writer-b"):
@@ -225,13 +226,14 @@ def test_panel_averages_leaf_scores_and_keeps_every_reply(tmp_path: Path) -> Non
     assert strict.count("negotiator") == 0 and strict.count("logic") == 1
 
 
+@pytest.mark.slow
 def test_reference_anchor_and_reference_free(tmp_path: Path) -> None:
-    reference = load_records("demo", "open")[0].reference.strip()
+    reference = open_source("demo").records("open")[0].reference.strip()
     with_ref = ScriptedJudge(fixed_scores(SCORES))
     run_eval(open_writing(dataset="demo", replay="demo-writer-a", genre="poem"), tmp_path, with_ref)
     without = ScriptedJudge(fixed_scores(SCORES))
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", reference=False),
+        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", anchor="none"),
         tmp_path,
         without,
     )
@@ -266,7 +268,7 @@ def test_reference_anchor_and_reference_free(tmp_path: Path) -> None:
         or "8 分的标准" in q.text
         for q in experts_without
     )
-    assert log.samples[0].scores["tow"].metadata["reference"] == "none"
+    assert log.samples[0].scores["tow"].metadata["anchor"] == "none"
     assert not any(reference in q.text for q in with_ref.questions if q.kind == "negotiator")
 
 

@@ -25,7 +25,7 @@ from inspect_ai.model import get_model
 
 from howtobench import guide
 from howtobench.baselines.prompts import genre_rubric
-from howtobench.simulator import Fault, JudgeSimulator, Question, asked_ids, valid_weights
+from howtobench.simulator import Asked, Fault, JudgeSimulator, asked_ids, valid_weights
 from support.data import INSTRUCTIONS, OTHER, WRITINGS, write_guide_data
 from support.evals import run_eval, scores
 from support.judges import UNIFORM, Serve, simulator_model, weights_for
@@ -50,12 +50,13 @@ def negotiator_subject(simulator: JudgeSimulator, instruction: str) -> tuple[str
 # 1. A failed question never poisons the cache ---------------------------------------------
 
 
+@pytest.mark.slow
 def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
     serve: Serve, tmp_path: Path
 ) -> None:
     judge = {"down": True}
 
-    def script(q: Question) -> str | None:
+    def script(q: Asked) -> str | None:
         bad = (q.kind == "logic" and q.writing == WRITINGS["a"]) or (
             q.kind == "negotiator" and INSTRUCTIONS["b"] in q.text
         )
@@ -93,7 +94,7 @@ def test_rescoring_a_log_asks_only_the_failed_questions(
 ) -> None:
     judge = {"down": True}
 
-    def script(q: Question) -> str | None:
+    def script(q: Asked) -> str | None:
         bad = q.kind == "emotion" and q.writing == WRITINGS["c"]
         return '{"score": "很好"}' if judge["down"] and bad else None
 
@@ -129,6 +130,7 @@ def test_rescoring_a_log_asks_only_the_failed_questions(
     assert scored(rescored) == set(INSTRUCTIONS)
 
 
+@pytest.mark.slow
 def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
     serve: Serve, tmp_path: Path
 ) -> None:
@@ -136,7 +138,7 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
     answered: set[tuple[str, str]] = set()
     lock = threading.Lock()
 
-    def script(q: Question) -> Fault | None:
+    def script(q: Asked) -> Fault | None:
         """Writing a is judged; at b's first question the judge goes down: nothing more."""
         if judge["down"] and (q.writing == WRITINGS["b"] or INSTRUCTIONS["b"] in q.text):
             judge["gone"] = True
@@ -170,10 +172,11 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
 # 2. The answer is the judge's final word ----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_drafts_are_passed_over_for_every_judge(serve: Serve, tmp_path: Path) -> None:
     final_weights = {**UNIFORM, "logic": 0.4, "emotion": 0.1}
 
-    def script(q: Question) -> str | None:
+    def script(q: Asked) -> str | None:
         if q.writing != WRITINGS["a"] and INSTRUCTIONS["a"] not in q.text:
             return None
         if q.kind == "negotiator":
@@ -218,7 +221,7 @@ def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Serve, tmp_path: Pa
     leaves = {"opening_ending": 10, "rhetoric": 10, "logic": 1, "emotion": 1}
     skewed = {"opening_ending": 0.9, "rhetoric": 0.9, "logic": -0.4, "emotion": -0.4}
 
-    def script(q: Question) -> dict[str, Any] | None:
+    def script(q: Asked) -> dict[str, Any] | None:
         if q.kind == "negotiator":
             return {"weights": {i: skewed.get(i, UNIFORM[i]) for i in asked_ids(q)}}
         if q.kind in leaves:
@@ -249,7 +252,7 @@ def test_concurrent_processes_negotiate_each_instruction_once(serve: Serve, tmp_
     rng = random.Random(7)
     lock = threading.Lock()
 
-    def script(q: Question) -> dict[str, Any] | None:
+    def script(q: Asked) -> dict[str, Any] | None:
         if q.kind != "negotiator":
             return None
         with lock:  # not deterministic: any second negotiation would differ
@@ -324,10 +327,11 @@ def fault_rows() -> list[dict[str, Any]]:
     ]
 
 
+@pytest.mark.slow
 def test_each_fault_costs_one_sample_with_a_reason_and_the_run_ends_complete(
     serve: Serve, tmp_path: Path
 ) -> None:
-    def script(q: Question) -> Fault | None:
+    def script(q: Asked) -> Fault | None:
         writing = q.writing or ""
         if q.kind == "rhetoric" and writing.startswith("被拒的请求"):
             return Fault("400")
@@ -426,7 +430,7 @@ def test_a_reask_is_sampled_so_a_deterministic_judge_can_change_its_answer(
     validly. The re-ask's temperature is in the log, and the reply store keeps the answer
     under the question as first asked (a rerun asks nothing)."""
 
-    def script(q: Question) -> dict[str, object] | None:
+    def script(q: Asked) -> dict[str, object] | None:
         if q.kind != "negotiator":
             return None
         return (
@@ -456,7 +460,7 @@ def test_a_prompt_longer_than_the_context_costs_only_its_writing(
     long = WRITINGS["b"]
     refused = 0
 
-    def script(q: Question) -> Fault | None:
+    def script(q: Asked) -> Fault | None:
         nonlocal refused
         if q.writing == long:
             refused += 1
@@ -480,7 +484,7 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Serve, tmp_path: Pat
     seen: Counter[str] = Counter()
     lock = threading.Lock()
 
-    def script(q: Question) -> Fault | None:
+    def script(q: Asked) -> Fault | None:
         if q.kind == "impression" and q.writing == WRITINGS["a"]:
             with lock:
                 seen["impression"] += 1
@@ -524,9 +528,14 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Serve, tmp_path: Pat
             "-T nodes: none of the chosen scorers (rubric)",
         ),
         ({"scorers": "rouge_l", "judge_samples": 3}, "-T judge_samples: none of the chosen"),
-        ({"scorers": "bleu", "reference": False}, "-T reference: none of the chosen scorers"),
-        ({"scorers": "bleu", "reference": "demo-writer-b"}, "-T reference: only the judge"),
-        ({"reference": 2.5}, "-T reference: expected true, false or a model name, got 2.5"),
+        ({"scorers": "bleu", "anchor": "none"}, "-T anchor: none of the chosen scorers"),
+        ({"scorers": "bleu", "anchor": "demo-writer-b"}, "-T anchor: only the judge"),
+        ({"anchor": 2.5}, "-T anchor: expected human, none or a model name, got 2.5"),
+        ({"reference": False}, "-T reference: renamed anchor in task version 4"),
+        (
+            {"formating": "paper"},
+            "-T formating: not a parameter of the writing tasks; did you mean formatting?",
+        ),
         ({"scorers": "bleurt"}, "-T bleurt_checkpoint: the bleurt scorer needs a checkpoint"),
         ({"bleurt_checkpoint": "x"}, "-T bleurt_checkpoint: none of the chosen scorers (tow)"),
         (
@@ -548,8 +557,8 @@ def test_bad_parameters_stop_the_task_with_one_line(options: dict[str, Any], mes
 
 @pytest.mark.parametrize("spelling", [False, 0, "0", "false", "none", "None", "no", None])
 def test_every_spelling_of_no_anchor_means_none_and_the_log_says_so(spelling: object) -> None:
-    task = guide(dataset="demo", replay="demo-writer-a", reference=spelling)
-    assert task.metadata["reference"] == "none"
+    task = guide(dataset="demo", replay="demo-writer-a", anchor=spelling)
+    assert task.metadata["anchor"] == "none"
 
 
 @pytest.mark.slow
@@ -583,10 +592,11 @@ def test_the_command_line_prints_a_parameter_error_as_one_line(tmp_path: Path) -
 # 9. The log tells the truth ----------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Serve, tmp_path: Path) -> None:
     shown: dict[str, str] = {}  # writing -> the logic question the judge was sent
 
-    def script(q: Question) -> None:
+    def script(q: Asked) -> None:
         if q.kind == "logic" and q.writing:
             shown[q.writing] = q.text
 
@@ -604,7 +614,7 @@ def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Serve, tmp_
     ]
     data = write_guide_data(tmp_path / "data.jsonl", rows)
     [human] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
-    assert {k: s.metadata["reference"] for k, s in scores(human).items()} == {
+    assert {k: s.metadata["anchor"] for k, s in scores(human).items()} == {
         "a": "human",
         "b": "none (the record has no reference)",
         "c": "human",
@@ -612,36 +622,37 @@ def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Serve, tmp_
     assert "范文a。" in shown[WRITINGS["a"]] and "<reference>" not in shown[WRITINGS["b"]]
     shown.clear()
     [off] = run_eval(
-        guide(dataset=str(data), replay="m", reference="false"), tmp_path / "logs", simulator
+        guide(dataset=str(data), replay="m", anchor="false"), tmp_path / "logs", simulator
     )
-    assert {s.metadata["reference"] for s in scores(off).values()} == {"none"}
-    assert off.eval.metadata["reference"] == "none"
+    assert {s.metadata["anchor"] for s in scores(off).values()} == {"none"}
+    assert off.eval.metadata["anchor"] == "none"
     # b's question is the same as before (it had no reference): answered from the store
     assert set(shown) == {WRITINGS["a"], WRITINGS["c"]}
     assert not any("<reference>" in text for text in shown.values())
     shown.clear()
     [model] = run_eval(
-        guide(dataset=str(data), replay="m", reference="n"), tmp_path / "logs", simulator
+        guide(dataset=str(data), replay="m", anchor="n"), tmp_path / "logs", simulator
     )
-    assert {k: s.metadata["reference"] for k, s in scores(model).items()} == {
+    assert {k: s.metadata["anchor"] for k, s in scores(model).items()} == {
         "a": "n",
         "b": "n",
         "c": "none (n's anchor writing is empty)",
     }
-    assert model.eval.metadata["reference"] == "n"
+    assert model.eval.metadata["anchor"] == "n"
     # n's writing was the anchor of a; c's judges saw no anchor, not the human reference:
     # its question is the very one of the run without anchors, so the store answered it
     assert OTHER["a"] in shown[WRITINGS["a"]] and "范文a。" not in shown[WRITINGS["a"]]
     assert WRITINGS["c"] not in shown
 
 
+@pytest.mark.slow
 def test_self_consistency_needs_half_of_its_judge_samples(serve: Serve, tmp_path: Path) -> None:
     """Writing a: logic is answered only once in all, so 1 of 3 judge samples is usable.
     Writing b: logic fails for one of the three samples, so 2 of 3 are usable."""
     asked: Counter[str] = Counter()
     lock = threading.Lock()
 
-    def script(q: Question) -> str | None:
+    def script(q: Asked) -> str | None:
         if q.kind != "logic" or q.writing not in (WRITINGS["a"], WRITINGS["b"]):
             return None
         key = "a" if q.writing == WRITINGS["a"] else "b"
@@ -681,10 +692,11 @@ def test_self_consistency_needs_half_of_its_judge_samples(serve: Serve, tmp_path
     assert found["c"].metadata["self_consistency"]["scored"] == 3
 
 
+@pytest.mark.slow
 def test_a_refused_or_empty_rewrite_is_not_scored_as_the_writing(
     serve: Serve, tmp_path: Path
 ) -> None:
-    def script(q: Question) -> str | None:
+    def script(q: Asked) -> str | None:
         if q.kind != "writer":
             return None
         if WRITINGS["a"] in q.text:
@@ -766,3 +778,21 @@ def test_a_server_that_queues_past_the_timeout_is_named_overloaded(
     message = str(log.error.message)
     assert "is up but did not answer in time" in message and "Lower --max-connections" in message
     assert "Check that the server is running" not in message
+
+
+def test_a_task_built_from_python_after_an_eval_set_is_not_judged_by_its_model(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """inspect's `eval_set()` leaves its model set in the caller once it returns; a task
+    built from Python afterwards (a notebook's next cell, or `howtobench build` then a
+    task) is no eval yet: neither refused for that eval's 'none' model nor warned that
+    the model will judge itself."""
+    from inspect_ai import eval_set
+
+    replay = guide(dataset="demo", replay="demo-writer-a", scorers="bleu")
+    success, _ = eval_set([replay], log_dir=str(tmp_path), model="none", display="none")
+    assert success
+    with caplog.at_level("WARNING", logger="howtobench.judge.models"):
+        task = guide(dataset="demo", replay="demo-writer-a")  # tow: it needs a judge
+    assert task.scorer is not None
+    assert not [r for r in caplog.records if "judge" in r.getMessage()]

@@ -9,11 +9,11 @@ import pytest
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
 
 from howtobench import completion, guide, open_writing
-from howtobench.dataset import load_generations, load_records
 from howtobench.parameters import ParameterError
 from howtobench.perturb import Perturbation, drop, inject, repeat, units
+from howtobench.sources import open_source
 from support.evals import run_eval
-from support.judges import SCORES, Question, Reply, ScriptedJudge, fixed_scores, weights_for
+from support.judges import SCORES, Asked, Reply, ScriptedJudge, fixed_scores, weights_for
 
 TEXT = "第一段讲起因。\n\n第二段讲经过。\n\n第三段讲转折。\n\n第四段讲结果。\n\n第五段讲感想。"
 
@@ -62,6 +62,7 @@ def test_perturbation_names() -> None:
             Perturbation.parse(bad)
 
 
+@pytest.mark.slow
 def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     logs = []
@@ -72,7 +73,7 @@ def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Pa
         logs += run_eval(task, tmp_path, judge)
     first, second = ([s.output.completion for s in log.samples] for log in logs)
     assert first == second
-    stored = load_generations("demo", "open", "demo-writer-a", load_records("demo", "open"))
+    stored = open_source("demo").generations("open", "demo-writer-a")
     for sample in logs[0].samples:
         detail = sample.metadata["perturbation"]
         assert detail["kind"] == "drop" and detail["seed"] == 7
@@ -116,6 +117,7 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
     assert {q.writing for q in judge.questions if q.writing} == {sample.output.completion}
 
 
+@pytest.mark.slow
 def test_node_ablation(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     [without_format] = run_eval(
@@ -139,12 +141,12 @@ def test_node_ablation(tmp_path: Path) -> None:
 
 
 def test_a_model_writing_as_anchor(tmp_path: Path) -> None:
-    records = load_records("demo", "open")
-    anchors = load_generations("demo", "open", "demo-writer-b", records)
+    records = open_source("demo").records("open")
+    anchors = open_source("demo").generations("open", "demo-writer-b")
     judge = ScriptedJudge(fixed_scores(SCORES))
     [log] = run_eval(
         open_writing(
-            dataset="demo", replay="demo-writer-a", genre="speech", reference="demo-writer-b"
+            dataset="demo", replay="demo-writer-a", genre="speech", anchor="demo-writer-b"
         ),
         tmp_path,
         judge,
@@ -157,16 +159,17 @@ def test_a_model_writing_as_anchor(tmp_path: Path) -> None:
     # appendix B.3 swaps only the text: the model's writing is framed as the reference is
     assert all(anchor in q.text and human not in q.text for q in experts)
     assert all("作为评分的比较基准" in q.text for q in experts)
-    assert sample.scores["tow"].metadata["reference"] == "demo-writer-b"
-    assert log.eval.metadata["reference"] == "demo-writer-b"
+    assert sample.scores["tow"].metadata["anchor"] == "demo-writer-b"
+    assert log.eval.metadata["anchor"] == "demo-writer-b"
 
 
+@pytest.mark.slow
 def test_self_consistency_means_samples_and_records_the_spread(tmp_path: Path) -> None:
     lock = threading.Lock()
     served: Counter[str] = Counter()
     temperatures: list[float | None] = []
 
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.kind == "negotiator":
             return weights_for(question)
         with lock:

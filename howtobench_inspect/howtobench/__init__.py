@@ -8,8 +8,9 @@ or matplotlib; `from howtobench import completion` imports the tasks then.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from howtobench.lazy import lazy_names
 
 if TYPE_CHECKING:
     from howtobench.baselines.autoplan import autoplan
@@ -23,7 +24,13 @@ if TYPE_CHECKING:
     from howtobench.construct.quality import quality_step
     from howtobench.construct.runs import EvalOptions
     from howtobench.construct.screen import screen_step
-    from howtobench.tasks import completion, guide, howtobench_task, open_writing
+    from howtobench.tasks import (
+        completion,
+        guide,
+        open_writing,
+        writing_parameters,
+        writing_task,
+    )
     from howtobench.tree.scorer import tree_of_writing
 
 # Each public name and the module that defines it.
@@ -38,13 +45,14 @@ _HOMES = {
     "classify_step": "howtobench.construct.classify",
     "completion": "howtobench.tasks",
     "guide": "howtobench.tasks",
-    "howtobench_task": "howtobench.tasks",
     "open_writing": "howtobench.tasks",
     "quality_step": "howtobench.construct.quality",
     "rouge_l": "howtobench.baselines.overlap",
     "rubric": "howtobench.baselines.rubric",
     "screen_step": "howtobench.construct.screen",
     "tree_of_writing": "howtobench.tree.scorer",
+    "writing_parameters": "howtobench.tasks",
+    "writing_task": "howtobench.tasks",
 }
 
 __all__ = [
@@ -58,25 +66,15 @@ __all__ = [
     "classify_step",
     "completion",
     "guide",
-    "howtobench_task",
     "open_writing",
     "quality_step",
     "rouge_l",
     "rubric",
     "screen_step",
     "tree_of_writing",
+    "writing_parameters",
+    "writing_task",
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import the module of a public name on first use, and keep the name here."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'howtobench' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

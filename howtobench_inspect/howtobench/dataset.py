@@ -1,12 +1,10 @@
-"""Writing records from the four sources, validated, and turned into inspect samples.
+"""Writing records: their type, the two record formats, validated, and inspect samples.
 
-Sources (the `dataset` task parameter):
-- `hub` (default): the published benchmark on the Hugging Face hub, checked by content
-  against the data published with the paper (`howtobench.fingerprint`);
-- a folder laid out like the paper repository's `data/`
-  (`<task>/aligned.jsonl`, `<task>/inferences/<model>.jsonl`);
-- one JSONL file of the user's own writing tasks (see `parse_user_record`);
-- `demo`: a small original sample shipped in the package (user-file format).
+Where records come from (the `dataset` task parameter: the hub, a data folder, a JSONL
+file, the demo) is `howtobench.sources`; this module is what every source shares: the
+published `aligned.jsonl` format and that of a user's JSONL file (`parse_benchmark_record`,
+`parse_user_record`), how a JSONL file is read (`read_jsonl`), and the sample a record
+becomes (`record_to_sample`).
 
 Every record passes one validation path; a bad record raises `DataError` naming the
 file, the line and the field. Nothing is skipped silently.
@@ -24,28 +22,11 @@ from typing import Any
 from inspect_ai.dataset import Sample
 
 from howtobench.errors import UserError
-from howtobench.fingerprint import difference
 from howtobench.genres import canonical_genre
 from howtobench.metadata import SampleKey
 from howtobench.vocabulary import FILL_MARKER, TASKS, detect_language
 
 logger = logging.getLogger(__name__)
-
-
-HF_REPO = "andrewzhuoerfeng/HowToBench"
-# The hub repository publishes no tags or releases, so the revision is its moving `main`;
-# what pins the data is its content: `_hub_records` checks each task against the
-# fingerprint of the paper's published data (`howtobench.fingerprint.PUBLISHED`).
-HF_REVISION = "main"
-PAPER_REPOSITORY = "https://github.com/ZhuoerFeng/ACL2026-Tree-of-Writing"
-# Offline, the hub cannot be read: say what works without it, in one line.
-HUB_UNREACHABLE_HELP = (
-    "without network access run -T dataset=demo, or use the paper's data folder: "
-    f"git clone {PAPER_REPOSITORY}, then -T dataset=ACL2026-Tree-of-Writing/data "
-    "(replay needs that folder too)"
-)
-
-DEMO_FILE = Path(__file__).parent / "data" / "demo" / "demo.jsonl"
 
 
 class DataError(UserError):
@@ -240,167 +221,11 @@ def parse_user_record(
     )
 
 
-def _unique(records: Iterable[WritingRecord], key: str) -> list[WritingRecord]:
-    """The records, refusing a second record of an id (`key` is the id's field name)."""
-    seen: dict[str, WritingRecord] = {}
-    for record in records:
-        if record.id in seen:
-            first = seen[record.id].line
-            raise DataError(
-                record.source,
-                f"duplicate id '{record.id}' (lines {first} and {record.line})",
-                field=key,
-            )
-        seen[record.id] = record
-    return list(seen.values())
-
-
-def _folder_records(folder: Path, task: str) -> list[WritingRecord]:
-    path = folder / task / "aligned.jsonl"
-    records = []
-    for line, obj in read_jsonl(path):
-        record = parse_benchmark_record(obj, str(path), line)
-        if record.task != task:
-            raise DataError(
-                str(path), f"task '{record.task}' in the {task} folder", line, "task_type"
-            )
-        records.append(record)
-    return records
-
-
-def _user_records(path: Path, task: str) -> list[WritingRecord]:
-    """The file's records of `task`; a file with records of other tasks only is an error
-    (inspect would only say that the dataset is empty)."""
-    records = [
-        parse_user_record(obj, str(path), line, f"{path.stem}_{line}", task)
-        for line, obj in read_jsonl(path)
-    ]
-    kept = [r for r in records if r.task == task]
-    if not kept:
-        others = ", ".join(sorted({r.task for r in records}))
-        raise DataError(
-            str(path), f"no records of task '{task}' (its records are of: {others})", field="task"
-        )
-    return kept
-
-
-def _hub_records(task: str) -> list[WritingRecord]:
-    """The published benchmark from the hub (needs network access on first use).
-
-    Whatever `load_dataset` raises (no network, hub down, repository moved) becomes a
-    one-line `DataError` saying what works offline. Records that differ from the paper's
-    published data are used, with one warning line saying what differs (the hub's `main`
-    may have changed since the paper; see `howtobench.fingerprint`).
-    """
-    from datasets import load_dataset
-
-    source = f"hf://{HF_REPO}@{HF_REVISION}"
-    try:
-        rows = load_dataset(HF_REPO, revision=HF_REVISION, split="train")
-    except Exception as err:  # the datasets library raises many kinds; all mean "no data"
-        reason = " ".join(str(err).split())[:160] or "no message"
-        raise DataError(
-            source,
-            f"cannot load the benchmark ({type(err).__name__}: {reason}); " + HUB_UNREACHABLE_HELP,
-        ) from err
-    records = (
-        parse_benchmark_record(row, source, index) for index, row in enumerate(rows, start=1)
-    )
-    kept = [r for r in records if r.task == task]
-    differs = difference(task, kept)
-    if differs:
-        logger.warning("%s: %s; scores may not compare with the paper's", source, differs)
-    return kept
-
-
-def resolve_source(dataset: str | None) -> str | Path:
-    """`hub`, `demo`, or the path of a folder or JSONL file."""
-    if dataset in (None, "", "hub"):
-        return "hub"
-    if dataset == "demo":
-        return DEMO_FILE
-    path = Path(dataset).expanduser()
-    if not path.exists():
-        raise DataError(
-            str(path),
-            "dataset not found: give 'hub', 'demo', a data folder "
-            "(<task>/aligned.jsonl) or a JSONL file",
-        )
-    return path
-
-
-def load_records(dataset: str | None, task: str) -> list[WritingRecord]:
-    """All records of `task` from a source, validated."""
-    if task not in TASKS:
-        raise ValueError(f"unknown task '{task}' (expected one of {', '.join(TASKS)})")
-    source = resolve_source(dataset)
-    if source == "hub":
-        return _unique(_hub_records(task), "infer_id")
-    if isinstance(source, Path) and source.is_dir():
-        return _unique(_folder_records(source, task), "infer_id")
-    return _unique(_user_records(Path(source), task), "id")
-
-
-def load_generations(
-    dataset: str | None, task: str, model: str, records: list[WritingRecord]
-) -> dict[str, str]:
-    """The stored writing of `model` for every record; a missing one is an error.
-
-    Stored writings for instructions outside `records` (another genre) are not needed."""
-    source = resolve_source(dataset)
-    if source == "hub":
-        raise DataError(
-            f"hf://{HF_REPO}",
-            "replay needs stored generations: point dataset= at a local data folder "
-            f"(git clone {PAPER_REPOSITORY}, then -T dataset=ACL2026-Tree-of-Writing/data) "
-            "or a JSONL file with 'generations'",
-        )
-    if isinstance(source, Path) and source.is_dir():
-        return _folder_generations(source, task, model, records)
-    return _record_generations(Path(source), model, records)
-
-
-def _folder_generations(
-    folder: Path, task: str, model: str, records: list[WritingRecord]
-) -> dict[str, str]:
-    path = folder / task / "inferences" / f"{model}.jsonl"
-    if not path.is_file():
-        known = sorted(p.stem for p in (folder / task / "inferences").glob("*.jsonl"))
-        raise DataError(
-            str(path), f"unknown replay model '{model}' (stored: {', '.join(known) or 'none'})"
-        )
-    outputs: dict[str, str] = {}
-    lines: dict[str, int] = {}
-    for line, obj in read_jsonl(path):
-        infer_id = _text(obj, "infer_id", str(path), line, required=True, non_empty=True)
-        if infer_id in outputs:
-            raise DataError(
-                str(path),
-                f"second generation for '{infer_id}' (lines {lines[infer_id]} and {line})",
-                field="infer_id",
-            )
-        outputs[infer_id] = _text(obj, "output", str(path), line, required=True)
-        lines[infer_id] = line
-    for record in records:
-        if record.id not in outputs:
-            raise DataError(str(path), f"no stored generation for '{record.id}'", field="infer_id")
-    return outputs
-
-
-def _record_generations(path: Path, model: str, records: list[WritingRecord]) -> dict[str, str]:
-    known = sorted({m for r in records for m in r.generations})
-    if model not in known:
-        raise DataError(
-            str(path),
-            f"unknown replay model '{model}' (stored: {', '.join(known) or 'none'})",
-            field="generations",
-        )
-    for record in records:
-        if model not in record.generations:
-            raise DataError(
-                str(path), f"no stored generation for '{record.id}'", field=f"generations.{model}"
-            )
-    return {r.id: r.generations[model] for r in records}
+def parse_inference(obj: Mapping[str, Any], source: str, line: int) -> tuple[str, str]:
+    """A line of the published `inferences/<model>.jsonl`: the record's `infer_id` and the
+    model's `output` for it (an empty output is a writing too, and is kept)."""
+    infer_id = _text(obj, "infer_id", source, line, required=True, non_empty=True)
+    return infer_id, _text(obj, "output", source, line, required=True)
 
 
 def record_to_sample(record: WritingRecord, prompt: str) -> Sample:
@@ -433,3 +258,7 @@ def filter_genre(records: list[WritingRecord], genre: str | None) -> list[Writin
         known = sorted({r.genre for r in records})
         raise ValueError(f"no records of genre '{genre}' (genres here: {', '.join(known)})")
     return kept
+
+
+# --- to delete once tasks.py opens its source with `howtobench.sources.open_source` -------
+# (thin wrappers over the source object; the lazy import is the one loop this leaves)

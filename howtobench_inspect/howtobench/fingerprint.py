@@ -2,10 +2,11 @@
 
 `datasets.load_dataset` reads the hub repository at `main`, which its owners may change at
 any time. A score is only comparable with the paper's (and with last month's) on the same
-items, so the hub loader checks each task's records against the fingerprint of the data
-published with the paper (its repository's `data/`): the number of records, and one hash
-over the id, instruction and reference of every record, in id order so that row order does
-not matter. A mismatch is logged, not refused: the data may have been fixed on purpose.
+items, so the hub source (`howtobench.sources.hub`) checks each task's records against the
+fingerprint of the data published with the paper (its repository's `data/`): the number of
+records, and one hash over the id, instruction and reference of every record, in id order
+so that row order does not matter. A mismatch is logged, not refused: the data may have
+been fixed on purpose.
 """
 
 from __future__ import annotations
@@ -50,7 +51,8 @@ def fingerprint(records: Iterable[Fingerprinted]) -> Fingerprint:
 
 
 # Computed once from the paper repository's data/ (commit efe51d9) with
-# `fingerprint(load_records(<data folder>, task))`; tests recompute them from that copy.
+# `fingerprint(open_source(<data folder>).records(task))` (`howtobench.sources`); tests
+# recompute them from that copy.
 PUBLISHED: dict[str, Fingerprint] = {
     "completion": Fingerprint(
         379, "3f5d36e7deb713c00d7f6395ee9320df145d34c15b9d1fac36b7874e69cbf843"

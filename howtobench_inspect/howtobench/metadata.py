@@ -3,17 +3,20 @@
 The log is a contract between the tasks and scorers that write it and the studies that
 read it; naming each key once here keeps the two sides from drifting apart (inspect_evals'
 `mask` names its keys the same way). The values are the strings the logs have always
-carried, so logs written before this module read back unchanged and the log format (and
-so the task version) is the same.
+carried, except for the one renamed in task version 4 (below).
 
 The keys are plain `str` constants rather than an `Enum`: a sample's metadata goes
 through pydantic and JSON, and a plain string is written and looked up as itself on
 every Python the package supports (3.10 has no `StrEnum`).
+
+Task version 4 renamed one key: what the judges were shown is `anchor` in the score and
+task metadata (it was `reference`, the name the human text keeps). `RENAMED` maps each
+old name to its new one, and the studies read a log of either version through it.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 
 class SampleKey:
@@ -42,7 +45,7 @@ class ScoreKey:
     the autoplan baseline; read by the studies."""
 
     TASK: Final = "task"
-    REFERENCE: Final = "reference"  # the anchor the judges saw: "human", a model, "none"
+    ANCHOR: Final = "anchor"  # the anchor the judges saw: "human", a model, "none"
     EMPTY_WRITING: Final = "empty_writing"
     WRITING_CLEANED: Final = "writing_cleaned"
     WEIGHTS: Final = "weights"
@@ -58,14 +61,14 @@ class ScoreKey:
 
 
 class TaskKey:
-    """Task metadata (`log.eval.metadata`): written by `tasks.howtobench_task`; read by
+    """Task metadata (`log.eval.metadata`): written by `tasks.writing_task`; read by
     the studies to tell runs apart and check they can be compared."""
 
     HOWTOBENCH_TASK: Final = "howtobench_task"
     DATASET: Final = "dataset"
     REPLAY: Final = "replay"
     GENRE: Final = "genre"
-    REFERENCE: Final = "reference"  # the anchor source: "human", a model, or "none"
+    ANCHOR: Final = "anchor"  # the anchor source: "human", a model, or "none"
     PERTURB: Final = "perturb"
     DATA: Final = "data"
     TASKS: Final = "tasks"  # the negotiate task: the task types it negotiated
@@ -73,6 +76,19 @@ class TaskKey:
     WEIGHTS: Final = "weights"
     PLAN: Final = "plan"
     FORMATTING: Final = "formatting"
+
+
+# Keys of task versions 1 to 3 and their task version 4 names (score and task metadata).
+RENAMED: dict[str, str] = {"reference": "anchor"}
+
+
+def current(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    """Score or task metadata under today's key names, whichever task version wrote it."""
+    found = dict(metadata or {})
+    for old, new in RENAMED.items():
+        if old in found and new not in found:
+            found[new] = found.pop(old)
+    return found
 
 
 def keys(names: type) -> frozenset[str]:

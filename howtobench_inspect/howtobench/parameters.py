@@ -1,8 +1,8 @@
 """Task parameters read once, at the task boundary, into typed values.
 
 `inspect eval ... -T name=value` hands a task YAML-parsed values: `-T judge_samples=3`
-arrives as 3, `-T judge_samples=abc` as "abc", `-T reference=0` as 0 and
-`-T reference=false` as False, `-T scorers=a,b` as a list or a string. Each reader here
+arrives as 3, `-T judge_samples=abc` as "abc", `-T anchor=0` as 0 and
+`-T anchor=false` as False, `-T scorers=a,b` as a list or a string. Each reader here
 accepts the spellings a user would type and refuses anything else with one line that
 names the parameter and says what it takes (a `ParameterError`, which inspect prints
 without a traceback).
@@ -10,17 +10,39 @@ without a traceback).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import inspect
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from howtobench.errors import UserError
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
-# Spellings of "no anchor" for `reference`; YAML gives False for false/no/off and 0 for 0.
+# Spellings of "no anchor" for `anchor`; YAML gives False for false/no/off and 0 for 0.
 _NO_ANCHOR = {"false", "no", "off", "0", "none", "null"}
 _HUMAN_ANCHOR = {"true", "yes", "on", "1", "human"}
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def signature_of(reader: Callable[..., Any]) -> Callable[[F], F]:
+    """Give a factory (`def task(**given)`) the parameters of the function that reads them.
+
+    inspect reads a task's or scorer's parameters from its signature: to hand it the
+    `-T`/`-S` values, to record them with their defaults in the log and to build it again
+    (`eval-retry`, `inspect score`). Factories that take the same parameters share the
+    one signature, documented once, of their reader; the factory's return type is kept.
+    """
+
+    def shared(factory: F) -> F:
+        returns = inspect.signature(factory).return_annotation
+        signature = inspect.signature(reader).replace(return_annotation=returns)
+        setattr(factory, "__signature__", signature)  # noqa: B010 (a function attribute)
+        return factory
+
+    return shared
 
 
 class ParameterError(UserError):
@@ -118,15 +140,13 @@ class Anchor:
 
 
 def anchor(value: Any) -> Anchor:
-    """The `reference` parameter: true/human, false/0/none (no anchor), or a model name."""
+    """The `anchor` parameter: human (or true), none (or false, 0), or a model name."""
     if value is None or value is False or value == 0:
         return Anchor("none")
     if value is True or value == 1:
         return Anchor("human")
     if not isinstance(value, str) or not value.strip():
-        raise ParameterError(
-            "reference", f"expected true, false or a model name, got {_shown(value)}"
-        )
+        raise ParameterError("anchor", f"expected human, none or a model name, got {_shown(value)}")
     text = value.strip()
     if text.lower() in _NO_ANCHOR:
         return Anchor("none")

@@ -25,64 +25,38 @@ DEFAULT_SCORERS: tuple[str, ...] = ("tow",)
 
 @dataclass(frozen=True)
 class ScorerOptions:
-    """What the task's parameters say to the scorers (defaults: as the paper)."""
+    """What the task's parameters say to the scorers (defaults: as the paper); each field
+    is named as the task parameter that sets it."""
 
     judges: tuple[str, ...] = ()
-    reference: bool = True  # show the judges the anchor (human, or a model's writing)
+    anchor: bool = True  # show the judges the sample's anchor (human, or a model's writing)
     nodes: tuple[str, ...] | None = None
-    samples: int = 1
+    judge_samples: int = 1
     reuse_weights: bool = True
     weights: str = "negotiated"  # or "uniform": ToW w/o plan (Table 3's Average scoring)
-    temperature: float | None = None  # None: the judge role's own, else 0 (0.7 sampled)
+    judge_temperature: float | None = None  # None: the judge role's own, else 0 (0.7 sampled)
     formatting: str = DEFAULT_FORMATTING  # the formatting leaf's rule: lenient or paper
     bleurt_checkpoint: str | None = None  # a BLEURT checkpoint's path or hub id
     bleu_tokenize: str = BLEU_TOKENIZE  # "char" (Table 7's BLEU) or "word" (jieba)
 
 
-# The task parameter that sets each option, for messages.
-PARAMETER = {
-    "judges": "judges",
-    "reference": "reference",
-    "nodes": "nodes",
-    "samples": "judge_samples",
-    "reuse_weights": "reuse_weights",
-    "weights": "weights",
-    "temperature": "judge_temperature",
-    "formatting": "formatting",
-    "bleurt_checkpoint": "bleurt_checkpoint",
-    "bleu_tokenize": "bleu_tokenize",
-}
-_SINGLE_CALL = frozenset({"judges", "reference", "samples", "temperature"})
+def _same(*options: str) -> dict[str, str]:
+    return {option: option for option in options}
 
-BUILDERS: dict[str, Callable[[ScorerOptions], Scorer]] = {
-    "tow": lambda o: tree_of_writing(
-        judges=list(o.judges),
-        reference=o.reference,
-        nodes=o.nodes,
-        samples=o.samples,
-        reuse_weights=o.reuse_weights,
-        weights=o.weights,
-        formatting=o.formatting,
-        temperature=o.temperature,
+
+_JUDGE_OPTIONS = ("judges", "anchor", "judge_samples", "judge_temperature")
+# Each scorer's factory and the options it takes, each mapped to the factory's keyword
+# (the judge scorers' keywords are the options' names; bleu and bleurt keep their own).
+SCORERS: dict[str, tuple[Callable[..., Scorer], dict[str, str]]] = {
+    "tow": (
+        tree_of_writing,
+        _same(*_JUDGE_OPTIONS, "nodes", "reuse_weights", "weights", "formatting"),
     ),
-    "rubric": lambda o: rubric(
-        judges=list(o.judges), reference=o.reference, samples=o.samples, temperature=o.temperature
-    ),
-    "autoplan": lambda o: autoplan(
-        judges=list(o.judges), reference=o.reference, samples=o.samples, temperature=o.temperature
-    ),
-    "rouge_l": lambda o: rouge_l(),
-    "bleu": lambda o: bleu_scorer(tokenize=o.bleu_tokenize),
-    "bleurt": lambda o: bleurt(checkpoint=o.bleurt_checkpoint),
-}
-# The options each scorer takes.
-TAKES: dict[str, frozenset[str]] = {
-    "tow": _SINGLE_CALL | {"nodes", "reuse_weights", "weights", "formatting"},
-    "rubric": _SINGLE_CALL,
-    "autoplan": _SINGLE_CALL,
-    "rouge_l": frozenset(),
-    "bleu": frozenset({"bleu_tokenize"}),
-    "bleurt": frozenset({"bleurt_checkpoint"}),
+    "rubric": (rubric, _same(*_JUDGE_OPTIONS)),
+    "autoplan": (autoplan, _same(*_JUDGE_OPTIONS)),
+    "rouge_l": (rouge_l, {}),
+    "bleu": (bleu_scorer, {"bleu_tokenize": "tokenize"}),
+    "bleurt": (bleurt, {"bleurt_checkpoint": "checkpoint"}),
 }
 # The scorers that ask an LLM judge (and so need the grader role or a panel).
 JUDGE_SCORERS = frozenset({"tow", "rubric", "autoplan"})
@@ -90,10 +64,10 @@ JUDGE_SCORERS = frozenset({"tow", "rubric", "autoplan"})
 
 def check_names(names: tuple[str, ...]) -> tuple[str, ...]:
     """Known scorer names (the default when none are given)."""
-    unknown = [n for n in names if n not in BUILDERS]
+    unknown = [n for n in names if n not in SCORERS]
     if unknown:
         raise ParameterError(
-            "scorers", f"unknown scorer(s) {', '.join(unknown)} (available: {', '.join(BUILDERS)})"
+            "scorers", f"unknown scorer(s) {', '.join(unknown)} (available: {', '.join(SCORERS)})"
         )
     return names or DEFAULT_SCORERS
 
@@ -104,10 +78,10 @@ def check_taken(names: tuple[str, ...], options: ScorerOptions) -> None:
     for option in fields(ScorerOptions):
         if getattr(options, option.name) == getattr(default, option.name):
             continue
-        if not any(option.name in TAKES[name] for name in names):
-            takers = [name for name, takes in TAKES.items() if option.name in takes]
+        if not any(option.name in SCORERS[name][1] for name in names):
+            takers = [name for name, (_, takes) in SCORERS.items() if option.name in takes]
             raise ParameterError(
-                PARAMETER[option.name],
+                option.name,
                 f"none of the chosen scorers ({', '.join(names)}) uses it; "
                 f"it applies to {', '.join(takers)}",
             )
@@ -116,4 +90,13 @@ def check_taken(names: tuple[str, ...], options: ScorerOptions) -> None:
 def build_scorers(names: tuple[str, ...], options: ScorerOptions) -> list[Scorer]:
     """The named scorers, each given the options it takes."""
     check_taken(names, options)
-    return [BUILDERS[name](options) for name in names]
+    scorers = []
+    for name in names:
+        factory, takes = SCORERS[name]
+        scorers.append(factory(**{kw: _value(getattr(options, o)) for o, kw in takes.items()}))
+    return scorers
+
+
+def _value(option: object) -> object:
+    """An option as a scorer keyword: a tuple of names as the list inspect logs."""
+    return list(option) if isinstance(option, tuple) else option

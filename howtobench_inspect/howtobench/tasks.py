@@ -1,21 +1,20 @@
 """The three HoWToBench tasks: completion, guided writing and open writing, and the
 negotiation task that freezes their weights into a plan."""
 
+import difflib
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import Solver
 
+from howtobench import parameters
 from howtobench._inspect import writer_temperature
 from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
-from howtobench.dataset import (
-    DataError,
-    WritingRecord,
-    filter_genre,
-    load_generations,
-    load_records,
-    record_to_sample,
-)
+from howtobench.dataset import DataError, WritingRecord, filter_genre, record_to_sample
 from howtobench.errors import UserError
 from howtobench.fingerprint import fingerprint
 from howtobench.genres import canonical_genre
@@ -25,18 +24,19 @@ from howtobench.metadata import SampleKey, TaskKey
 from howtobench.parameters import (
     Anchor,
     ParameterError,
-    anchor,
     boolean,
     choice,
     integer,
     names,
     positive_integer,
+    signature_of,
     temperature,
 )
 from howtobench.perturb import Perturbation
 from howtobench.perturb import perturb as perturb_solver
 from howtobench.run_options import check_run_options
 from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, check_names, check_taken
+from howtobench.sources import DataSource, open_source
 from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
 from howtobench.tree.scorer import DEFAULT_FORMATTING, FORMATTINGS, weighting
@@ -44,15 +44,32 @@ from howtobench.tree.spec import tree_for
 from howtobench.vocabulary import TASKS
 from howtobench.writer import StoredWritings, writer, writer_prompt
 
+# The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`.
+TASK_VERSION = 4
 
-def howtobench_task(
-    task_type: str,
+
+@dataclass(frozen=True)
+class WritingParameters:
+    """A writing task's parameters, read once by `writing_parameters`."""
+
+    source: DataSource  # the `dataset`, opened once
+    replay: str | None
+    genre: str | None
+    scorers: tuple[str, ...]
+    anchor: Anchor
+    plan: Plan | None  # the plan file of `weights=`, read and checked
+    perturbation: Perturbation | None
+    perturb_seed: int
+    options: ScorerOptions  # what reaches the scorers
+
+
+def writing_parameters(
     dataset: str | None = "hub",
     replay: str | None = None,
     genre: str | None = None,
     scorers: str | list[str] | None = None,
     judges: str | list[str] | None = None,
-    reference: bool | str | None = True,
+    anchor: bool | str | None = "human",
     nodes: str | list[str] | None = None,
     judge_samples: int = 1,
     reuse_weights: bool = True,
@@ -63,91 +80,134 @@ def howtobench_task(
     bleu_tokenize: str = BLEU_TOKENIZE,
     perturb: str | None = None,
     perturb_seed: int = 0,
-) -> Task:
-    """One HoWToBench task on a data source, writing live or replaying stored writings.
+    **unknown: Any,
+) -> WritingParameters:
+    """The parameters of the three writing tasks (`-T name=value`), read and checked.
 
-    Every parameter is read and checked here, before anything runs: a mistake stops the
-    task with one line naming the parameter (see `howtobench.parameters`).
+    Every writing task takes exactly these; a mistake, an unknown name or a parameter
+    that none of the chosen scorers uses stops the task with one line naming it.
+
+    Args:
+        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
+        replay: score this model's stored writings instead of generating.
+        genre: keep one canonical genre (e.g. `argumentative`).
+        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
+            `bleurt`); default `tow`.
+        judges: expert panel of the judge scorers (comma list of models); default the
+            grader role.
+        anchor: what the judges compare a writing with: `human` (the expert reference,
+            the default), `none`, or the name of a model whose stored writing serves
+            as the anchor (appendix B.3).
+        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
+        judge_samples: self-consistency: judge each writing this many times (mean).
+        reuse_weights: negotiate weights once per instruction (false: every time).
+        weights: `negotiated` (default), `uniform` (ToW w/o plan: equal weights in each
+            group, no negotiator call), or a plan file (`howtobench plan export`) whose
+            weights every writing is judged with, without a negotiator call.
+        judge_temperature: the judges' sampling temperature; default the judge role's
+            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
+        formatting: the rule of the Tree-of-Writing `formatting` leaf: `lenient` (ours,
+            the default) or `paper` (the paper code's); recorded in the task and score
+            metadata.
+        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
+        bleu_tokenize: how `scorers=bleu` cuts Chinese: `char` (the default; characters,
+            as the paper's Table 7 BLEU was) or `word` (jieba words).
+        perturb: disturb the writing before scoring: drop, repeat, inject,
+            transfer:<comment|letter|official|poem>.
+        perturb_seed: seed of the disturbances.
+        **unknown: refused with the nearest parameter name (inspect itself would only
+            warn and run without it).
+
+    Returns:
+        The parameters as one value.
     """
-    check_run_options()
+    _refuse_unknown(unknown)
     chosen = check_names(names(scorers, "scorers"))
-    source = anchor(reference)
-    plan = _plan(weights)
+    shown = parameters.anchor(anchor)
     options = ScorerOptions(
         judges=names(judges, "judges"),
-        reference=source.shown,
+        anchor=shown.shown,
         nodes=names(nodes, "nodes") or None,
-        samples=positive_integer(judge_samples, "judge_samples"),
+        judge_samples=positive_integer(judge_samples, "judge_samples"),
         reuse_weights=boolean(reuse_weights, "reuse_weights"),
-        weights=weights.strip(),
-        temperature=temperature(judge_temperature, "judge_temperature"),
+        weights=_weights(weights),
+        judge_temperature=temperature(judge_temperature, "judge_temperature"),
         formatting=choice(formatting, "formatting", tuple(FORMATTINGS)),
         bleurt_checkpoint=_text(bleurt_checkpoint, "bleurt_checkpoint"),
         bleu_tokenize=choice(bleu_tokenize, "bleu_tokenize", TOKENIZATIONS),
     )
     check_taken(chosen, options)
+    if shown.model and not any(name in JUDGE_SCORERS for name in chosen):
+        raise ParameterError(
+            "anchor", f"only the judge scorers show an anchor; {', '.join(chosen)} do not"
+        )
+    seed = integer(perturb_seed, "perturb_seed")
+    if perturb is None and seed != 0:
+        raise ParameterError("perturb_seed", "it seeds perturb=, which is not set")
+    plan = _plan(options.weights)
     if plan is not None and not options.reuse_weights:
         raise ParameterError(
             "reuse_weights",
             "a plan fixes each instruction's weights; false needs weights=negotiated",
         )
-    judged = [name for name in chosen if name in JUDGE_SCORERS]
-    if source.model and not judged:
-        raise ParameterError(
-            "reference", f"only the judge scorers show an anchor; {', '.join(chosen)} do not"
-        )
+    return WritingParameters(
+        source=open_source(dataset),
+        replay=_text(replay, "replay"),
+        genre=_text(genre, "genre"),
+        scorers=chosen,
+        anchor=shown,
+        plan=plan,
+        perturbation=_perturbation(perturb),
+        perturb_seed=seed,
+        options=options,
+    )
+
+
+def writing_task(task_type: str, given: WritingParameters) -> Task:
+    """One HoWToBench task on a data source, writing live or replaying stored writings.
+
+    What depends on the task type is checked here (the nodes of its tree, the data and
+    the plan's coverage), still before anything runs.
+    """
+    check_run_options()
+    options = given.options
     if options.nodes:
         _check_nodes(task_type, options.nodes)
     if options.formatting != DEFAULT_FORMATTING:
         _check_formatting(task_type, options.nodes)
     _check_judges(options.judges)
+    judged = [name for name in given.scorers if name in JUDGE_SCORERS]
     if judged and ("tow" in judged or not options.judges):
         _check_grader()
-    disturbance = _perturbation(perturb)
-    seed = integer(perturb_seed, "perturb_seed")
-    if perturb is None and seed != 0:
-        raise ParameterError("perturb_seed", "it seeds perturb=, which is not set")
-
-    if replay:
+    if given.replay:
         _check_no_writer_temperature()
-    records = load_records(dataset, task_type)
+    records = given.source.records(task_type)
     data = fingerprint(records)  # of the whole source, so that shards share it
     try:
-        records = filter_genre(records, genre)
+        records = filter_genre(records, given.genre)
     except ValueError as error:
         raise ParameterError("genre", str(error)) from None
-    if plan is not None:
+    if given.plan is not None:
         try:
-            plan.check_data(task_type, data)
-            plan.check_covers(task_type, [r.id for r in records])
+            given.plan.check_data(task_type, data)
+            given.plan.check_covers(task_type, [r.id for r in records])
         except PlanError as error:
             raise ParameterError("weights", str(error)) from None
-    generations = load_generations(dataset, task_type, replay, records) if replay else None
-    anchors = None
-    if source.model:  # another model's stored writing as the anchor
-        anchors = load_generations(dataset, task_type, source.model, records)
-    solvers: list[Solver] = [
-        writer(StoredWritings(replay, generations) if replay and generations is not None else None)
-    ]
-    if disturbance:
-        solvers.append(perturb_solver(disturbance.name, seed))
     return Task(
-        dataset=MemoryDataset(
-            [_sample(r, anchors, source) for r in records], name=f"howtobench-{task_type}"
-        ),
-        solver=solvers,
-        scorer=build_scorers(chosen, options),
+        dataset=MemoryDataset(_samples(task_type, given, records), name=f"howtobench-{task_type}"),
+        solver=_solvers(task_type, given, records),
+        scorer=build_scorers(given.scorers, options),
         metadata={
             TaskKey.HOWTOBENCH_TASK: task_type,
-            TaskKey.DATASET: dataset or "hub",
-            TaskKey.REPLAY: replay,
-            TaskKey.GENRE: genre,
-            TaskKey.REFERENCE: source.source,
-            TaskKey.PERTURB: disturbance.name if disturbance else None,
+            TaskKey.DATASET: given.source.name,
+            TaskKey.REPLAY: given.replay,
+            TaskKey.GENRE: given.genre,
+            TaskKey.ANCHOR: given.anchor.source,
+            TaskKey.PERTURB: given.perturbation.name if given.perturbation else None,
             TaskKey.DATA: {task_type: {"count": data.count, "sha256": data.sha256}},
             TaskKey.TREE: TREE_VERSION,
-            TaskKey.WEIGHTS: "plan" if plan is not None else options.weights,
-            TaskKey.PLAN: plan.digest if plan is not None else None,
+            TaskKey.WEIGHTS: "plan" if given.plan is not None else options.weights,
+            TaskKey.PLAN: given.plan.digest if given.plan is not None else None,
             TaskKey.FORMATTING: options.formatting,
         },
         # bounded retries (inspect's default is to retry forever): a dead judge or
@@ -155,19 +215,67 @@ def howtobench_task(
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
         # the log list of `inspect view` shows tags, and a replay run's model is 'none':
         # the writer's name tells the paper's ten writers apart there
-        tags=[f"writer:{replay}"] if replay else None,
-        version=3,  # 3: appendix-H rubrics, impression without a baseline, BLEU on characters
+        tags=[f"writer:{given.replay}"] if given.replay else None,
+        version=TASK_VERSION,
     )
 
 
-def _plan(weights: object) -> Plan | None:
-    """The plan named by `weights`, read and checked; None for negotiated or uniform."""
+def _samples(
+    task_type: str, given: WritingParameters, records: list[WritingRecord]
+) -> list[Sample]:
+    """The records' samples; with a model's writing as the anchor, its text is each
+    sample's anchor (the human reference stays the target)."""
+    samples = [record_to_sample(record, writer_prompt(record)) for record in records]
+    model = given.anchor.model
+    if model is None:
+        return samples
+    anchors = given.source.generations_for(task_type, model, records)
+    for sample in samples:
+        assert sample.metadata is not None
+        sample.metadata[SampleKey.ANCHOR] = anchors[str(sample.id)]
+        sample.metadata[SampleKey.ANCHOR_SOURCE] = model
+    return samples
+
+
+def _solvers(
+    task_type: str, given: WritingParameters, records: list[WritingRecord]
+) -> list[Solver]:
+    """The writer (live, or the replayed model's stored writings), then the disturbance."""
+    stored = None
+    if given.replay:
+        generations = given.source.generations_for(task_type, given.replay, records)
+        stored = StoredWritings(given.replay, generations)
+    solvers = [writer(stored)]
+    if given.perturbation:
+        solvers.append(perturb_solver(given.perturbation.name, given.perturb_seed))
+    return solvers
+
+
+def _refuse_unknown(unknown: dict[str, Any]) -> None:
+    """A parameter no writing task takes; `reference` was renamed `anchor` (version 4)."""
+    for name in unknown:
+        if name == "reference":
+            raise ParameterError(
+                name, "renamed anchor in task version 4: -T anchor=human|none|<model>"
+            )
+        known = list(inspect.signature(writing_parameters).parameters)[:-1]
+        near = difflib.get_close_matches(name, known, n=1)
+        hint = f"did you mean {near[0]}?" if near else f"the parameters are {', '.join(known)}"
+        raise ParameterError(name, f"not a parameter of the writing tasks; {hint}")
+
+
+def _weights(weights: object) -> str:
     if not isinstance(weights, str) or not weights.strip():
         raise ParameterError(
             "weights", f"expected negotiated, uniform or a plan file, got {weights!r}"
         )
+    return weights.strip()
+
+
+def _plan(weights: str) -> Plan | None:
+    """The plan named by `weights`, read and checked; None for negotiated or uniform."""
     try:
-        found = weighting(weights.strip())
+        found = weighting(weights)
     except PlanFileMissing:
         raise ParameterError(
             "weights",
@@ -242,241 +350,44 @@ def _check_grader() -> None:
         return
 
 
-def _sample(record: WritingRecord, anchors: dict[str, str] | None, source: Anchor) -> Sample:
-    """The record's sample; with anchors, the anchor text replaces the human reference."""
-    sample = record_to_sample(record, writer_prompt(record))
-    if anchors is not None and sample.metadata is not None:
-        sample.metadata[SampleKey.ANCHOR] = anchors[record.id]
-        sample.metadata[SampleKey.ANCHOR_SOURCE] = source.source
-    return sample
+# The writing tasks: their parameters are `writing_parameters`' (documented there once),
+# given to each by `signature_of`.
 
 
 @task
-def completion(
-    dataset: str | None = "hub",
-    replay: str | None = None,
-    genre: str | None = None,
-    scorers: str | list[str] | None = None,
-    judges: str | list[str] | None = None,
-    reference: bool | str | None = True,
-    nodes: str | list[str] | None = None,
-    judge_samples: int = 1,
-    reuse_weights: bool = True,
-    weights: str = "negotiated",
-    judge_temperature: float | None = None,
-    formatting: str = DEFAULT_FORMATTING,
-    bleurt_checkpoint: str | None = None,
-    bleu_tokenize: str = BLEU_TOKENIZE,
-    perturb: str | None = None,
-    perturb_seed: int = 0,
-) -> Task:
+@signature_of(writing_parameters)
+def completion(**given: Any) -> Task:
     """Level I, completion: write the passage missing from a text (379 instructions).
 
     The grounding is the text with one passage cut out and marked `[fill in the blank]`;
-    the reference is the removed passage (paper section 4.5).
-
-    Args:
-        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: score this model's stored writings instead of generating.
-        genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
-            `bleurt`); default `tow`.
-        judges: expert panel of the judge scorers (comma list of models); default the
-            grader role.
-        reference: the judges' anchor: true (the human reference), false (none), or the
-            name of a model whose stored writing serves as the anchor.
-        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
-        judge_samples: self-consistency: judge each writing this many times (mean).
-        reuse_weights: negotiate weights once per instruction (false: every time).
-        weights: `negotiated` (default), `uniform` (ToW w/o plan: equal weights in each
-            group, no negotiator call), or a plan file (`howtobench plan export`) whose
-            weights every writing is judged with, without a negotiator call.
-        judge_temperature: the judges' sampling temperature; default the judge role's
-            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
-        formatting: the rule of the Tree-of-Writing `formatting` leaf: `lenient` (ours,
-            the default) or `paper` (the paper code's); recorded in the task and score
-            metadata.
-        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
-        bleu_tokenize: how `scorers=bleu` cuts Chinese: `char` (the default; characters,
-            as the paper's Table 7 BLEU was) or `word` (jieba words).
-        perturb: disturb the writing before scoring: drop, repeat, inject,
-            transfer:<comment|letter|official|poem>.
-        perturb_seed: seed of the disturbances.
-
-    Returns:
-        The task: its samples, the writer (or the replayed writings) and the scorers.
+    the reference is the removed passage (paper section 4.5). Parameters: see
+    `writing_parameters`.
     """
-    return howtobench_task(
-        "completion",
-        dataset=dataset,
-        replay=replay,
-        genre=genre,
-        scorers=scorers,
-        judges=judges,
-        reference=reference,
-        nodes=nodes,
-        judge_samples=judge_samples,
-        reuse_weights=reuse_weights,
-        weights=weights,
-        judge_temperature=judge_temperature,
-        formatting=formatting,
-        bleurt_checkpoint=bleurt_checkpoint,
-        bleu_tokenize=bleu_tokenize,
-        perturb=perturb,
-        perturb_seed=perturb_seed,
-    )
+    return writing_task("completion", writing_parameters(**given))
 
 
 @task
-def guide(
-    dataset: str | None = "hub",
-    replay: str | None = None,
-    genre: str | None = None,
-    scorers: str | list[str] | None = None,
-    judges: str | list[str] | None = None,
-    reference: bool | str | None = True,
-    nodes: str | list[str] | None = None,
-    judge_samples: int = 1,
-    reuse_weights: bool = True,
-    weights: str = "negotiated",
-    judge_temperature: float | None = None,
-    formatting: str = DEFAULT_FORMATTING,
-    bleurt_checkpoint: str | None = None,
-    bleu_tokenize: str = BLEU_TOKENIZE,
-    perturb: str | None = None,
-    perturb_seed: int = 0,
-) -> Task:
+@signature_of(writing_parameters)
+def guide(**given: Any) -> Task:
     """Level II, guided writing: write from an instruction and an outline (456 instructions).
 
     The model gets an instruction and an outline drawn from the reference; the
-    reference is the whole text (paper section 4.5).
-
-    Args:
-        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: score this model's stored writings instead of generating.
-        genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
-            `bleurt`); default `tow`.
-        judges: expert panel of the judge scorers (comma list of models); default the
-            grader role.
-        reference: the judges' anchor: true (the human reference), false (none), or the
-            name of a model whose stored writing serves as the anchor.
-        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
-        judge_samples: self-consistency: judge each writing this many times (mean).
-        reuse_weights: negotiate weights once per instruction (false: every time).
-        weights: `negotiated` (default), `uniform` (ToW w/o plan: equal weights in each
-            group, no negotiator call), or a plan file (`howtobench plan export`) whose
-            weights every writing is judged with, without a negotiator call.
-        judge_temperature: the judges' sampling temperature; default the judge role's
-            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
-        formatting: the rule of the Tree-of-Writing `formatting` leaf: `lenient` (ours,
-            the default) or `paper` (the paper code's); recorded in the task and score
-            metadata.
-        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
-        bleu_tokenize: how `scorers=bleu` cuts Chinese: `char` (the default; characters,
-            as the paper's Table 7 BLEU was) or `word` (jieba words).
-        perturb: disturb the writing before scoring: drop, repeat, inject,
-            transfer:<comment|letter|official|poem>.
-        perturb_seed: seed of the disturbances.
-
-    Returns:
-        The task: its samples, the writer (or the replayed writings) and the scorers.
+    reference is the whole text (paper section 4.5). Parameters: see
+    `writing_parameters`.
     """
-    return howtobench_task(
-        "guide",
-        dataset=dataset,
-        replay=replay,
-        genre=genre,
-        scorers=scorers,
-        judges=judges,
-        reference=reference,
-        nodes=nodes,
-        judge_samples=judge_samples,
-        reuse_weights=reuse_weights,
-        weights=weights,
-        judge_temperature=judge_temperature,
-        formatting=formatting,
-        bleurt_checkpoint=bleurt_checkpoint,
-        bleu_tokenize=bleu_tokenize,
-        perturb=perturb,
-        perturb_seed=perturb_seed,
-    )
+    return writing_task("guide", writing_parameters(**given))
 
 
 @task(name="open")
-def open_writing(
-    dataset: str | None = "hub",
-    replay: str | None = None,
-    genre: str | None = None,
-    scorers: str | list[str] | None = None,
-    judges: str | list[str] | None = None,
-    reference: bool | str | None = True,
-    nodes: str | list[str] | None = None,
-    judge_samples: int = 1,
-    reuse_weights: bool = True,
-    weights: str = "negotiated",
-    judge_temperature: float | None = None,
-    formatting: str = DEFAULT_FORMATTING,
-    bleurt_checkpoint: str | None = None,
-    bleu_tokenize: str = BLEU_TOKENIZE,
-    perturb: str | None = None,
-    perturb_seed: int = 0,
-) -> Task:
+@signature_of(writing_parameters)
+def open_writing(**given: Any) -> Task:
     """Level III, open writing: write from a one-sentence instruction (467 instructions).
 
     The model gets one sentence built from the reference's summary and theme, nothing
-    more; the reference is the whole text (paper section 4.5).
-
-    Args:
-        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: score this model's stored writings instead of generating.
-        genre: keep one canonical genre (e.g. `argumentative`).
-        scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
-            `bleurt`); default `tow`.
-        judges: expert panel of the judge scorers (comma list of models); default the
-            grader role.
-        reference: the judges' anchor: true (the human reference), false (none), or the
-            name of a model whose stored writing serves as the anchor.
-        nodes: Tree-of-Writing node ablation: the root nodes to keep (comma list).
-        judge_samples: self-consistency: judge each writing this many times (mean).
-        reuse_weights: negotiate weights once per instruction (false: every time).
-        weights: `negotiated` (default), `uniform` (ToW w/o plan: equal weights in each
-            group, no negotiator call), or a plan file (`howtobench plan export`) whose
-            weights every writing is judged with, without a negotiator call.
-        judge_temperature: the judges' sampling temperature; default the judge role's
-            own, else 0 (0.7 with several judge samples). `--temperature` is the writer's.
-        formatting: the rule of the Tree-of-Writing `formatting` leaf: `lenient` (ours,
-            the default) or `paper` (the paper code's); recorded in the task and score
-            metadata.
-        bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
-        bleu_tokenize: how `scorers=bleu` cuts Chinese: `char` (the default; characters,
-            as the paper's Table 7 BLEU was) or `word` (jieba words).
-        perturb: disturb the writing before scoring: drop, repeat, inject,
-            transfer:<comment|letter|official|poem>.
-        perturb_seed: seed of the disturbances.
-
-    Returns:
-        The task: its samples, the writer (or the replayed writings) and the scorers.
+    more; the reference is the whole text (paper section 4.5). Parameters: see
+    `writing_parameters`.
     """
-    return howtobench_task(
-        "open",
-        dataset=dataset,
-        replay=replay,
-        genre=genre,
-        scorers=scorers,
-        judges=judges,
-        reference=reference,
-        nodes=nodes,
-        judge_samples=judge_samples,
-        reuse_weights=reuse_weights,
-        weights=weights,
-        judge_temperature=judge_temperature,
-        formatting=formatting,
-        bleurt_checkpoint=bleurt_checkpoint,
-        bleu_tokenize=bleu_tokenize,
-        perturb=perturb,
-        perturb_seed=perturb_seed,
-    )
+    return writing_task("open", writing_parameters(**given))
 
 
 @task
@@ -513,8 +424,9 @@ def negotiate(
     _check_grader()
     data: dict[str, dict[str, object]] = {}
     records: list[WritingRecord] = []
+    source = open_source(dataset)
     for task_type in chosen:
-        found = load_records(dataset, task_type)
+        found = source.records(task_type)
         prints = fingerprint(found)
         data[task_type] = {"count": prints.count, "sha256": prints.sha256}
         records += [r for r in found if not genre or r.genre == canonical_genre(genre)]
@@ -524,7 +436,7 @@ def negotiate(
     for record in records:
         if record.id in seen:
             raise DataError(
-                str(dataset),
+                source.name,
                 f"id '{record.id}' is used by a {seen[record.id]} and a {record.task} "
                 "record; negotiate the tasks one at a time (-T tasks=...)",
             )
@@ -534,10 +446,10 @@ def negotiate(
             [record_to_sample(r, r.instruction) for r in records], name="howtobench-negotiate"
         ),
         solver=instruction_only(),
-        scorer=negotiation(temperature=temperature(judge_temperature, "judge_temperature")),
+        scorer=negotiation(judge_temperature=temperature(judge_temperature, "judge_temperature")),
         metadata={
             TaskKey.HOWTOBENCH_TASK: "negotiate",
-            TaskKey.DATASET: dataset or "hub",
+            TaskKey.DATASET: source.name,
             TaskKey.GENRE: genre,
             TaskKey.TASKS: list(chosen),
             TaskKey.DATA: data,

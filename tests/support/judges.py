@@ -2,8 +2,8 @@
 
 Both answer by what the prompt asks, never by call order: calls run concurrently, so each
 reply is chosen from the conversation itself, read by the simulator's `classify` (the
-negotiator's question or the expert criterion, the writing between the fences, and
-whether this is a re-ask).
+tag its prompt's owner declares, the writing between the fences, and whether this is a
+re-ask).
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ from inspect_ai.model import (
 )
 
 from howtobench.simulator import (
+    Asked,
     JudgeSimulator,
-    Question,
     asked_dimensions,
     asked_ids,
     classify,
@@ -41,9 +41,9 @@ Reply = str | dict[str, Any]
 class ScriptedJudge:
     """`answer(question)` gives the reply (a dict is sent as JSON); every question is logged."""
 
-    answer: Callable[[Question], Reply]
+    answer: Callable[[Asked], Reply]
     name: str = "judge"
-    questions: list[Question] = field(default_factory=list)
+    questions: list[Asked] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def __call__(self, messages: list[ChatMessage], *_: object) -> ModelOutput:
@@ -100,15 +100,15 @@ UNIFORM = {
 }
 
 
-def weights_for(question: Question, weights: dict[str, float] = UNIFORM) -> dict[str, Any]:
+def weights_for(question: Asked, weights: dict[str, float] = UNIFORM) -> dict[str, Any]:
     """Weights for exactly the ids the negotiator was asked about."""
     return {"weights": {i: weights[i] for i in asked_ids(question)}, "explanation": "scripted"}
 
 
 def fixed_scores(
     scores: dict[str, int], weights: dict[str, float] = UNIFORM
-) -> Callable[[Question], Reply]:
-    def answer(question: Question) -> Reply:
+) -> Callable[[Asked], Reply]:
+    def answer(question: Asked) -> Reply:
         if question.kind == "negotiator":
             return weights_for(question, weights)
         return {"score": scores[question.kind], "reason": f"scripted {question.kind}"}
@@ -117,7 +117,7 @@ def fixed_scores(
 
 
 def rubric_reply(
-    question: Question, overall: int, scores: dict[str, int] | None = None
+    question: Asked, overall: int, scores: dict[str, int] | None = None
 ) -> dict[str, Any]:
     """A rubric reply for exactly the dimension ids asked (5 where `scores` has none)."""
     given = scores or {}
@@ -132,10 +132,10 @@ def hashed(*parts: str) -> int:
     return zlib.crc32("\x1f".join(parts).encode("utf-8"))
 
 
-def hashed_judge(salt: str, broken: str | None = None) -> Callable[[Question], Reply]:
+def hashed_judge(salt: str, broken: str | None = None) -> Callable[[Asked], Reply]:
     """Scores from a hash of (salt, leaf, writing); `broken` writing gets no usable reply."""
 
-    def answer(question: Question) -> Reply:
+    def answer(question: Asked) -> Reply:
         if question.kind == "negotiator":
             return valid_weights(question)
         writing = question.writing or ""

@@ -9,23 +9,21 @@ s_k = weight_k · score_k and S the sum over the judge's dimensions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from statistics import fmean
 from typing import Any
 
-from inspect_ai.model import Model
 from inspect_ai.scorer import Scorer, scorer
 
 from howtobench.baselines.prompts import baseline_prompt
 from howtobench.baselines.single_call import (
     METRICS,
     Question,
-    Verdict,
-    reason_of,
     single_call_judge,
+    single_call_parameters,
+    single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import Form, ReplyError, bounded, number
+from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, number, reason_of
 from howtobench.metadata import ScoreKey
 
 FEWEST, MOST = 3, 6
@@ -92,39 +90,10 @@ def pool_plans(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 
 
 @scorer(name="autoplan", metrics=METRICS)
-def autoplan(
-    judges: str | Sequence[str | Model] | None = None,
-    reference: bool = True,
-    task_type: str | None = None,
-    samples: int = 1,
-    cache: bool = True,
-    temperature: float | None = None,
-    tries: int = 3,
-) -> Scorer:
+@single_call_parameters
+def autoplan(**given: Any) -> Scorer:
     """Score a writing in one judge call that plans its own dimensions and weights (Auto-Plan).
 
-    Args:
-        judges: judge panel (model names or models); default the `grader` role. Each judge
-            answers separately; the score is the panel's mean.
-        reference: show the judges the anchor text (the human reference, or another model's
-            writing); False judges reference-free.
-        task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
-        samples: self-consistency: judge each writing this many times, report the mean
-            and record the spread (each sample's shares stay in the metadata).
-        cache: keep checked judge replies in the reply store, so a rerun asks nothing
-            already answered (`howtobench.judge.store`).
-        temperature: judge sampling temperature; default the judge role's own, else 0
-            (0.7 with several `samples`).
-        tries: how often the question is asked before the sample is left unscored.
+    Parameters: `single_call_settings`' (the same for every single-call judge).
     """
-    return single_call_judge(
-        plan_question,
-        pool_plans,
-        judges=judges,
-        reference=reference,
-        task_type=task_type,
-        samples=samples,
-        cache=cache,
-        temperature=temperature,
-        tries=tries,
-    )
+    return single_call_judge(plan_question, pool_plans, single_call_settings(**given))

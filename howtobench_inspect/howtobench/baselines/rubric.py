@@ -13,19 +13,18 @@ from collections.abc import Callable, Sequence
 from statistics import fmean
 from typing import Any
 
-from inspect_ai.model import Model
 from inspect_ai.scorer import Scorer, scorer
 
 from howtobench.baselines.prompts import baseline_prompt, genre_rubric
 from howtobench.baselines.single_call import (
     METRICS,
     Question,
-    Verdict,
-    reason_of,
     single_call_judge,
+    single_call_parameters,
+    single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import Form, ReplyError, bounded, exact_keys
+from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, exact_keys, reason_of
 
 
 def rubric_question(judge_input: JudgeInput) -> Question:
@@ -65,39 +64,10 @@ def pool_scores(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 
 
 @scorer(name="rubric", metrics=METRICS)
-def rubric(
-    judges: str | Sequence[str | Model] | None = None,
-    reference: bool = True,
-    task_type: str | None = None,
-    samples: int = 1,
-    cache: bool = True,
-    temperature: float | None = None,
-    tries: int = 3,
-) -> Scorer:
+@single_call_parameters
+def rubric(**given: Any) -> Scorer:
     """Score a writing with its genre's rubric in one judge call (the Elaborated Rubric).
 
-    Args:
-        judges: judge panel (model names or models); default the `grader` role. Each judge
-            answers separately; the score is the panel's mean.
-        reference: show the judges the anchor text (the human reference, or another model's
-            writing); False judges reference-free.
-        task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
-        samples: self-consistency: judge each writing this many times, report the mean
-            and record the spread.
-        cache: keep checked judge replies in the reply store, so a rerun asks nothing
-            already answered (`howtobench.judge.store`).
-        temperature: judge sampling temperature; default the judge role's own, else 0
-            (0.7 with several `samples`).
-        tries: how often the question is asked before the sample is left unscored.
+    Parameters: `single_call_settings`' (the same for every single-call judge).
     """
-    return single_call_judge(
-        rubric_question,
-        pool_scores,
-        judges=judges,
-        reference=reference,
-        task_type=task_type,
-        samples=samples,
-        cache=cache,
-        temperature=temperature,
-        tries=tries,
-    )
+    return single_call_judge(rubric_question, pool_scores, single_call_settings(**given))

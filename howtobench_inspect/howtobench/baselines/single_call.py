@@ -21,23 +21,14 @@ from inspect_ai.solver import TaskState
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
-from howtobench.judge.replies import Asking, Exchange, Form, ask
+from howtobench.judge.replies import Asking, Exchange, Form, Verdict, ask
 from howtobench.judge.sampling import judge_writing
+from howtobench.parameters import signature_of
 
 # The value is the overall score, a float, so inspect names its column after the scorer
 # (`rubric`, `autoplan`) and beside `tow` every column says whose score it is; the
 # sub-scores go to the metadata, as their keys vary by genre.
 METRICS = [mean(), stderr(), grouped(mean(), "genre")]
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """One judge's checked reply."""
-
-    overall: float
-    reason: str
-    details: dict[str, Any]  # the sub-scores, recorded with the judge's reply
-    summary: str  # the sub-scores on one line, for the explanation
 
 
 @dataclass(frozen=True)
@@ -54,37 +45,70 @@ class Question:
 Pooling = Callable[[list[tuple[str, Verdict]]], dict[str, Any]]
 
 
-def reason_of(reply: dict[str, Any]) -> str:
-    """The judge's reason as given; a missing one is no reason to ask again."""
-    reason = reply.get("reason")
-    return reason if isinstance(reason, str) else ""
+@dataclass(frozen=True)
+class SingleCallSettings:
+    """A single-call judge's settings, read by `single_call_settings`."""
+
+    judges: list[str | Model]
+    anchor: bool
+    task_type: str | None
+    judge_samples: int
+    cache: bool
+    judge_temperature: float | None
+    tries: int
+
+
+def single_call_settings(
+    judges: str | Sequence[str | Model] | None = None,
+    anchor: bool = True,
+    task_type: str | None = None,
+    judge_samples: int = 1,
+    cache: bool = True,
+    judge_temperature: float | None = None,
+    tries: int = 3,
+) -> SingleCallSettings:
+    """The parameters of every single-call judge scorer (`rubric`, `autoplan`).
+
+    Args:
+        judges: judge panel (model names or models); default the `grader` role. Each judge
+            answers separately; the score is the panel's mean.
+        anchor: show the judges the sample's anchor (the human reference, or another
+            model's writing); False judges reference-free.
+        task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
+        judge_samples: self-consistency: judge each writing this many times, report the
+            mean and record the spread (each sample's sub-scores stay in the metadata).
+        cache: keep checked judge replies in the reply store, so a rerun asks nothing
+            already answered (`howtobench.judge.store`).
+        judge_temperature: judge sampling temperature; default the judge role's own,
+            else 0 (0.7 with several `judge_samples`).
+        tries: how often the question is asked before the sample is left unscored.
+    """
+    return SingleCallSettings(
+        panel_models(judges), anchor, task_type, judge_samples, cache, judge_temperature, tries
+    )
+
+
+# A single-call judge scorer takes `single_call_settings`' parameters.
+single_call_parameters = signature_of(single_call_settings)
 
 
 def single_call_judge(
-    question: Callable[[JudgeInput], Question],
-    pool: Pooling,
-    *,
-    judges: str | Sequence[str | Model] | None,
-    reference: bool,
-    task_type: str | None,
-    samples: int,
-    cache: bool,
-    temperature: float | None,
-    tries: int,
+    question: Callable[[JudgeInput], Question], pool: Pooling, settings: SingleCallSettings
 ) -> Scorer:
     """A scorer asking every panel judge `question` once per writing and judge sample."""
-    panel_judges = panel_models(judges)
 
     async def score(state: TaskState, target: Target) -> Score:
-        judge_input = JudgeInput.from_state(state, target, task_type)
+        judge_input = JudgeInput.from_state(state, target, settings.task_type)
         asked = question(judge_input)
-        noted = {**judge_input.seen(reference), **asked.about}
-        materials = judge_input.materials(with_anchor=reference)
+        noted = {**judge_input.seen(settings.anchor), **asked.about}
+        materials = judge_input.materials(with_anchor=settings.anchor)
         messages: list[ChatMessage] = [
             ChatMessageSystem(content=asked.system),
             judge_question(materials, asked.instructions),
         ]
-        asking = Asking.for_scorer(tries, cache, temperature, samples)
+        asking = Asking.for_scorer(
+            settings.tries, settings.cache, settings.judge_temperature, settings.judge_samples
+        )
 
         async def judge_once(scope: Mapping[str, str]) -> Score:
             questions = [
@@ -96,12 +120,12 @@ def single_call_judge(
                     asking=asking,
                     scope=scope,
                 )
-                for model in panel(panel_judges)
+                for model in panel(settings.judges)
             ]
             exchanges = await ask_panel(questions)
             return panel_score(exchanges, pool, noted)
 
-        return await judge_writing(state, judge_input, noted, samples, judge_once)
+        return await judge_writing(state, judge_input, noted, settings.judge_samples, judge_once)
 
     return score
 
@@ -113,18 +137,18 @@ def panel_score(exchanges: list[Exchange[Verdict]], pool: Pooling, noted: dict[s
     if len(verdicts) < len(exchanges):
         reason = "; ".join(f"{ex.model}: {ex.error}" for ex in exchanges if ex.value is None)
         return unscored("grader_failed", reason, metadata)
-    overall = fmean(v.overall for _, v in verdicts)
+    overall = fmean(v.score for _, v in verdicts)
     metadata.update(pool(verdicts))
     if len(verdicts) == 1:
         metadata["reason"] = verdicts[0][1].reason
     else:
         metadata["reason"] = "\n".join(f"{model}: {v.reason}" for model, v in verdicts)
-        metadata["by_judge"] = {model: v.overall for model, v in verdicts}
+        metadata["by_judge"] = {model: v.score for model, v in verdicts}
     head = f"overall {overall:.2f}"
     if len(verdicts) > 1:
         head += f" = mean of {len(verdicts)} judges"
     lines = [head] + [
-        f"{model}: overall {v.overall:g} | {v.summary}\n  {v.reason}" for model, v in verdicts
+        f"{model}: overall {v.score:g} | {v.summary}\n  {v.reason}" for model, v in verdicts
     ]
     return Score(value=overall, explanation="\n".join(lines), metadata=metadata)
 
@@ -135,7 +159,7 @@ def _judge_record(exchange: Exchange[Verdict]) -> dict[str, Any]:
         return {**exchange.record(), "overall": None}
     return {
         **exchange.record(),
-        "overall": verdict.overall,
+        "overall": verdict.score,
         "reason": verdict.reason,
         **verdict.details,
     }

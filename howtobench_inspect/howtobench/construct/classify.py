@@ -18,12 +18,11 @@ from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from howtobench.baselines.single_call import reason_of
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.prompts import genre_list
 from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
 from howtobench.genres import CANONICAL_GENRES
-from howtobench.judge.replies import ReplyError
+from howtobench.judge.replies import ReplyError, reason_of
 
 
 def check_genre(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,12 +18,11 @@ from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from howtobench.baselines.single_call import reason_of
 from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOWEST
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.prompts import genre_name, genre_traits, trait_lines
 from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
-from howtobench.judge.replies import bounded
+from howtobench.judge.replies import bounded, reason_of
 from howtobench.parameters import ParameterError, integer
 
 

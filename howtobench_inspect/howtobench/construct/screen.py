@@ -17,7 +17,6 @@ a JSONL file of writing tasks.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -25,21 +24,13 @@ from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import TaskState
 
-from howtobench.baselines.single_call import reason_of
 from howtobench.construct.prompts import build_prompt, placeholders
 from howtobench.construct.steps import Step, fenced, step_sample, step_score, step_task
-from howtobench.dataset import (
-    DataError,
-    WritingRecord,
-    load_records,
-    parse_user_record,
-    read_jsonl,
-    resolve_source,
-)
+from howtobench.dataset import DataError, WritingRecord
 from howtobench.judge.inputs import clean_text
-from howtobench.judge.replies import ReplyError, exact_keys
+from howtobench.judge.replies import ReplyError, exact_keys, reason_of
 from howtobench.parameters import ParameterError
-from howtobench.vocabulary import TASKS
+from howtobench.sources import open_source
 
 CATEGORIES: tuple[str, ...] = ("personal_info", "unsafe", "advertisement")
 PERSONAL = "personal_info"
@@ -132,19 +123,7 @@ def screen_records(dataset: str | None) -> list[WritingRecord]:
     open); ids must be unique across tasks, as they become sample ids."""
     if not dataset:
         raise ParameterError("dataset", "give a data folder or a JSONL file: -T dataset=DIR")
-    source = resolve_source(dataset)
-    if isinstance(source, Path) and source.is_file():
-        records = [
-            parse_user_record(obj, str(source), line, f"{source.stem}_{line}", "open")
-            for line, obj in read_jsonl(source)
-        ]
-    else:
-        tasks = [
-            t for t in TASKS if source == "hub" or (Path(source) / t / "aligned.jsonl").is_file()
-        ]
-        if not tasks:
-            raise DataError(str(source), "the folder has no <task>/aligned.jsonl")
-        records = [record for t in tasks for record in load_records(dataset, t)]
+    records = open_source(dataset).items()
     seen: dict[str, WritingRecord] = {}
     for record in records:
         if record.id in seen:

@@ -99,7 +99,7 @@ class JudgeInput:
     def seen(self, with_anchor: bool) -> dict[str, Any]:
         """What every judge score records about its input: the anchor the judges saw, and
         what cleaning changed in the writing (when anything)."""
-        record: dict[str, Any] = {ScoreKey.REFERENCE: self.anchor_seen(with_anchor)}
+        record: dict[str, Any] = {ScoreKey.ANCHOR: self.anchor_seen(with_anchor)}
         if self.cleaned:
             record[ScoreKey.WRITING_CLEANED] = self.cleaned
         return record

@@ -141,16 +141,36 @@ class Asking:
     fallback_temperature: float = 0.0
 
     @classmethod
-    def for_scorer(cls, tries: int, cache: bool, temperature: float | None, samples: int) -> Asking:
+    def for_scorer(
+        cls, tries: int, cache: bool, temperature: float | None, judge_samples: int
+    ) -> Asking:
         """A judge scorer's asking: the reply store unless `cache=False` (read when
         scoring starts, so `INSPECT_CACHE_DIR` set for a run is honoured), and 0 as the
         fallback temperature, or 0.7 when several judge samples need spread."""
         store = ReplyStore.beside_inspect_cache() if cache else None
-        return cls(tries, store, temperature, 0.0 if samples <= 1 else 0.7)
+        return cls(tries, store, temperature, 0.0 if judge_samples <= 1 else 0.7)
 
     def config(self, model: Model) -> GenerateConfig:
         """The settings of every call to `model` (see `judge_config`)."""
         return judge_config(model, self.temperature, self.fallback_temperature)
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judge's checked answer: its score on the question's own scale, its reason as
+    given, and for a single-call judge the sub-scores behind it (recorded with the
+    reply) and those sub-scores on one line (for the explanation)."""
+
+    score: float
+    reason: str
+    details: dict[str, Any] = field(default_factory=dict)
+    summary: str = ""
+
+
+def reason_of(reply: dict[str, Any]) -> str:
+    """The judge's reason as given; a missing one is no reason to ask again."""
+    reason = reply.get("reason")
+    return reason if isinstance(reason, str) else ""
 
 
 @dataclass

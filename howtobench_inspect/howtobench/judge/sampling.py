@@ -1,6 +1,6 @@
 """Self-consistency for any judge scorer: n samples of the judge per writing, reduced by mean.
 
-Each sample runs the scorer's whole judging once with its own index, which is part of
+Each judge sample runs the scorer's whole judging once with its own number, which is part of
 its questions' scope in the reply store, so a repeated run still reuses every sample.
 The spread (population standard deviation per score key), every sample's value and how
 many samples were usable are recorded in the metadata. A writing is scored only when at
@@ -33,27 +33,29 @@ def judge_scope(epoch: int, judge_sample: int) -> Mapping[str, str]:
     return scope
 
 
-def enough_samples(samples: int) -> int:
+def enough_samples(judge_samples: int) -> int:
     """The fewest usable judge samples for a score: half of them, rounded up."""
-    return math.ceil(samples / 2)
+    return math.ceil(judge_samples / 2)
 
 
 async def judge_writing(
     state: TaskState,
     judge_input: JudgeInput,
     metadata: dict[str, Any],
-    samples: int,
+    judge_samples: int,
     judge_once: Callable[[Mapping[str, str]], Awaitable[Score]],
 ) -> Score:
     """What every judge scorer does with one writing: refuse what must not reach a judge
-    (`unjudgeable`), judge it `samples` times (`judge_once(scope)`, one scope per judge
+    (`unjudgeable`), judge it `judge_samples` times (`judge_once(scope)`, one scope per judge
     sample), and raise an outage as its own one-line error (`surface_outage`)."""
     refused = unjudgeable(state, judge_input, metadata)
     if refused is not None:
         refused.answer = excerpt(state)
         return refused
     score = await surface_outage(
-        self_consistent(samples, lambda index: judge_once(judge_scope(state.epoch, index)))
+        self_consistent(
+            judge_samples, lambda judge_sample: judge_once(judge_scope(state.epoch, judge_sample))
+        )
     )
     score.answer = excerpt(state)
     return score
@@ -68,17 +70,17 @@ def _values(score: Score) -> dict[str, float] | None:
     return None
 
 
-async def self_consistent(samples: int, judge: Callable[[int], Awaitable[Score]]) -> Score:
-    """`judge(index)` run for each of `samples` indices concurrently; the mean of the
+async def self_consistent(judge_samples: int, judge: Callable[[int], Awaitable[Score]]) -> Score:
+    """`judge(judge_sample)` run for each of the `judge_samples` concurrently; the mean of the
     usable runs, or unscored when fewer than `enough_samples` are usable."""
-    if samples <= 1:
+    if judge_samples <= 1:
         return await judge(0)
-    scores = await collect(*(judge(index) for index in range(samples)))
+    scores = await collect(*(judge(sample) for sample in range(judge_samples)))
     scored = [(s, v) for s in scores if (v := _values(s)) is not None]
     reasons = [str(s.explanation) for s in scores if _values(s) is None]
-    needed = enough_samples(samples)
+    needed = enough_samples(judge_samples)
     record: dict[str, Any] = {
-        "n": samples,
+        "n": judge_samples,
         "scored": len(scored),
         "needed": needed,
         "values": [s.value for s, _ in scored],
@@ -88,7 +90,7 @@ async def self_consistent(samples: int, judge: Callable[[int], Awaitable[Score]]
         first_failed = next(s for s in scores if _values(s) is None)
         return unscored(
             "grader_failed",
-            f"only {len(scored)} of {samples} judge samples were usable "
+            f"only {len(scored)} of {judge_samples} judge samples were usable "
             f"(at least {needed} needed): {reasons[0]}",
             {**(first_failed.metadata or {}), "self_consistency": record},
         )
@@ -100,6 +102,6 @@ async def self_consistent(samples: int, judge: Callable[[int], Awaitable[Score]]
     first = scored[0][0]
     return Score(
         value=mean[""] if keys == [""] else mean,
-        explanation=f"mean of {len(scored)} of {samples} judge samples; the first:\n{first.explanation}",
+        explanation=f"mean of {len(scored)} of {judge_samples} judge samples; the first:\n{first.explanation}",
         metadata={**(first.metadata or {}), "self_consistency": record},
     )

@@ -26,7 +26,7 @@ import pandas as pd
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
 from howtobench.errors import UserError
-from howtobench.metadata import SampleKey, ScoreKey, TaskKey
+from howtobench.metadata import SampleKey, ScoreKey, TaskKey, current
 from howtobench.studies import storage
 from howtobench.studies.runs import Run, first_few, grader_model, group_runs, writer_model
 from howtobench.vocabulary import TASK_PREFIX, TASKS
@@ -57,6 +57,7 @@ COLUMNS: tuple[str, ...] = (
     "task",
     "model",
     "grader",
+    "anchor",
     "perturb",
     "id",
     "epoch",
@@ -357,6 +358,8 @@ def _run_rows(header_run: Run) -> RunRows:
         "task": log.eval.task.removeprefix(TASK_PREFIX),
         "model": writer_model(log),
         "grader": grader_model(log),
+        # what the judges compared with (task version 4 names it; `current` reads older)
+        "anchor": current(log.eval.metadata).get(TaskKey.ANCHOR),
         "perturb": (log.eval.metadata or {}).get(TaskKey.PERTURB),
         "reuse_weights": _reuse_weights(log),
     }

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+from collections.abc import Callable, Iterator
 from html import escape
 from pathlib import Path
 from string import Template
@@ -111,12 +112,11 @@ def _heatmap(board: Board, writers: list[str]) -> str:
     by_cell = cells.set_index(["writer", "genre"])
     low, high = cells["mean"].min(), cells["mean"].max()
     head = "".join(f"<th class=num>{escape(str(g))}</th>" for g in genres)
-    lines = [f"<table class=heat><thead><tr><th>writer</th>{head}</tr></thead><tbody>"]
-    for writer in writers:
-        row = [f"<tr><td>{escape(str(writer))}</td>"]
+
+    def cells_of(writer: str) -> Iterator[str]:
         for genre in genres:
             if (writer, genre) not in by_cell.index:
-                row.append("<td></td>")
+                yield "<td></td>"
                 continue
             cell = by_cell.loc[(writer, genre)]
             share = 0.5 if high == low else (cell["mean"] - low) / (high - low)
@@ -134,13 +134,12 @@ def _heatmap(board: Board, writers: list[str]) -> str:
                 )
                 + f", n={cell['n']}"
             )
-            row.append(
+            yield (
                 f'<td class="num{light}{few}" style="background:{to_hex(colour)}" '
                 f'title="{escape(tip)}">{cell["mean"]:.2f}</td>'
             )
-        lines.append("".join(row) + "</tr>")
-    lines.append("</tbody></table>")
-    return "\n".join(lines)
+
+    return _writer_table("heat", head, writers, cells_of)
 
 
 def _nodes(nodes: pd.DataFrame, metric: str, writers: list[str]) -> str:
@@ -152,17 +151,27 @@ def _nodes(nodes: pd.DataFrame, metric: str, writers: list[str]) -> str:
     part = nodes.loc[[("all", score) for score in shown]]
     high = float(np.nanmax(part.to_numpy(float))) or 1.0
     head = "".join(f"<th>{escape(score)}</th>" for score in shown)
-    lines = [f"<table><thead><tr><th>writer</th>{head}</tr></thead><tbody>"]
-    for writer in writers:
-        row = [f"<tr><td>{escape(str(writer))}</td>"]
+
+    def cells_of(writer: str) -> Iterator[str]:
         for score in shown:
             value = part.loc[("all", score)].get(writer, np.nan)
             width = 0 if np.isnan(value) else round(value / high * 120)
-            row.append(
+            yield (
                 f'<td><div class=node><span class=fill style="width:{width}px"></span>'
                 f"<span>{_number(value)}</span></div></td>"
             )
-        lines.append("".join(row) + "</tr>")
+
+    return _writer_table("", head, writers, cells_of)
+
+
+def _writer_table(
+    kind: str, head: str, writers: list[str], cells_of: Callable[[str], Iterator[str]]
+) -> str:
+    """A table of one row per writer: its name, then the cells `cells_of(writer)` gives."""
+    table = f"<table class={kind}>" if kind else "<table>"
+    lines = [f"{table}<thead><tr><th>writer</th>{head}</tr></thead><tbody>"]
+    for writer in writers:
+        lines.append(f"<tr><td>{escape(str(writer))}</td>{''.join(cells_of(writer))}</tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 

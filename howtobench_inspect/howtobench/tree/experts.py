@@ -3,23 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 
 from howtobench.judge.inputs import JudgeInput, judge_question
-from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, bounded
+from howtobench.judge.replies import (
+    Asking,
+    Exchange,
+    Form,
+    ReplyError,
+    Verdict,
+    ask,
+    bounded,
+    reason_of,
+)
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import Leaf
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A judge's score on the leaf's own scale, before mapping, and its reason."""
-
-    score: float
-    reason: str
 
 
 def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> list[ChatMessage]:
@@ -56,8 +56,7 @@ def score_form(leaf: Leaf) -> Form[Verdict]:
         if "score" not in reply:
             raise ReplyError('the reply has no "score"')
         score = bounded(reply["score"], '"score"', leaf.low, leaf.high, whole=True)
-        reason = reply.get("reason")
-        return Verdict(score, reason if isinstance(reason, str) else "")
+        return Verdict(score, reason_of(reply))
 
     return Form(("score",), check)
 

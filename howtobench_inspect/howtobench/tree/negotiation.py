@@ -33,12 +33,14 @@ def instruction_only() -> Solver:
 
 
 @scorer(name="negotiation", metrics={"*": [mean()]})
-def negotiation(temperature: float | None = None, cache: bool = True, tries: int = 3) -> Scorer:
+def negotiation(
+    judge_temperature: float | None = None, cache: bool = True, tries: int = 3
+) -> Scorer:
     """The instruction's negotiated weights as the score (one key per weighted leaf).
 
     Args:
-        temperature: the negotiator's sampling temperature; default the grader role's
-            own, else 0.
+        judge_temperature: the negotiator's sampling temperature; default the grader
+            role's own, else 0.
         cache: read and keep the reply in the reply store.
         tries: how often the question is asked before the sample is left unscored.
     """
@@ -46,7 +48,7 @@ def negotiation(temperature: float | None = None, cache: bool = True, tries: int
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target)
-        asking = Asking.for_scorer(tries, cache, temperature, 1)
+        asking = Asking.for_scorer(tries, cache, judge_temperature, 1)
         exchange, reused = await surface_outage(
             settled.negotiate(grader(), tree_for(judge_input.task), judge_input, asking=asking)
         )

@@ -1,0 +1,40 @@
+"""Where the benchmark's records and stored writings come from: the `dataset` parameter,
+resolved once into a `DataSource` that the tasks and the construction pipeline ask for
+`records(task)` and `generations(task, model)`.
+
+Sources: `hub` (the default, `hub.py`), a folder in the paper repository's layout
+(`folder.py`), a JSONL file of the user's own writing tasks, and `demo`, that source on the
+file shipped in the package (`jsonl.py`). A new source is one module with a `DataSource`
+subclass, one line in `open_source`, and its test (docs/data.md, "Adding a data source").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from howtobench.dataset import DataError
+from howtobench.sources.base import DataSource
+from howtobench.sources.folder import FolderSource
+from howtobench.sources.hub import HubSource
+from howtobench.sources.jsonl import DEMO_FILE, JsonlSource
+
+__all__ = ["DataSource", "open_source"]
+
+
+def open_source(dataset: str | None) -> DataSource:
+    """The source `dataset` names: `hub` (also when empty), `demo`, or the path of a data
+    folder or a JSONL file, which must exist. A path is made absolute here, so the source
+    reads the same files wherever it is asked from."""
+    if not dataset or dataset == "hub":
+        return HubSource()
+    if dataset == "demo":
+        return JsonlSource(DEMO_FILE, "demo")
+    path = Path(dataset).expanduser()
+    if not path.exists():
+        raise DataError(
+            str(path),
+            "dataset not found: give 'hub', 'demo', a data folder "
+            "(<task>/aligned.jsonl) or a JSONL file",
+        )
+    source = FolderSource if path.is_dir() else JsonlSource
+    return source(path.absolute(), dataset)

@@ -1,0 +1,72 @@
+"""A folder laid out like the paper repository's `data/`: `<task>/aligned.jsonl` (one
+record per instruction) and `<task>/inferences/<model>.jsonl` (each model's writings, as
+`infer_id` and `output`), which is also what `howtobench build` writes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from howtobench.dataset import (
+    DataError,
+    WritingRecord,
+    parse_benchmark_record,
+    parse_inference,
+    read_jsonl,
+)
+from howtobench.sources.base import DataSource
+from howtobench.vocabulary import TASKS
+
+
+class FolderSource(DataSource):
+    id_field = "infer_id"
+
+    def __init__(self, path: Path, name: str) -> None:
+        super().__init__(name)
+        self.path = path
+
+    def tasks(self) -> list[str]:
+        return [task for task in TASKS if (self.path / task / "aligned.jsonl").is_file()]
+
+    def items(self) -> list[WritingRecord]:
+        if not self.tasks():
+            raise DataError(str(self.path), "the folder has no <task>/aligned.jsonl")
+        return super().items()
+
+    def models(self, task: str) -> list[str]:
+        return sorted(path.stem for path in (self.path / task / "inferences").glob("*.jsonl"))
+
+    def generations(self, task: str, model: str) -> dict[str, str]:
+        path = self._inferences(task, model)
+        if not path.is_file():
+            stored = ", ".join(self.models(task)) or "none"
+            raise DataError(str(path), f"unknown replay model '{model}' (stored: {stored})")
+        outputs: dict[str, str] = {}
+        lines: dict[str, int] = {}
+        for line, obj in read_jsonl(path):
+            infer_id, output = parse_inference(obj, str(path), line)
+            if infer_id in outputs:
+                raise DataError(
+                    str(path),
+                    f"second generation for '{infer_id}' (lines {lines[infer_id]} and {line})",
+                    field="infer_id",
+                )
+            outputs[infer_id], lines[infer_id] = output, line
+        return outputs
+
+    def _read(self, task: str) -> list[WritingRecord]:
+        path = self.path / task / "aligned.jsonl"
+        records = []
+        for line, obj in read_jsonl(path):
+            record = parse_benchmark_record(obj, str(path), line)
+            if record.task != task:
+                raise DataError(
+                    str(path), f"task '{record.task}' in the {task} folder", line, "task_type"
+                )
+            records.append(record)
+        return records
+
+    def _stored_at(self, task: str, model: str) -> tuple[str, str]:
+        return str(self._inferences(task, model)), "infer_id"
+
+    def _inferences(self, task: str, model: str) -> Path:
+        return self.path / task / "inferences" / f"{model}.jsonl"

@@ -1,0 +1,80 @@
+"""One JSONL file of the user's own writing tasks (`howtobench.dataset.parse_user_record`),
+each record with its stored writings under `generations`; `demo` is this source on the
+small original file shipped in the package.
+
+The file is read once, on first use, for every task and model asked of it: a record
+without `task` belongs to whichever task is asked, so each task parses the same lines.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from howtobench.dataset import DataError, WritingRecord, parse_user_record, read_jsonl
+from howtobench.sources.base import DataSource
+from howtobench.vocabulary import TASKS
+
+DEMO_FILE = Path(__file__).parents[1] / "data" / "demo" / "demo.jsonl"
+
+
+class JsonlSource(DataSource):
+    id_field = "id"
+
+    def __init__(self, path: Path, name: str) -> None:
+        super().__init__(name)
+        self.path = path
+
+    @cached_property
+    def _lines(self) -> list[tuple[int, dict[str, Any]]]:
+        return list(read_jsonl(self.path))
+
+    def _parsed(self, task: str) -> list[WritingRecord]:
+        """Every record, one without `task` taken as of `task`."""
+        where = str(self.path)
+        return [
+            parse_user_record(obj, where, line, f"{self.path.stem}_{line}", task)
+            for line, obj in self._lines
+        ]
+
+    def tasks(self) -> list[str]:
+        """The tasks its records name; all of them if a record names none. (A record's
+        bad `task` is refused when its records are read, with its line.)"""
+        named = {str(obj.get("task") or "") for _, obj in self._lines}
+        return [task for task in TASKS if task in named or "" in named]
+
+    def items(self) -> list[WritingRecord]:
+        """Every record once, one without `task` counted as open writing."""
+        return self._parsed("open")
+
+    def models(self, task: str) -> list[str]:
+        return sorted({model for record in self.records(task) for model in record.generations})
+
+    def generations(self, task: str, model: str) -> dict[str, str]:
+        records = self.records(task)
+        if not any(model in record.generations for record in records):
+            stored = ", ".join(self.models(task)) or "none"
+            raise DataError(
+                str(self.path),
+                f"unknown replay model '{model}' (stored: {stored})",
+                field="generations",
+            )
+        return {r.id: r.generations[model] for r in records if model in r.generations}
+
+    def _read(self, task: str) -> list[WritingRecord]:
+        """The file's records of `task`; a file with records of other tasks only is an
+        error (inspect would only say that the dataset is empty)."""
+        records = self._parsed(task)
+        kept = [r for r in records if r.task == task]
+        if not kept:
+            others = ", ".join(sorted({r.task for r in records}))
+            raise DataError(
+                str(self.path),
+                f"no records of task '{task}' (its records are of: {others})",
+                field="task",
+            )
+        return kept
+
+    def _stored_at(self, task: str, model: str) -> tuple[str, str]:
+        return str(self.path), f"generations.{model}"
