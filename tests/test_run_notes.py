@@ -20,7 +20,7 @@ from howtobench.judge.runs import RunNotes, this_run
 from howtobench.simulator import get_profile
 from howtobench.simulator.replies import valid_reply
 from howtobench.tree.scorer import tree_of_writing
-from support.evals import run_eval, scores
+from support.evals import run_eval, scores, store_blocked_by_files
 from support.judges import ScriptedJudge, Serve, simulator_model
 
 
@@ -52,11 +52,7 @@ def test_every_run_is_told_once_that_its_store_cannot_be_written(
     """Files where the store's folders belong (two causes): two evals in one process and
     then a re-score of the first log each give the two warnings, once each."""
     judge = serve()
-    cache = tmp_path / "cache"
-    (cache / "howtobench").mkdir(parents=True)
-    for name in ("replies", "locks"):
-        (cache / "howtobench" / name).write_text("not a folder", "utf-8")
-    monkeypatch.setenv("INSPECT_CACHE_DIR", str(cache))
+    cache = store_blocked_by_files(tmp_path, monkeypatch)
     store = f"reply store {cache / 'howtobench'}"
     told: list[int] = []
     with caplog.at_level(logging.WARNING, logger="howtobench.judge.store"):

@@ -23,6 +23,18 @@ PRELUDE = f"""
 import json, sys
 def loaded():
     return sorted({{name.split(".")[0] for name in sys.modules}} & set({HEAVY!r}))
+# whether each lazy name of `package` is its module's own object, and how `missing` fails
+def lazy_facts(package, missing):
+    import importlib
+    same = all(
+        getattr(package, name) is getattr(importlib.import_module(home), name)
+        for name, home in package._HOMES.items()
+    )
+    try:
+        getattr(package, missing)
+        return same, ""
+    except AttributeError as err:
+        return same, str(err)
 """
 
 
@@ -79,7 +91,6 @@ def test_the_public_names_load_on_first_use() -> None:
     `dir()` lists them before any is used."""
     found = _run(
         """
-        import importlib
         import howtobench
 
         listed = sorted(howtobench.__all__) == sorted(howtobench._HOMES)
@@ -88,15 +99,7 @@ def test_the_public_names_load_on_first_use() -> None:
         from howtobench import completion
         from inspect_ai.util import registry_info
 
-        same = all(
-            getattr(howtobench, name) is getattr(importlib.import_module(home), name)
-            for name, home in howtobench._HOMES.items()
-        )
-        try:
-            howtobench.no_such_name
-            refused = ""
-        except AttributeError as err:
-            refused = str(err)
+        same, refused = lazy_facts(howtobench, "no_such_name")
         print(json.dumps([listed, before, registry_info(completion).name, loaded(), same, refused]))
         """
     )
@@ -132,15 +135,7 @@ def test_the_studies_and_the_judge_check_load_nothing_heavy_until_used() -> None
         kinds = {
             name: type(getattr(studies, name)).__name__ for name in studies.__all__
         }
-        same = all(
-            getattr(studies, name) is getattr(importlib.import_module(home), name)
-            for name, home in studies._HOMES.items()
-        )
-        try:
-            studies.no_such_study
-            refused = ""
-        except AttributeError as err:
-            refused = str(err)
+        same, refused = lazy_facts(studies, "no_such_study")
         print(json.dumps([light, listed, sorted(set(modules) & set(studies.__all__)), first,
                           kinds, same, refused, loaded()]))
         """

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from howtobench import guide
-from support.evals import run_eval, scores
+from support.evals import run_eval, scores, store_blocked_by_files
 from support.judges import Serve
 
 pytestmark = pytest.mark.slow
@@ -92,11 +92,7 @@ def test_a_store_that_cannot_hold_files_still_scores(
 ) -> None:
     """Files where the store's folders belong: every write fails with a real OSError."""
     judge = serve()
-    cache = tmp_path / "cache"
-    (cache / "howtobench").mkdir(parents=True)
-    for name in ("replies", "locks"):
-        (cache / "howtobench" / name).write_text("not a folder", "utf-8")
-    monkeypatch.setenv("INSPECT_CACHE_DIR", str(cache))
+    cache = store_blocked_by_files(tmp_path, monkeypatch)
     with caplog.at_level(logging.WARNING, logger=STORE_LOGGER):
         scored_everything(tmp_path / "logs")
     warned = warnings_about(caplog, cache / "howtobench")

@@ -76,3 +76,14 @@ def run_eval(
 def scores(log: EvalLog, scorer: str = "tow") -> dict[str, Score]:
     """Sample id -> the score of `scorer`."""
     return {str(s.id): (s.scores or {})[scorer] for s in log.samples or []}
+
+
+def store_blocked_by_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An inspect cache (set for the test) whose reply store cannot hold a file: files
+    stand where its folders belong, so every write fails with a real OSError."""
+    cache = tmp_path / "cache"
+    (cache / "howtobench").mkdir(parents=True)
+    for name in ("replies", "locks"):
+        (cache / "howtobench" / name).write_text("not a folder", "utf-8")
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(cache))
+    return cache
