@@ -140,7 +140,7 @@ def perturb(spec: str, seed: int = 0) -> Solver:
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         original = state.output.completion
         rng = random.Random(f"{seed}:{state.sample_id}")
-        language = state.metadata.get("language", "zh")
+        language = state.metadata.get(SampleKey.LANGUAGE, "zh")
         if perturbation.kind == "drop":
             text, detail = drop(original, rng)
         elif perturbation.kind == "repeat":

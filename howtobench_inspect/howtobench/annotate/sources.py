@@ -16,7 +16,7 @@ from typing import Any
 
 from inspect_ai.log import EvalSample
 
-from howtobench.metadata import TaskKey
+from howtobench.metadata import SampleKey, TaskKey
 from howtobench.studies.logs import StudyError, log_files, read_log, runs
 from howtobench.studies.runs import Run, writer_model
 
@@ -43,19 +43,19 @@ class Instruction:
 
 def _instruction(sample: EvalSample, path: str) -> Instruction:
     meta: dict[str, Any] = sample.metadata or {}
-    if not isinstance(meta.get("instruction"), str):
+    if not isinstance(meta.get(SampleKey.INSTRUCTION), str):
         raise StudyError(
             f"{path}: sample {sample.id} has no instruction in its metadata, so it is no "
             "sample of a howtobench task this studio can show"
         )
     return Instruction(
         infer_id=str(sample.id),
-        task=str(meta.get("task") or ""),
-        genre=str(meta.get("genre") or "others"),
-        language=str(meta.get("language") or "zh"),
-        instruction=meta["instruction"],
-        grounding=str(meta.get("grounding") or ""),
-        reference=str(meta.get("reference") or ""),
+        task=str(meta.get(SampleKey.TASK) or ""),
+        genre=str(meta.get(SampleKey.GENRE) or "others"),
+        language=str(meta.get(SampleKey.LANGUAGE) or "zh"),
+        instruction=meta[SampleKey.INSTRUCTION],
+        grounding=str(meta.get(SampleKey.GROUNDING) or ""),
+        reference=str(meta.get(SampleKey.REFERENCE) or ""),
     )
 
 
