@@ -26,12 +26,17 @@ class DataSource(ABC):
 
     def __init__(self, name: str) -> None:
         self.name = name  # as the user gave it: for messages and the task's metadata
+        self._records: dict[str, list[WritingRecord]] = {}  # by task, read and checked
 
     def records(self, task: str) -> list[WritingRecord]:
-        """Every record of `task`, validated; a second record of an id is an error."""
+        """Every record of `task`, validated; a second record of an id is an error. Read
+        and checked once per source: a task build asks again for its replayed and its
+        anchor model's writings."""
         if task not in TASKS:
             raise ValueError(f"unknown task '{task}' (expected one of {', '.join(TASKS)})")
-        return _unique(self._read(task), self.id_field)
+        if task not in self._records:
+            self._records[task] = _unique(self._read(task), self.id_field)
+        return list(self._records[task])
 
     def items(self) -> list[WritingRecord]:
         """Every record the source holds, each once (what the construction pipeline's
