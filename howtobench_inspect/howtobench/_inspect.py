@@ -14,6 +14,7 @@ change:
 - a provider's SDK client (`model.api.client` of the `openai` and `anthropic` providers),
   to ask whether an endpoint has a batch API before inspect sends a batch there, and
   where its calls go.
+- the `message` of inspect's errors, with rich markup in it (`error_message`).
 - that inspect builds an eval's tasks and runs its samples inside its event loop, and
   leaves the eval's model and roles set in the caller once `eval_set()` returns
   (`eval_running`).
@@ -24,6 +25,7 @@ change:
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -39,6 +41,7 @@ __all__ = [
     "batch_list_request",
     "batched",
     "endpoint",
+    "error_message",
     "eval_running",
     "listen_to_batch_log",
     "model_list_request",
@@ -136,3 +139,13 @@ def eval_running() -> bool:
     except RuntimeError:
         return False
     return True
+
+
+# rich markup in the messages of inspect's errors (`[bold]...[/bold]`)
+_MARKUP = re.compile(r"\[/?[a-z ]+\]")
+
+
+def error_message(error: BaseException) -> str:
+    """What an error inspect raised says, on one plain line: a `PrerequisiteError`'s
+    `message` (else the error's text), without rich markup or line breaks."""
+    return _MARKUP.sub("", " ".join(str(getattr(error, "message", error)).split()))

@@ -12,7 +12,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import Solver
 
 from howtobench import parameters
-from howtobench._inspect import writer_temperature
+from howtobench._inspect import error_message, writer_temperature
 from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
 from howtobench.dataset import DataError, WritingRecord, filter_genre, record_to_sample
 from howtobench.errors import UserError
@@ -324,8 +324,9 @@ def _check_judges(judges: tuple[str, ...]) -> None:
         try:
             get_model(judge)
         except Exception as error:
-            detail = " ".join(str(getattr(error, "message", error)).split())
-            raise ParameterError("judges", f"cannot use model '{judge}': {detail}") from None
+            raise ParameterError(
+                "judges", f"cannot use model '{judge}': {error_message(error)}"
+            ) from None
 
 
 def _check_no_writer_temperature() -> None:

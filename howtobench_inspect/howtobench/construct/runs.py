@@ -13,7 +13,6 @@ input.
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from inspect_ai import Task, eval_set
 from inspect_ai.log import read_eval_log_sample_summaries, read_eval_log_samples_by_id
 from inspect_ai.model import Model, get_model
 
+from howtobench._inspect import error_message
 from howtobench.dataset import jsonl_text
 from howtobench.errors import UserError
 
@@ -34,7 +34,6 @@ from howtobench.errors import UserError
 # which grows with the square of the log; a chunk shares one parse.)
 _NOT_READ = {"events", "messages", "attachments", "store"}
 _CHUNK = 500
-_MARKUP = re.compile(r"\[/?[a-z ]+\]")  # rich markup in inspect's messages
 
 
 class BuildIncomplete(RuntimeError):
@@ -70,8 +69,7 @@ class EvalOptions:
         try:
             get_model(self.model, base_url=self.model_base_url)
         except Exception as error:  # inspect raises several kinds; each means "unusable"
-            detail = _MARKUP.sub("", " ".join(str(getattr(error, "message", error)).split()))
-            raise UserError(f"--model: cannot use '{self.model}': {detail}") from None
+            raise UserError(f"--model: cannot use '{self.model}': {error_message(error)}") from None
 
 
 @dataclass

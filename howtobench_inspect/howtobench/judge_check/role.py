@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,11 +10,11 @@ import yaml
 from inspect_ai.model import GenerateConfig, Model, get_model
 from pydantic import ValidationError
 
+from howtobench._inspect import error_message
 from howtobench.errors import UserError
 from howtobench.judge_check.text import one_line
 
 ROLE = "grader"
-_MARKUP = re.compile(r"\[/?[a-z ]+\]")  # rich markup in inspect's messages
 
 
 @dataclass(frozen=True)
@@ -35,8 +34,9 @@ class JudgeSpec:
         try:
             return get_model(self.name, config=self.config, memoize=False, **self.args)
         except Exception as error:  # inspect raises several kinds; each means "unusable"
-            detail = _MARKUP.sub("", " ".join(str(getattr(error, "message", error)).split()))
-            raise UserError(f"--model-role {ROLE}: cannot use '{self.name}': {detail}") from None
+            raise UserError(
+                f"--model-role {ROLE}: cannot use '{self.name}': {error_message(error)}"
+            ) from None
 
 
 def parse_role(roles: Sequence[str]) -> JudgeSpec:
