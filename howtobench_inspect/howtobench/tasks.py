@@ -252,16 +252,18 @@ def _solvers(
 
 
 def _refuse_unknown(unknown: dict[str, Any]) -> None:
-    """A parameter no writing task takes; `reference` was renamed `anchor` (version 4)."""
-    for name in unknown:
-        if name == "reference":
-            raise ParameterError(
-                name, "renamed anchor in task version 4: -T anchor=human|none|<model>"
-            )
-        known = list(inspect.signature(writing_parameters).parameters)[:-1]
-        near = difflib.get_close_matches(name, known, n=1)
-        hint = f"did you mean {near[0]}?" if near else f"the parameters are {', '.join(known)}"
-        raise ParameterError(name, f"not a parameter of the writing tasks; {hint}")
+    """Refuse the first parameter no writing task takes, with the nearest known name;
+    `reference` was renamed `anchor` in task version 4."""
+    if not unknown:
+        return
+    name = next(iter(unknown))
+    if name == "reference":
+        raise ParameterError(name, "renamed anchor in task version 4: -T anchor=human|none|<model>")
+    taken = inspect.signature(writing_parameters).parameters.values()
+    known = [p.name for p in taken if p.kind is not p.VAR_KEYWORD]
+    near = difflib.get_close_matches(name, known, n=1)
+    hint = f"did you mean {near[0]}?" if near else f"the parameters are {', '.join(known)}"
+    raise ParameterError(name, f"not a parameter of the writing tasks; {hint}")
 
 
 def _weights(weights: object) -> str:
