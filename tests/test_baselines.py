@@ -25,11 +25,10 @@ from howtobench.baselines.prompts import (
 )
 from howtobench.baselines.rubric import rubric_checker, rubric_question
 from howtobench.genres import CANONICAL_GENRES
-from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import classify, out_of_range_reply, valid_reply
 from howtobench.sources import open_source
-from support.data import write_jsonl
+from support.data import anchored_input, write_jsonl
 from support.evals import run_eval
 from support.judges import Asked, Reply, ScriptedJudge, fixed_scores, rubric_reply, weights_for
 
@@ -423,17 +422,12 @@ def test_rubric_check_refuses_fractions_and_missing_overall() -> None:
 
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_simulator_recognises_and_answers_both_questions(language: str) -> None:
-    judge_input = JudgeInput(
-        task="open",
+    judge_input = anchored_input(
         genre="contract",
-        genre_raw="",
         language=language,
         instruction="请起草一份房屋租赁合同。",
-        grounding="",
         reference="参考合同。",
         writing="甲方与乙方约定如下。",
-        anchor="参考合同。",
-        anchor_source="human",
     )
     materials = judge_input.materials(with_anchor=True)
     asked = {"rubric": rubric_question(judge_input), "autoplan": plan_question(judge_input)}

@@ -25,6 +25,7 @@ from howtobench.tree.experts import expert_messages
 from howtobench.tree.negotiator import negotiator_messages
 from howtobench.tree.prompts import TAGS as TREE_TAGS
 from howtobench.tree.spec import LEAVES, tree_for
+from support.data import anchored_input
 
 LLM_LEAVES = [leaf for leaf in LEAVES if leaf.judge == "llm"]
 WRITING = "城市需要公园。\n\n公园让城市更宜居。"
@@ -32,17 +33,14 @@ REWORDED = "A reworded prompt."
 
 
 def judge_input(language: str) -> JudgeInput:
-    return JudgeInput(
+    return anchored_input(
         task="guide",
         genre="argumentative",
-        genre_raw="",
         language=language,
         instruction="写一篇关于城市公园的议论文。",
         grounding="公园的好处。",
         reference="参考文章。",
         writing=WRITING,
-        anchor="参考文章。",
-        anchor_source="human",
     )
 
 

@@ -9,11 +9,11 @@ import pytest
 from howtobench.baselines.autoplan import check_plan
 from howtobench.baselines.prompts import genre_rubric
 from howtobench.baselines.rubric import rubric_question
-from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import Form, ReplyError, json_objects
-from howtobench.tree.experts import Verdict, score_form
+from howtobench.judge.replies import Form, ReplyError, Verdict, json_objects
+from howtobench.tree.experts import score_form
 from howtobench.tree.negotiator import Weights, weights_form
 from howtobench.tree.spec import LEAVES, Leaf, Tree, tree_for
+from support.data import anchored_input
 
 GUIDE = {
     "opening_ending": 0.1,
@@ -96,17 +96,13 @@ def test_every_judge_reads_the_last_object_with_its_keys() -> None:
     autoplan = Form(("dimensions", "overall"), check_plan)
     assert autoplan.read(f"{json.dumps(first)}\n最终：{json.dumps(plan)}").score == 6
 
-    judge_input = JudgeInput(
-        task="open",
+    judge_input = anchored_input(
         genre="poem",
         genre_raw="诗歌",
         language="zh",
         instruction="写诗",
-        grounding="",
         reference="",
         writing="诗",
-        anchor="",
-        anchor_source="human",
     )
     asked = rubric_question(judge_input)
     ids = genre_rubric("poem", "zh").ids

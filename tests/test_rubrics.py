@@ -22,9 +22,9 @@ from howtobench.baselines.prompts import (
 )
 from howtobench.baselines.rubric import rubric_question
 from howtobench.genres import CANONICAL_GENRES, RAW_TO_CANONICAL, canonical_genre
-from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import classify, valid_reply
+from support.data import anchored_input
 
 # Per rubric, per dimension in the appendix's order: words its criteria turn on, which
 # our English dimension line must contain (lower case).
@@ -259,17 +259,13 @@ def test_the_mapping_uses_the_raw_label_where_appendix_h_is_finer() -> None:
 
 @pytest.mark.parametrize("label", sorted(RAW_TO_CANONICAL))
 def test_the_reply_check_takes_exactly_the_rubric_ids(label: str) -> None:
-    judge_input = JudgeInput(
-        task="open",
+    judge_input = anchored_input(
         genre=canonical_genre(label),
         genre_raw=label,
         language="zh",
         instruction="请写一篇作品。",
-        grounding="",
         reference="参考文本。",
         writing="待评的作品正文。",
-        anchor="参考文本。",
-        anchor_source="human",
     )
     question = rubric_question(judge_input)
     rubric = genre_rubric(judge_input.genre, "zh", label)

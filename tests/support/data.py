@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from howtobench.judge.inputs import JudgeInput
 from howtobench.sources.jsonl import DEMO_FILE
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "howtobench-data"
@@ -19,6 +20,32 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
         "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
     )
     return path
+
+
+def anchored_input(
+    *,
+    genre: str,
+    language: str,
+    instruction: str,
+    reference: str,
+    writing: str,
+    task: str = "open",
+    genre_raw: str = "",
+    grounding: str = "",
+) -> JudgeInput:
+    """What a judge reads of a sample of our tasks, the human reference as its anchor."""
+    return JudgeInput(
+        task=task,
+        genre=genre,
+        genre_raw=genre_raw,
+        language=language,
+        instruction=instruction,
+        grounding=grounding,
+        reference=reference,
+        writing=writing,
+        anchor=reference,
+        anchor_source="human",
+    )
 
 
 def aligned_row(infer_id: str, task: str = "guide", **overrides: Any) -> dict[str, Any]:
