@@ -4,12 +4,12 @@
 (which instructions, which raters, in what order) from the `campaign_options.py` it is
 given; `store.py` keeps it, and every rating, in one SQLite file; `app.py` serves the
 rater and admin pages (`static/`, with the guidelines of `guidelines/`) and their JSON
-API; `summary.py` is what the admin page shows; `export.py` writes the ratings file that
-`howtobench metaeval` reads. `protocol.py` holds the rules a rating must follow (paper
-section 5.2, appendices G and J), checked on the server whatever the page does. And
-`commands.py` registers the `howtobench annotate` command with its actions (new, links,
-serve, export) and prints what they did; it imports the store, the planner and the
-server only when an action runs.
+API, in the words of `wording.py` (one table per language); `summary.py` is what the
+admin page shows; `export.py` writes the ratings file that `howtobench metaeval` reads.
+`protocol.py` holds the rules a rating must follow (paper section 5.2, appendices G and
+J), checked on the server whatever the page does. And `commands.py` registers the
+`howtobench annotate` command with its actions (new, links, serve, export) and prints
+what they did; it imports the store, the planner and the server only when an action runs.
 """
 
 # The subpackage's modules; none is imported here, so importing the package costs nothing.
@@ -23,4 +23,5 @@ __all__ = [
     "sources",
     "store",
     "summary",
+    "wording",
 ]

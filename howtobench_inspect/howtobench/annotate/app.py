@@ -19,7 +19,9 @@ the studio cannot use is answered 422 with the reason, never 500; a writing or
 instruction of someone else's 404; no traceback reaches the browser (500 says to look at the server's log); every response forbids
 scripts, styles and connections from anywhere but this server (Content-Security-Policy)
 and sends no referrer, since the links hold the tokens; the access log is off for the
-same reason. The pages put writings into the document as text, never as HTML.
+same reason. The pages put writings into the document as text, never as HTML. Their
+own words come with them, as JSON in a data block (`wording`): the rater's page speaks
+the language of the instruction it shows, the admin page the campaign's.
 """
 
 from __future__ import annotations
@@ -61,6 +63,7 @@ from howtobench.annotate.protocol import (
 )
 from howtobench.annotate.store import Settings, Store
 from howtobench.annotate.summary import summary
+from howtobench.annotate.wording import page_language, page_text, words
 from howtobench.studies.logs import StudyError
 
 HERE = Path(__file__).parent
@@ -125,15 +128,14 @@ def _missing(what: str) -> JSONResponse:
     return _error(404, f"no {what} of yours has this id")
 
 
-def _guideline(kind: str, task: str, language: str) -> str:
-    """The guideline of a task (or of picking) in the data's language (English for any
-    language but Chinese), wrapped so that the page shows the one it needs: one for
+def _guideline(kind: str, task: str, shown: str) -> str:
+    """The guideline of a task (or of picking) in the language the page speaks (see
+    `wording.page_language`), wrapped so that the page shows the one it needs: one for
     completions (appendix J), one for whole writings, guided or open (and a user's own
     tasks), one for picking (appendix G)."""
     name = (
         "pick" if kind == "pick" else "rate_completion" if task == "completion" else "rate_writing"
     )
-    shown = "zh" if language == "zh" else "en"
     text = (GUIDELINES / f"{name}.{shown}.html").read_text(encoding="utf-8")
     return (
         f'<section class="guideline" data-task="{escape(task)}" data-language="{shown}" hidden>'
@@ -206,17 +208,36 @@ async def _body(request: Request) -> object:
     return parse_body(b"".join(chunks))
 
 
+def _page(name: str, language: str, languages: list[str], **parts: str) -> str:
+    """A page of `static/` with its words: the language it opens in (the campaign's), the
+    title and the no-script notice in it, and the tables of `languages` for its script.
+    Made once, when the studio starts, since none of it changes while it runs."""
+    table = words(name, language)
+    return Template((STATIC / f"{name}.html").read_text(encoding="utf-8")).substitute(
+        lang=page_language(language),
+        title=escape(table["title"]),
+        noscript=escape(table["noscript"]),
+        text=page_text(name, languages),
+        **parts,
+    )
+
+
 class Studio:
-    """The app's state: the open campaign, its settings and its two page templates."""
+    """The app's state: the open campaign, its settings and its two pages. The rater's
+    page carries the words of every language its instructions are in (it speaks the
+    shown instruction's), the admin page those of the campaign's language."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.settings: Settings = store.settings()
-        kinds = sorted(store.instruction_kinds())
+        language = self.settings.language
+        # two data languages may share a page language (every one without a table
+        # speaks English): one guideline each
+        kinds = sorted({(t, page_language(lang)) for t, lang in store.instruction_kinds()})
         guidelines = "\n".join(_guideline(self.settings.kind, t, lang) for t, lang in kinds)
-        page = Template((STATIC / "rater.html").read_text(encoding="utf-8"))
-        self.rater_page = page.substitute(guidelines=guidelines, lang=self.settings.language)
-        self.admin_page = (STATIC / "admin.html").read_text(encoding="utf-8")
+        languages = [language, *(lang for _, lang in kinds)]
+        self.rater_page = _page("rater", language, languages, guidelines=guidelines)
+        self.admin_page = _page("admin", language, [language])
 
     def rater(self, token: str) -> tuple[str, int] | None:
         """The rater (name, row id) whose token this is. Compared with every rater's token

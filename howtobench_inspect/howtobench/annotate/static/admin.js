@@ -1,14 +1,29 @@
 // The admin page: progress, agreement and re-checks, refreshed every few seconds.
-// Every value enters the page as text (textContent).
+// Every value enters the page as text (textContent). It speaks the campaign's language,
+// in the words the server put into the page (wording.py).
 "use strict";
 
 (() => {
+  const WORDS = JSON.parse(document.getElementById("words").textContent);
+  const LANG = document.documentElement.lang;
+  const T = WORDS.text[LANG];
+  const HEADING = T.columns;
   const TOKEN = decodeURIComponent(location.pathname.split("/").pop());
   const REFRESH_MS = 10000;
   const $ = (id) => document.getElementById(id);
 
   // columns that count things; every other number is a statistic, shown to 3 places
   const COUNTS = new Set(["instructions", "finished", "writings", "rated", "rating_pairs", "ratings", "pairs", "gap", "instructions_picked_twice"]);
+
+  // A sentence of the table with its {name}s filled in from `values`.
+  function say(template, values) {
+    return template.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(values, name) ? String(values[name]) : whole));
+  }
+
+  // The columns of a table, as keys of the rows, each headed in the page's language.
+  function headed(keys) {
+    return Object.fromEntries(keys.map((key) => [key, HEADING[key]]));
+  }
 
   function cell(value, key) {
     if (value === null || value === undefined) return "";
@@ -34,7 +49,7 @@
     for (const row of rows) {
       const line = body.insertRow();
       for (const key of Object.keys(columns)) {
-        const value = key === "last_save" && row[key] ? new Date(row[key]).toLocaleString() : row[key];
+        const value = key === "last_save" && row[key] ? new Date(row[key]).toLocaleString(LANG) : row[key];
         line.insertCell().textContent = cell(value, key);
       }
     }
@@ -54,57 +69,22 @@
   }
 
   function paint(data) {
-    put(
-      "progress",
-      data.progress,
-      {
-        rater: "rater",
-        instructions: "instructions",
-        finished: "finished",
-        writings: data.kind === "pick" ? "candidates" : "writings",
-        rated: "rated",
-        last_save: "last save",
-      },
-      "No raters.",
-    );
+    const pick = data.kind === "pick";
+    const progress = headed(["rater", "instructions", "finished", "writings", "rated", "last_save"]);
+    if (pick) progress.writings = HEADING.candidates;
+    put("progress", data.progress, progress, T.no_raters);
     const agreement = data.agreement ? [data.agreement] : [];
-    const columns =
-      data.kind === "pick"
-        ? { instructions_picked_twice: "instructions picked twice", same_choice: "same choice", chosen: "chosen" }
-        : {
-            rating_pairs: "rating pairs",
-            kappa: "Cohen's κ",
-            quadratic_kappa: "weighted κ",
-            pearson: "Pearson",
-            mean_abs_difference: "mean |difference|",
-            exact_agreement: "exact agreement",
-          };
-    put("agreement", agreement, columns, "No ratings yet.");
-    $("per-rater-box").hidden = data.kind === "pick";
-    put(
-      "per-rater",
-      data.per_rater,
-      {
-        rater: "rater",
-        ratings: "ratings",
-        pairs: "pairs",
-        mean_abs_difference: "mean |difference|",
-        pearson: "Pearson",
-        kappa: "κ",
-        quadratic_kappa: "weighted κ",
-      },
-      "No writing has two ratings yet.",
-    );
-    $("recheck-hint").textContent =
-      data.kind === "pick"
-        ? "Instructions whose raters chose different candidates."
-        : "Writings whose two ratings are 2 or more points apart.";
-    const recheck =
-      data.kind === "pick"
-        ? { infer_id: "sample", task: "task", choices: "choices" }
-        : { infer_id: "sample", task: "task", model: "model", ratings: "ratings", gap: "gap" };
-    put("disagreements", data.disagreements, recheck, "Nothing to re-check.");
-    $("updated").textContent = `updated ${new Date().toLocaleTimeString()}`;
+    const measures = pick
+      ? ["instructions_picked_twice", "same_choice", "chosen"]
+      : ["rating_pairs", "kappa", "quadratic_kappa", "pearson", "mean_abs_difference", "exact_agreement"];
+    put("agreement", agreement, headed(measures), T.no_ratings);
+    $("per-rater-box").hidden = pick;
+    const against = ["rater", "ratings", "pairs", "mean_abs_difference", "pearson", "kappa", "quadratic_kappa"];
+    put("per-rater", data.per_rater, headed(against), T.no_pairs);
+    $("recheck-hint").textContent = pick ? T.recheck_pick : T.recheck_rate;
+    const recheck = pick ? ["infer_id", "task", "choices"] : ["infer_id", "task", "model", "ratings", "gap"];
+    put("disagreements", data.disagreements, headed(recheck), T.nothing);
+    $("updated").textContent = say(T.updated, { time: new Date().toLocaleTimeString(LANG) });
   }
 
   async function refresh() {
@@ -117,11 +97,14 @@
       $("message").hidden = true;
       paint(payload);
     } catch (err) {
-      $("message").textContent = `Could not refresh: ${err.message}`;
+      $("message").textContent = say(T.refresh_failed, { why: err.message });
       $("message").hidden = false;
     }
   }
 
+  for (const element of document.querySelectorAll("[data-text]")) {
+    element.textContent = T[element.dataset.text];
+  }
   const base = `/admin/${encodeURIComponent(TOKEN)}/export`;
   $("export-csv").setAttribute("href", `${base}.csv`);
   $("export-jsonl").setAttribute("href", `${base}.jsonl`);

@@ -5,58 +5,16 @@
 
 (() => {
   const MARKER = "[fill in the blank]";
-  const TEXT = {
-    zh: {
-      progress: (i, n, done) => `第 ${i} 题，共 ${n} 题 · 已完成 ${done} 题`,
-      allDone: "全部完成，谢谢！",
-      allSaved: "已全部保存",
-      saving: "正在保存…",
-      unsaved: (n) => `${n} 处未保存`,
-      saved: (time) => `已保存 ${time}`,
-      needScore: "未保存：请先打分",
-      needError: "未保存：低于 3 分须勾选问题类型",
-      unsafeOne: "未保存：内容不安全须记 1 分",
-      needChoice: "未保存：请先选出一篇",
-      needReason: "未保存：请写理由",
-      failed: (why) => `未保存：${why}`,
-      retrying: "无法连接服务器，稍后自动重试",
-      writing: (label) => `作答 ${label}`,
-      candidate: (label) => `候选 ${label}`,
-      empty: "（空白作答）",
-      errorsOff: "问题类型只用于低于 3 分的作答",
-      tasks: { completion: "补写", guide: "提纲写作", open: "开放写作" },
-      grounding: { completion: "原文（空缺处已标出）", guide: "提纲" },
-      invalid: "此链接无效。请向组织者索取你的链接。",
-    },
-    en: {
-      progress: (i, n, done) => `Instruction ${i} of ${n} · ${done} finished`,
-      allDone: "All finished, thank you!",
-      allSaved: "All changes saved",
-      saving: "Saving…",
-      unsaved: (n) => `${n} not saved`,
-      saved: (time) => `saved ${time}`,
-      needScore: "not saved: give a score first",
-      needError: "not saved: below 3, tick at least one error type",
-      unsafeOne: "not saved: an unsafe writing scores 1",
-      needChoice: "not saved: choose a candidate first",
-      needReason: "not saved: write a reason",
-      failed: (why) => `not saved: ${why}`,
-      retrying: "cannot reach the server; trying again shortly",
-      writing: (label) => `Writing ${label}`,
-      candidate: (label) => `Candidate ${label}`,
-      empty: "(empty writing)",
-      errorsOff: "error types are for scores below 3",
-      tasks: { completion: "completion", guide: "guided writing", open: "open writing" },
-      grounding: { completion: "The text (the blank is marked)", guide: "Outline" },
-      invalid: "This link is not valid. Ask the organiser for yours.",
-    },
-  };
-  const T = TEXT[document.documentElement.lang === "zh" ? "zh" : "en"];
+  // The page's words, one table per language, put into the page by the server
+  // (wording.py): the page speaks the language of the instruction it shows.
+  const WORDS = JSON.parse(document.getElementById("words").textContent);
   const TOKEN = decodeURIComponent(location.pathname.split("/").pop());
   const RETRY_MS = 3000;
   const NOTE_DELAY_MS = 600;
   const $ = (id) => document.getElementById(id);
 
+  let language = speaks(document.documentElement.lang); // what the page speaks now
+  let T = WORDS.text[language]; // its words
   let campaign = null; // the API's answer
   let index = 0; // the instruction shown
   let active = 0; // the selected card
@@ -94,24 +52,89 @@
     return payload;
   }
 
-  function clock(iso) {
-    return new Date(iso).toLocaleTimeString();
+  // The language the page speaks for data in `lang`: its own if the page has its
+  // words, else the fallback (English), as the server chose the guidelines.
+  function speaks(lang) {
+    return Object.hasOwn(WORDS.text, lang) ? lang : WORDS.fallback;
+  }
+
+  // A sentence of the table with its {name}s filled in from `values`.
+  function say(template, values) {
+    return template.replace(/\{(\w+)\}/g, (whole, name) => (Object.hasOwn(values, name) ? String(values[name]) : whole));
+  }
+
+  // Every key of `root` (the page, or a card just made) in the words spoken now.
+  function translate(root) {
+    for (const element of root.querySelectorAll("[data-text]")) {
+      element.textContent = T[element.dataset.text];
+    }
+    for (const element of root.querySelectorAll("[data-placeholder]")) {
+      element.placeholder = T[element.dataset.placeholder];
+    }
+    for (const element of root.querySelectorAll("[data-label]")) {
+      element.setAttribute("aria-label", T[element.dataset.label]);
+    }
+  }
+
+  // A line of the shortcuts table as nodes: each [key] a key cap, the rest text.
+  function keyed(line) {
+    return line.split(/\[([^\]]+)\]/).flatMap((part, i) => {
+      if (i % 2 === 0) return part ? [document.createTextNode(part)] : [];
+      const cap = document.createElement("kbd");
+      cap.textContent = part;
+      return [cap];
+    });
+  }
+
+  function fillKeys() {
+    const rows = T.keys.map(([keys, does]) => {
+      const row = document.createElement("tr");
+      for (const line of [keys, does]) {
+        const cell = document.createElement("td");
+        cell.append(...keyed(line));
+        row.append(cell);
+      }
+      return row;
+    });
+    $("keys-table").replaceChildren(...rows);
+  }
+
+  // Speak the language the page has for data in `lang`: the page's own words, its
+  // title and its lang attribute (which the fonts and screen readers follow).
+  function speak(lang) {
+    language = speaks(lang);
+    T = WORDS.text[language];
+    document.documentElement.lang = language;
+    document.title = T.title;
+    translate(document);
+    fillKeys();
+  }
+
+  function clock(iso, lang) {
+    return new Date(iso).toLocaleTimeString(lang);
   }
 
   // One thing saved on its own (a writing's rating, an instruction's pick): what the page
   // holds (`draft`), whether the server has it, and the request in flight, one at a time.
+  // It speaks of itself in the language of its instruction (`lang`).
   class Slot {
-    constructor(url, draft, saved, problem) {
+    constructor(url, draft, saved, problem, lang) {
       this.url = url;
       this.draft = draft;
       this.problem = problem;
+      this.lang = speaks(lang);
+      this.words = WORDS.text[this.lang];
       this.held = saved ? saved.saved : null; // when the server last stored it
       this.version = 0;
       this.sent = 0;
       this.inflight = false;
       this.timer = null;
-      this.message = saved ? T.saved(clock(saved.saved)) : "";
+      this.message = saved ? this.said(saved.saved) : "";
       this.status = null; // the element showing `message`
+    }
+
+    said(iso) {
+      return say(this.words.saved, { time: clock(iso, this.lang) });
     }
 
     get dirty() {
@@ -124,11 +147,11 @@
       this.timer = null;
       const why = this.problem(this.draft);
       if (why) {
-        this.show(T[why]);
+        this.show(this.words[why]);
         return;
       }
       this.timer = setTimeout(() => this.send(), delay);
-      this.show(T.saving);
+      this.show(this.words.saving);
     }
 
     get waiting() {
@@ -155,14 +178,14 @@
       const version = this.version;
       let retry = false;
       this.inflight = true;
-      this.show(T.saving);
+      this.show(this.words.saving);
       try {
         const reply = await api("PUT", this.url, this.draft.body(), keepalive);
         this.sent = version;
         this.held = reply.saved;
-        this.show(T.saved(clock(reply.saved)));
+        this.show(this.said(reply.saved));
       } catch (err) {
-        this.show(T.failed(err.message));
+        this.show(say(this.words.failed, { why: err.message }));
         retry = err.retry;
       } finally {
         this.inflight = false;
@@ -174,7 +197,7 @@
       } else if (this.version !== version) {
         const why = this.problem(this.draft); // changed while the request was in flight
         if (why) {
-          this.show(T[why]);
+          this.show(this.words[why]);
         } else {
           this.send();
         }
@@ -191,7 +214,7 @@
     }
   }
 
-  function ratingSlot(writing) {
+  function ratingSlot(item, writing) {
     const saved = writing.rating;
     const draft = {
       score: saved ? saved.score : null,
@@ -202,12 +225,12 @@
       },
     };
     const problem = (d) => {
-      if (d.score === null) return "needScore";
-      if (d.score < campaign.passing && d.errors.size === 0) return "needError";
-      if (d.errors.has("unsafe") && d.score !== 1) return "unsafeOne";
+      if (d.score === null) return "need_score";
+      if (d.score < campaign.passing && d.errors.size === 0) return "need_error";
+      if (d.errors.has("unsafe") && d.score !== 1) return "unsafe_one";
       return null;
     };
-    return new Slot(`/api/ratings/${encodeURIComponent(writing.id)}`, draft, saved, problem);
+    return new Slot(`/api/ratings/${encodeURIComponent(writing.id)}`, draft, saved, problem, item.language);
   }
 
   function pickSlot(item) {
@@ -220,11 +243,11 @@
       },
     };
     const problem = (d) => {
-      if (d.choice === null) return "needChoice";
-      if (!d.reason.trim()) return "needReason";
+      if (d.choice === null) return "need_choice";
+      if (!d.reason.trim()) return "need_reason";
       return null;
     };
-    return new Slot(`/api/picks/${encodeURIComponent(item.id)}`, draft, saved, problem);
+    return new Slot(`/api/picks/${encodeURIComponent(item.id)}`, draft, saved, problem, item.language);
   }
 
   function slots() {
@@ -241,8 +264,8 @@
     if (!campaign) return;
     const all = campaign.instructions;
     const done = all.filter(finished).length;
-    $("progress").textContent =
-      done === all.length ? `${T.progress(index + 1, all.length, done)} · ${T.allDone}` : T.progress(index + 1, all.length, done);
+    const progress = say(T.progress, { index: index + 1, count: all.length, done });
+    $("progress").textContent = done === all.length ? `${progress} · ${T.all_done}` : progress;
     const pending = slots();
     const state = $("state");
     const unsaved = pending.filter((s) => s.dirty && !s.waiting).length;
@@ -250,9 +273,9 @@
     if (pending.some((s) => s.waiting)) {
       state.textContent = T.saving;
     } else if (unsaved > 0) {
-      state.textContent = T.unsaved(unsaved);
+      state.textContent = say(T.unsaved, { count: unsaved });
     } else {
-      state.textContent = T.allSaved;
+      state.textContent = T.all_saved;
     }
     $("prev").disabled = index === 0;
     $("next").disabled = index === all.length - 1;
@@ -296,7 +319,7 @@
     const field = card.querySelector(".errors");
     const slot = writing.slot;
     let group = null;
-    for (const type of campaign.error_types) {
+    for (const type of T.error_types) {
       if (!group || group.dataset.name !== type.group) {
         const row = document.createElement("div");
         row.className = "group";
@@ -370,7 +393,8 @@
 
   function rateCard(writing, text) {
     const card = $("card").content.firstElementChild.cloneNode(true);
-    card.querySelector(".label").textContent = T.writing(writing.label);
+    translate(card);
+    card.querySelector(".label").textContent = say(T.writing, { label: writing.label });
     fillWriting(card.querySelector(".writing"), text);
     scoreField(card, writing);
     errorsField(card, writing);
@@ -382,7 +406,8 @@
 
   function pickCard(item, writing, position, text) {
     const card = $("pick").content.firstElementChild.cloneNode(true);
-    card.querySelector(".label").textContent = T.candidate(writing.label);
+    translate(card);
+    card.querySelector(".label").textContent = say(T.candidate, { label: writing.label });
     fillWriting(card.querySelector(".writing"), text);
     const input = card.querySelector("input");
     input.checked = item.slot.draft.choice === writing.id;
@@ -401,6 +426,7 @@
 
   function reasonCard(item) {
     const card = $("reason").content.firstElementChild.cloneNode(true);
+    translate(card);
     noteField(card, item.slot, "reason");
     item.slot.status = card.querySelector(".saved");
     item.slot.status.textContent = item.slot.message;
@@ -423,6 +449,7 @@
     index = Math.max(0, Math.min(items.length - 1, position));
     const item = items[index];
     history.replaceState(null, "", `#${index + 1}`);
+    speak(item.language);
     paintBar();
     let content;
     try {
@@ -442,7 +469,7 @@
     $("reference-box").hidden = content.reference === null;
     $("reference").textContent = content.reference || "";
     for (const section of document.querySelectorAll(".guideline")) {
-      section.hidden = !(section.dataset.task === item.task && section.dataset.language === guideLanguage(item));
+      section.hidden = !(section.dataset.task === item.task && section.dataset.language === language);
     }
     const text = new Map(content.writings.map((w) => [w.id, w.text]));
     const box = $("writings");
@@ -464,10 +491,6 @@
     if (index + 1 < items.length) {
       texts(items[index + 1]).catch(() => {}); // ready before the rater gets there
     }
-  }
-
-  function guideLanguage(item) {
-    return item.language === "zh" ? "zh" : "en";
   }
 
   function select(position) {
@@ -513,7 +536,7 @@
     } else if (key === "e" && campaign.kind === "rate") {
       const errors = cards[active].element.querySelector(".errors");
       if (errors.disabled) {
-        cards[active].writing.slot.show(T.errorsOff);
+        cards[active].writing.slot.show(T.errors_off);
       } else {
         errors.querySelector("input").focus();
       }
@@ -539,6 +562,7 @@
   }
 
   async function start() {
+    speak(language); // the campaign's language, until an instruction is shown
     try {
       campaign = await api("GET", "/api/assignments");
     } catch (err) {
@@ -549,7 +573,7 @@
       if (campaign.kind === "pick") {
         item.slot = pickSlot(item);
       } else {
-        for (const writing of item.writings) writing.slot = ratingSlot(writing);
+        for (const writing of item.writings) writing.slot = ratingSlot(item, writing);
       }
     }
     $("main").hidden = false;
