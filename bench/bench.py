@@ -39,7 +39,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import Task, eval, score
+from inspect_ai import Task, eval, score, task_with
 from inspect_ai.log import EvalLog
 from inspect_ai.model import (
     ChatMessage,
@@ -94,8 +94,8 @@ def judged_run(
     )
     start = time.perf_counter()
     [log] = eval(
-        guide(dataset=str(data), replay=replay, scorers=scorer, weights=weights),
-        model="none",
+        guide(dataset=str(data), scorers=scorer, weights=weights),
+        model=f"replay/{replay}",
         model_roles={"grader": grader},
         limit=writings,
         max_samples=writings,
@@ -235,8 +235,8 @@ def bench_overhead(data: Path, writings: int, repeats: int = 3) -> list[dict[str
     os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
     grader = instant_grader()
     [log] = eval(  # judged once, which also fills the reply store
-        guide(dataset=str(data), replay=MODEL, scorers="tow"),
-        model="none",
+        guide(dataset=str(data), scorers="tow"),
+        model=f"replay/{MODEL}",
         model_roles={"grader": grader},
         limit=writings,
         log_dir=tempfile.mkdtemp(prefix="bench-logs-"),
@@ -264,13 +264,14 @@ def bench_overhead(data: Path, writings: int, repeats: int = 3) -> list[dict[str
 
 def _overlap_share(jobs: list[tuple[str, str, str]]) -> int:
     """One worker: its share of the (task, model) runs, as one inspect eval in one process."""
-    tasks = [
-        TASK_FUNCTIONS[task](dataset=data, replay=model, scorers="rouge_l,bleu")
+    tasks = [  # each task with its writer's replay model
+        task_with(
+            TASK_FUNCTIONS[task](dataset=data, scorers="rouge_l,bleu"), model=f"replay/{model}"
+        )
         for data, task, model in jobs
     ]
     logs = eval(
         tasks,
-        model="none",
         log_dir=tempfile.mkdtemp(prefix="bench-overlap-"),
         log_realtime=False,
         max_samples=64,

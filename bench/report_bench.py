@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from inspect_ai import eval
+from inspect_ai import eval, task_with
 from inspect_ai.model import GenerateConfig, get_model
 
 from bench import TASK_FUNCTIONS, table
@@ -56,13 +56,15 @@ def _grader(base_url: str) -> Any:
 
 def _scored_share(jobs: list[tuple[str, str, str]], plan: str, base_url: str, logs: str) -> int:
     """One worker: its share of the (task, writer) runs, scored by tow from the plan."""
-    tasks = [
-        TASK_FUNCTIONS[task](dataset=data, replay=writer, scorers="tow", weights=plan)
+    tasks = [  # each task with its writer's replay model
+        task_with(
+            TASK_FUNCTIONS[task](dataset=data, scorers="tow", weights=plan),
+            model=f"replay/{writer}",
+        )
         for data, task, writer in jobs
     ]
     done = eval(
         tasks,
-        model="none",
         model_roles={"grader": _grader(base_url)},
         log_dir=logs,
         log_realtime=False,  # the README's advice for large runs

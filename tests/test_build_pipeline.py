@@ -1,13 +1,17 @@
 """`howtobench build` end to end against the judge simulator: the demo corpus becomes a
 data folder that the tasks read and ToW scores; every text is accounted for; options
 and failures are applied and recorded; a rerun asks nothing; an interrupted build
-resumes without asking an answered question again."""
+resumes without asking an answered question again; no table it prints says `nan`."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import re
 import shutil
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -21,10 +25,12 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import get_model
 
 from howtobench.cli import main
+from howtobench.construct.backconstruct import MEASURES
 from howtobench.construct.completion import restored
 from howtobench.construct.corpus import read_corpus
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.runs import BuildIncomplete
+from howtobench.construct.screen import CATEGORIES
 from howtobench.simulator import Asked, Fault, JudgeSimulator
 from howtobench.sources import open_source
 from howtobench.vocabulary import TASKS
@@ -274,3 +280,62 @@ def test_a_second_build_into_a_folder_being_built_is_refused_in_one_line(
         "folder; wait for it to finish, or give another --out"
     )
     assert sorted(p.name for p in out.iterdir()) == [LOCK_FILE]  # nothing was written
+
+
+# The tables a build prints: numbers, or none, never `nan` ---------------------------------
+
+STEPS = ("classify", "quality", "backconstruct", "screen")
+NAN = re.compile(r"\bnan\b", re.IGNORECASE)
+
+
+def test_every_step_table_holds_numbers_and_classify_none_without_labels(demo: Built) -> None:
+    """What inspect prints after each step are its log's results: every metric a number.
+    The build classifies only the texts without a genre, so there is nothing for classify's
+    `agreement` to agree with, and it is left out (it printed `agreement nan`)."""
+    manifest = json.loads((demo.out / "manifest.json").read_text("utf-8"))
+    tables = {}
+    for step in STEPS:
+        log = read_eval_log(str(demo.out / manifest["steps"][step]["log"]), header_only=True)
+        assert log.results is not None
+        tables[step] = {
+            s.name: {k: m.value for k, m in s.metrics.items()} for s in log.results.scores
+        }
+    assert tables["classify"] == {"genre": {}}
+    assert set(tables["quality"]["quality"]) == {"score", "kept"}
+    assert set(tables["backconstruct"]["construction"]) == set(MEASURES)
+    assert set(tables["screen"]["screen"]) == {"flagged", *CATEGORIES}
+    values = [v for table in tables.values() for row in table.values() for v in row.values()]
+    assert values and all(math.isfinite(v) for v in values)
+
+
+@pytest.mark.slow
+def test_the_build_prints_no_nan_when_a_step_has_nothing_to_report(
+    serve: Callable[..., JudgeSimulator], tmp_path: Path
+) -> None:
+    """`howtobench build` as typed, with inspect's own display of each step: classify
+    gets no labelled text and every quality reply is unusable, so there is no agreement
+    and no mean to give. Each table shows its name alone (it printed `agreement nan` and
+    `mean nan`), and the summary says that no items were made."""
+    simulator = serve(script=lambda q: Fault("out_of_range") if q.kind == "quality" else None)
+    out = tmp_path / "out"
+    env = {k: v for k, v in os.environ.items() if k != "INSPECT_DISPLAY"}
+    done = subprocess.run(
+        [
+            *(sys.executable, "-m", "howtobench.cli", "build", str(DEMO_CORPUS)),
+            *("--out", str(out), "--model", MODEL, "--model-base-url", simulator.base_url),
+            *("--max-retries", "0"),
+        ],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**env, "SIM_API_KEY": "none", "COLUMNS": "120"},
+    )
+    printed = done.stdout + done.stderr
+    assert done.returncode == 0, printed
+    assert "classify (14 samples)" in printed and "quality (" in printed  # both tables shown
+    assert not NAN.search(printed), printed
+    assert "agreement" not in printed
+    assert "completion 0, guide 0, open 0" in printed
+    summary = (out / "summary.md").read_text("utf-8")
+    assert "No items were made" in summary and not NAN.search(summary)

@@ -265,11 +265,12 @@ def test_replay_errors(data_folder: Path) -> None:
     records = source.records("guide")
     with pytest.raises(
         DataError,
-        match=r"model-z.jsonl: unknown replay model 'model-z' \(stored: model-a, model-b\)",
+        match=r"model-z.jsonl: no stored writings of 'model-z' \(stored: model-a, model-b\)",
     ):
         source.generations_for("guide", "model-z", records)
     with pytest.raises(
-        DataError, match=r"model-b.jsonl, field 'infer_id': no stored generation for 'infer_2'"
+        DataError,
+        match=r"model-b.jsonl, field 'infer_id': no stored writing of 'model-b' for 'infer_2'",
     ):
         source.generations_for("guide", "model-b", records)
     assert source.generations_for("guide", "model-a", records) == {
@@ -288,10 +289,10 @@ def test_replay_errors_in_a_user_file(tmp_path: Path) -> None:
     )
     source = open_source(str(path))
     records = source.records("open")
-    with pytest.raises(DataError, match=r"unknown replay model 'm3' \(stored: m1, m2\)"):
+    with pytest.raises(DataError, match=r"no stored writings of 'm3' \(stored: m1, m2\)"):
         source.generations_for("open", "m3", records)
     with pytest.raises(
-        DataError, match=r"field 'generations.m1': no stored generation for 'mine_2'"
+        DataError, match=r"field 'generations.m1': no stored writing of 'm1' for 'mine_2'"
     ):
         source.generations_for("open", "m1", records)
 

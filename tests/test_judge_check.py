@@ -203,7 +203,7 @@ def test_a_dead_port_is_one_line(
         (["--model-role", "grader=openai-api/sim/judge"], "No SIM_BASE_URL defined"),
         (["--model-role", JUDGE, "--dataset", "no-such-data"], "dataset not found"),
         (["--model-role", JUDGE, "--dataset", "hub"], "no stored writings to replay"),
-        (["--model-role", JUDGE, "--replay", "nobody"], "unknown replay model 'nobody'"),
+        (["--model-role", JUDGE, "--replay", "nobody"], "no stored writings of 'nobody'"),
         (["--model-role", JUDGE, "--tasks", "essay"], "unknown task essay"),
         (["--model-role", JUDGE, "--limit", "0"], "--limit 0"),
         (["--model-role", "grader=a/b,c/d"], "one judge, not a list"),

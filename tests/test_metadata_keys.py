@@ -33,7 +33,7 @@ SAMPLE_KEYS = {
     "anchor_source",
     "perturbation",
     "unscorable",
-    "writer",
+    "dataset",
 }
 SCORE_KEYS = {
     "task",
@@ -91,8 +91,8 @@ def test_a_replay_run_writes_exactly_the_named_sample_and_task_keys(tmp_path: Pa
 
 def test_a_tow_run_writes_only_named_score_keys(tmp_path: Path, serve: Serve) -> None:
     # another model's writing as the anchor: its sample keys are written too
-    task = guide(dataset="demo", replay="demo-writer-a", anchor="demo-writer-b")
-    [log] = run_eval(task, tmp_path, serve())
+    task = guide(dataset="demo", anchor="demo-writer-b")
+    [log] = run_eval(task, tmp_path, serve(), model="replay/demo-writer-a")
     assert log.samples
     # shares is autoplan's; by_judge needs a panel; writing_cleaned a writing with
     # control characters: none of them in this run

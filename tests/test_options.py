@@ -5,24 +5,31 @@ Every numeric option of the `howtobench` commands is checked while argparse pars
 (status 2, argparse's `error:` line, nothing run), `--out` of a build must be a folder
 a build can use, inspect's `--max-connections` is refused when our tasks are built,
 `howtobench check-logs` exits 1 on a log that did not finish (where `inspect eval`
-exits 0), and the bleurt install hint keeps its `[bleurt]` through inspect's rich print.
+exits 0), the bleurt install hint keeps its `[bleurt]` through inspect's rich print, and
+every registered scorer refuses an `-S` name it does not take in one line, as the tasks
+refuse a `-T` one (with the new name of one that task version 4 renamed).
 """
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import io
 import os
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import rich.console
 from inspect_ai import Task, task
+from inspect_ai._util.registry import registry_find, registry_info
 from inspect_ai.dataset import Sample
+from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig
 
 from howtobench import open_writing, options
@@ -31,7 +38,7 @@ from howtobench.cli import build_parser, main
 from howtobench.construct.commands import check_out
 from howtobench.construct.pipeline import LOCK_FILE
 from howtobench.errors import UserError
-from howtobench.parameters import ParameterError
+from howtobench.parameters import ParameterError, ScorerParameterError
 from howtobench.run_options import check_run_options
 from support.evals import run_eval
 
@@ -284,3 +291,134 @@ def test_the_build_command_refuses_zero_connections_within_seconds(tmp_path: Pat
         "expected a whole number of at least 1, got 0 (see howtobench build --help)"
     ]
     assert time.monotonic() - start < 60
+
+
+# `-S` names: every registered scorer refuses a name it does not take -----------------------
+
+# What inspect knows as our scorers once our entry point is imported (`howtobench._registry`,
+# as inspect imports it): the writing scorers, the negotiation's and the build steps'.
+REGISTERED = {
+    f"howtobench/{name}"
+    for name in (
+        *("tow", "rubric", "autoplan", "rouge_l", "bleu", "bleurt", "negotiation"),
+        *("genre", "quality", "construction", "screen"),
+    )
+}
+JUDGE_SCORERS = ("howtobench/tow", "howtobench/rubric", "howtobench/autoplan")
+RENAMED = [
+    ("reference", "anchor"),
+    ("samples", "judge_samples"),
+    ("temperature", "judge_temperature"),
+]
+
+
+def _registered_scorers() -> dict[str, Callable[..., Any]]:
+    """Our scorer factories as inspect's registry holds them (what `--scorer` finds), by
+    registered name; read from the registry, so that a new scorer is checked too."""
+    import howtobench._registry  # noqa: F401 (registers everything, as inspect does)
+
+    found = registry_find(lambda i: i.type == "scorer" and i.name.startswith("howtobench/"))
+    return {registry_info(factory).name: factory for factory in found}
+
+
+def test_the_registered_scorers_are_the_ones_checked_here() -> None:
+    assert set(_registered_scorers()) == REGISTERED
+
+
+@pytest.mark.parametrize("name", sorted(REGISTERED))
+def test_every_registered_scorer_refuses_a_name_it_does_not_take(name: str) -> None:
+    """A misspelt parameter, answered with the one meant, or with `it takes none`; the
+    signature inspect reads and records is the factory's own, with no `**kwargs`."""
+    factory = _registered_scorers()[name]
+    taken = inspect.signature(factory).parameters.values()
+    assert all(p.kind is p.POSITIONAL_OR_KEYWORD for p in taken)
+    first = next((p.name for p in taken), None)
+    wrong, hint = (first[:-1], f"did you mean {first}?") if first else ("tokenize", "it takes none")
+    with pytest.raises(ScorerParameterError) as refused:
+        factory(**{wrong: 1})
+    assert str(refused.value) == f"-S {wrong}: not a parameter of {name}; {hint}"
+    # not a ValueError, which inspect's loader would report as "no such scorer"
+    assert isinstance(refused.value, TypeError) and not isinstance(refused.value, ValueError)
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [(name, old, new) for name in JUDGE_SCORERS for old, new in RENAMED]
+    + [("howtobench/negotiation", "temperature", "judge_temperature")],
+)
+def test_a_name_renamed_in_task_version_4_is_answered_with_its_new_name(
+    name: str, old: str, new: str
+) -> None:
+    with pytest.raises(ScorerParameterError, match=f"^-S {old}: renamed {new} in task version 4$"):
+        _registered_scorers()[name](**{old: 1})
+
+
+def test_an_old_name_is_renamed_only_where_its_new_name_is_taken() -> None:
+    """The negotiator takes no `samples` (nor a task `-T samples`): no rename to name."""
+    with pytest.raises(
+        ScorerParameterError,
+        match="^-S samples: not a parameter of howtobench/negotiation; the parameters are judge_temperature, cache, tries$",
+    ):
+        _registered_scorers()["howtobench/negotiation"](samples=2)
+    with pytest.raises(
+        ParameterError,
+        match="^-T samples: not a parameter of the writing tasks; did you mean judge_samples\\?$",
+    ):
+        open_writing(dataset="demo", samples=2)
+
+
+def test_the_log_records_each_scorers_own_parameters(tmp_path: Path) -> None:
+    """What `inspect score` and `eval-retry` make the scorers again from."""
+    [log] = run_eval(
+        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l,bleu"),
+        tmp_path,
+        limit=1,
+    )
+    stored = read_eval_log(log.location, header_only=True)
+    assert stored.eval.scorers is not None
+    assert {s.name: s.options for s in stored.eval.scorers} == {
+        "rouge_l": {},
+        "bleu": {"tokenize": "char"},
+    }
+
+
+@pytest.fixture(scope="module")
+def overlap_log(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A real log of the overlap scorers, for `inspect score` to read."""
+    root = tmp_path_factory.mktemp("scored")
+    [log] = run_eval(
+        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l,bleu"),
+        root / "logs",
+        cache_dir=root / "cache",
+    )
+    return log.location
+
+
+def _inspect_score(log: str, *args: str) -> list[str]:
+    """`inspect score LOG ...` as typed, without a terminal (stdin not a tty, and rich's
+    80 columns): the lines it printed, once it has exited with status 1."""
+    done = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "score", log, *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "80"},
+    )
+    printed = [line for line in (done.stdout + done.stderr).splitlines() if line.strip()]
+    assert done.returncode == 1, printed
+    return printed
+
+
+@pytest.mark.slow
+def test_inspect_score_refuses_a_wrong_scorer_name_in_one_line(overlap_log: str) -> None:
+    """The mistake stops the command before inspect would ask anything (no `--action`
+    given), in one line where it printed 72 lines of traceback."""
+    printed = _inspect_score(overlap_log, "--scorer", "howtobench/bleu", "-S", "tokenise=char")
+    assert printed == ["-S tokenise: not a parameter of howtobench/bleu; did you mean tokenize?"]
+
+
+@pytest.mark.slow
+def test_inspect_score_answers_an_old_scorer_name_with_its_new_one(overlap_log: str) -> None:
+    printed = _inspect_score(overlap_log, "--scorer", "howtobench/tow", "-S", "samples=3")
+    assert printed == ["-S samples: renamed judge_samples in task version 4"]

@@ -69,11 +69,13 @@ def test_negotiate_scores_each_instruction_by_its_weights(serve: Serve, tmp_path
         ids = [leaf.id for leaf in LEAVES if leaf.judge == "llm" or leaf.node == "format"]
         expected = [i for i in ids if task != "completion" or NODE[i] == "content"]
         expected = [i for i in expected if NODE[i] != "impression"]
-        assert sorted(score.value) == sorted(expected)
+        weights = score.metadata["weights"]  # as negotiated: what ToW judges with
+        assert sorted(weights) == sorted(expected)
         for node in ("content", "format"):
-            group = [w for leaf, w in score.value.items() if NODE[leaf] == node]
+            group = [w for leaf, w in weights.items() if NODE[leaf] == node]
             assert not group or abs(sum(group) - 1) < 1e-9
-        assert score.metadata["weights"] == score.value
+        # the value shows them as every score stores its numbers, to 6 decimals
+        assert score.value == {leaf: round(w, 6) for leaf, w in weights.items()}
         assert score.metadata["negotiator"]["temperature"] == 0.0
     assert by_task == DEMO
     assert set(log.eval.metadata["data"]) == set(DEMO) and log.eval.metadata["tree"] == 1
@@ -99,7 +101,8 @@ def test_export_writes_every_instruction_with_its_manifest(serve: Serve, tmp_pat
     assert set(manifest["data"]) == set(DEMO) and manifest["tree"] == 1
     [path] = folder.glob("*.eval")
     log = read_eval_log(str(path))
-    logged = {str(s.id): s.scores["negotiation"].value for s in log.samples or []}
+    # the weights as negotiated, which the score's metadata keeps (its value rounds them)
+    logged = {str(s.id): s.scores["negotiation"].metadata["weights"] for s in log.samples or []}
     rows = [json.loads(line) for line in lines]
     assert {row["id"]: row["weights"] for row in rows} == logged
     assert read_plan(out).digest == manifest["digest"]

@@ -130,7 +130,7 @@ def test_unknown_model_and_missing_generation(shared_data: Path, tmp_path: Path)
     with pytest.raises(DataError) as caught:
         source.generations("guide", "nobody")
     assert str(caught.value) == (
-        f"{inferences / 'nobody.jsonl'}: unknown replay model 'nobody' "
+        f"{inferences / 'nobody.jsonl'}: no stored writings of 'nobody' "
         "(stored: deepseek-chat, gpt-4o-2024-11-20)"
     )
     gone = copied["guide"]["deepseek-chat"][-1]
@@ -141,7 +141,7 @@ def test_unknown_model_and_missing_generation(shared_data: Path, tmp_path: Path)
         source.generations_for("guide", "deepseek-chat", records)
     assert str(caught.value) == (
         f"{inferences / 'deepseek-chat.jsonl'}, field 'infer_id': "
-        f"no stored generation for '{gone['infer_id']}'"
+        f"no stored writing of 'deepseek-chat' for '{gone['infer_id']}'"
     )
     # the records that have one still replay
     assert len(source.generations_for("guide", "deepseek-chat", records[:2])) == 2
@@ -154,11 +154,14 @@ def test_unknown_model_and_missing_generation(shared_data: Path, tmp_path: Path)
     with pytest.raises(DataError) as caught:
         mine.generations("open", "m2")
     assert (
-        str(caught.value) == f"{path}, field 'generations': unknown replay model 'm2' (stored: m1)"
+        str(caught.value) == f"{path}, field 'generations': no stored writings of 'm2' (stored: m1)"
     )
     with pytest.raises(DataError) as caught:
         mine.generations_for("open", "m1", mine.records("open"))
-    assert str(caught.value) == f"{path}, field 'generations.m1': no stored generation for 'mine_2'"
+    assert (
+        str(caught.value)
+        == f"{path}, field 'generations.m1': no stored writing of 'm1' for 'mine_2'"
+    )
 
 
 def test_a_second_record_of_an_id_is_refused(tmp_path: Path) -> None:

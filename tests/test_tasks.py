@@ -118,11 +118,9 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
             "-T",
             "dataset=demo",
             "-T",
-            "replay=demo-writer-b",
-            "-T",
             "scorers=rouge_l,bleu",
             "--model",
-            "none",
+            "replay/demo-writer-b",
             "--log-dir",
             str(tmp_path),
         ],
@@ -140,8 +138,8 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
     given = set(inspect_module.signature(writing_parameters).parameters) - {"unknown"}
     assert set(log.eval.task_args) == given
     assert log.eval.task_args["anchor"] == "human" and log.eval.task_args["judge_samples"] == 1
-    assert log.eval.task_args["replay"] == "demo-writer-b"
-    assert log.eval.task_version == 4
+    assert log.eval.task_args["replay"] is None and log.eval.model == "replay/demo-writer-b"
+    assert log.eval.task_version == 5
 
 
 def test_the_writing_tasks_share_one_signature_and_refuse_unknown_names() -> None:

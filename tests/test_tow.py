@@ -54,6 +54,26 @@ def test_guide_scores_every_sample_with_the_tree(tmp_path: Path) -> None:
     assert {"report", "letters", "plan"} <= {k.removeprefix("grouped_") for k in metrics["overall"]}
 
 
+def test_the_explanation_says_how_a_stepped_leaf_got_its_score(tmp_path: Path) -> None:
+    """A reader of `judged 3` beside 0.00 learns from the line itself how 3 became 0."""
+    judge = ScriptedJudge(fixed_scores({**SCORES, "plots": 3, "paragraphing": 2}, WEIGHTS))
+    [log] = run_eval(
+        open_writing(dataset="demo", replay="demo-writer-a", genre="speech"), tmp_path, judge
+    )
+    score = log.samples[0].scores["tow"]
+    lines = score.explanation.splitlines()
+    assert (
+        "│  ├─ plots  w=0.60  0.00  (judged 3 on 1-10, mapped 1-3 → 0, 4-7 → 5, 8-10 → 10)" in lines
+    )
+    assert (
+        "│  ├─ paragraphing  w=0.30  5.00  (judged 2 on 1-3, mapped 1 → 0, 2 → 5, 3 → 10)" in lines
+    )
+    assert score.value["plots"] == 0 and score.value["paragraphing"] == 5
+    # a leaf scored as judged names no mapping
+    assert "│  ├─ logic  w=0.50  8.00  (judged 8)" in lines
+    assert sum("mapped" in line for line in lines) == 2
+
+
 def test_transcript_shows_negotiator_and_experts_as_spans(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     [log] = run_eval(
@@ -211,6 +231,7 @@ def test_panel_averages_leaf_scores_and_keeps_every_reply(tmp_path: Path) -> Non
     score = log.samples[0].scores["tow"]
     assert score.value["logic"] == pytest.approx(6.5)
     assert score.value["plots"] == pytest.approx(5.0)  # stepped per judge: 0 and 10
+    assert "(judged 3, 9 on 1-10, each mapped 1-3 → 0, 4-7 → 5, 8-10 → 10)" in score.explanation
     judges = score.metadata["leaves"]["logic"]["judges"]
     assert sorted(j["model"] for j in judges) == ["mockllm/kind", "mockllm/strict"]
     assert negotiator_judge.count("negotiator") == 1 and len(negotiator_judge.questions) == 1

@@ -563,8 +563,8 @@ def test_every_spelling_of_no_anchor_means_none_and_the_log_says_so(spelling: ob
 
 @pytest.mark.slow
 def test_the_command_line_prints_a_parameter_error_as_one_line(tmp_path: Path) -> None:
-    inspect = [sys.executable, "-m", "inspect_ai", "eval", "howtobench/guide", "--model", "none"]
-    common = ["-T", "dataset=demo", "-T", "replay=demo-writer-a", "--log-dir", str(tmp_path)]
+    inspect = [sys.executable, "-m", "inspect_ai", "eval", "howtobench/guide"]
+    common = ["-T", "dataset=demo", "--model", "replay/demo-writer-a", "--log-dir", str(tmp_path)]
     for extra, expected in [
         (["-T", "judge_samples=abc"], "-T judge_samples: expected a whole number, got 'abc'"),
         ([], "-T scorers: the judge scorers need a judge model: bind one with --model-role"),
@@ -726,11 +726,18 @@ def test_a_refused_or_empty_rewrite_is_not_scored_as_the_writing(
 def test_a_replay_log_header_does_not_carry_the_stored_writings(
     shared_data: Path, tmp_path: Path
 ) -> None:
-    task = guide(dataset=str(shared_data), replay="gpt-4o-2024-11-20", scorers="rouge_l")
-    [log] = run_eval(task, tmp_path, limit=1)
-    [step] = [s for s in log.plan.steps if s.solver == "howtobench/replay"]
-    assert step.params == {"writings": "456 stored writings of gpt-4o-2024-11-20"}
+    writer = "gpt-4o-2024-11-20"
+    task = guide(dataset=str(shared_data), scorers="rouge_l")
+    [log] = run_eval(task, tmp_path / "model", model=f"replay/{writer}", limit=1)
+    assert [s.solver for s in log.plan.steps] == ["generate"]
     assert Path(log.location).stat().st_size < 60_000
+    # the old form names the writer alone
+    [old] = run_eval(
+        guide(dataset=str(shared_data), replay=writer, scorers="rouge_l"), tmp_path / "old", limit=1
+    )
+    [step] = [s for s in old.plan.steps if s.solver == "howtobench/replay"]
+    assert step.params == {"writer": writer}
+    assert Path(old.location).stat().st_size < 60_000
 
 
 def test_a_live_writer_without_a_judge_is_told_it_judges_itself(

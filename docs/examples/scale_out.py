@@ -1,4 +1,5 @@
-"""The whole scoring job as one inspect eval set: every writer × task, judged from one plan.
+"""The whole scoring job as one inspect eval set: every writer × task, judged from one plan
+(each stored writer is the model `replay/<writer>`).
 
 inspect's eval-set protocol divides it among workers; any job runner (Slurm, Kubernetes
 Jobs, a shell loop) starts them. Settings come from the environment, so the same file
@@ -35,13 +36,10 @@ def main() -> None:
     dataset = os.environ.get("HOWTOBENCH_DATASET", "hub")
     plan = os.environ["HOWTOBENCH_PLAN"]
     eval_set(
-        [
-            TASKS[name](dataset=dataset, replay=writer, weights=plan)
-            for writer in writers
-            for name in chosen
-        ],
+        [TASKS[name](dataset=dataset, weights=plan) for name in chosen],
         log_dir=os.environ["HOWTOBENCH_LOG_DIR"],
-        model="none",
+        # the writers are inspect's model axis: each task once per stored writer
+        model=[f"replay/{writer}" for writer in writers],
         model_roles={"grader": os.environ["HOWTOBENCH_JUDGE"]},
         eval_set_id="howtobench",
     )

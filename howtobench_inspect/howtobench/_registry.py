@@ -1,5 +1,6 @@
 """Entry point of group `inspect_ai`: makes `howtobench/<task>`, the build steps
-(`howtobench/classify`, `quality`, `backconstruct`, `screen`) and our scorers known.
+(`howtobench/classify`, `quality`, `backconstruct`, `screen`), our scorers and the
+`replay/<writer>` model provider of stored writings known.
 
 inspect imports this module whole, at the start of every eval (to collect hooks, whose
 ever the tasks are) and when it meets a `howtobench/...` name it has not registered yet, and then
@@ -11,6 +12,8 @@ rating studio, pandas, scipy or matplotlib (`tests/test_startup.py`).
 """
 
 # ruff: noqa: F401
+from inspect_ai.model import ModelAPI, modelapi
+
 from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
@@ -22,3 +25,13 @@ from howtobench.construct.screen import screen_step
 from howtobench.tasks import completion, guide, negotiate, open_writing
 from howtobench.tree.negotiation import negotiation
 from howtobench.tree.scorer import tree_of_writing
+from howtobench.vocabulary import REPLAY_API
+
+
+@modelapi(name=REPLAY_API)
+def replay() -> type[ModelAPI]:
+    """`--model replay/<writer>`: a writer's stored writings as a model (the provider is
+    imported when a replay model is first made, as inspect's own providers are)."""
+    from howtobench.replay import ReplayAPI
+
+    return ReplayAPI

@@ -3,7 +3,8 @@
 inspect shows a `PrerequisiteError` raised while a task is built as its message alone
 (its convention for errors of setup, not of code). It is not exported publicly in
 inspect-ai 0.3.285 (see `howtobench._inspect`). `UserError` is also a `ValueError`, so
-Python callers can catch it as one.
+Python callers can catch it as one; a name that a scorer does not take is a `TypeError`
+instead (`howtobench.parameters.ScorerParameterError`).
 """
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ from rich.markup import escape  # rich comes with inspect-ai
 from howtobench._inspect import PrerequisiteError
 
 
-class UserError(PrerequisiteError, ValueError):
-    """Bad input from the user: a parameter, a file, a record. The message says what to do.
+class OneLineError(PrerequisiteError):
+    """An error inspect prints as its message alone, written by us to be read as is.
 
     inspect prints a `PrerequisiteError`'s `message` through rich with markup on, which
     would take `[fill in the blank]` or the `[bleurt]` of an install command for a style
@@ -24,8 +25,12 @@ class UserError(PrerequisiteError, ValueError):
 
     def __init__(self, message: str) -> None:
         PrerequisiteError.__init__(self, escape(message))
-        ValueError.__init__(self, message)
+        Exception.__init__(self, message)
         self.text = message
 
     def __str__(self) -> str:
         return self.text
+
+
+class UserError(OneLineError, ValueError):
+    """Bad input from the user: a parameter, a file, a record. The message says what to do."""

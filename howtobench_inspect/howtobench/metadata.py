@@ -20,8 +20,8 @@ from typing import Any, Final
 
 
 class SampleKey:
-    """Sample metadata: written by `dataset.record_to_sample`, the task's anchors, the
-    replay and perturbation solvers; read by the judges (`JudgeInput.from_state`) and the
+    """Sample metadata: written by `dataset.record_to_sample`, the task (its anchors
+    and source) and the perturbation solver; read by the judges (`JudgeInput.from_state`) and the
     studies."""
 
     BENCH_ID: Final = "bench_id"
@@ -37,7 +37,9 @@ class SampleKey:
     ANCHOR_SOURCE: Final = "anchor_source"  # "human" or the model that wrote the anchor
     PERTURBATION: Final = "perturbation"
     UNSCORABLE: Final = "unscorable"  # why the writing under test cannot be judged
-    WRITER: Final = "writer"  # a replay run: the model whose stored writing was replayed
+    # the sample's data source, as a `-T dataset=` value that opens it again (an absolute
+    # path, `demo` or `hub`): where `--model replay/<writer>` finds the stored writing
+    DATASET: Final = "dataset"
 
 
 class ScoreKey:

@@ -5,17 +5,21 @@ arrives as 3, `-T judge_samples=abc` as "abc", `-T anchor=0` as 0 and
 `-T anchor=false` as False, `-T scorers=a,b` as a list or a string. Each reader here
 accepts the spellings a user would type and refuses anything else with one line that
 names the parameter and says what it takes (a `ParameterError`, which inspect prints
-without a traceback).
+without a traceback). A name that no task or scorer takes is refused the same way, for
+`-T` and for the `-S` of `inspect score` (`refuse_unknown`, `refuses_unknown`).
 """
 
 from __future__ import annotations
 
+import difflib
+import functools
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar, cast
 
-from howtobench.errors import UserError
+from howtobench.errors import OneLineError, UserError
+from howtobench.vocabulary import TASK_PREFIX
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
@@ -46,11 +50,100 @@ def signature_of(reader: Callable[..., Any]) -> Callable[[F], F]:
 
 
 class ParameterError(UserError):
-    """A task parameter that cannot be used."""
+    """A task parameter (`-T name=value`) that cannot be used."""
+
+    flag: ClassVar[str] = "-T"
 
     def __init__(self, name: str, message: str) -> None:
-        super().__init__(f"-T {name}: {message}")
+        super().__init__(f"{self.flag} {name}: {message}")
         self.name = name
+
+
+class ScorerParameterError(OneLineError, TypeError):
+    """A name that a scorer does not take (`inspect score ... -S name=value`).
+
+    Not a `UserError`: that is a `ValueError`, and inspect's scorer loader takes any
+    ValueError raised while it makes a scorer for "no such scorer", and prints that
+    instead of this line. A `TypeError`, as Python's own refusal of an unknown keyword
+    is, for Python callers of the factories.
+    """
+
+    flag: ClassVar[str] = "-S"
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(f"{self.flag} {name}: {message}")
+        self.name = name
+
+
+# The names task version 4 renamed (CHANGELOG.md), old -> new, by where they are given: a
+# task's `reference` (-T), and the judge scorers' `reference`, `samples` and `temperature`
+# (-S). An old name is answered with its new one where the new one is taken.
+RENAMED: dict[str, dict[str, str]] = {
+    ParameterError.flag: {"reference": "anchor"},
+    ScorerParameterError.flag: {
+        "reference": "anchor",
+        "samples": "judge_samples",
+        "temperature": "judge_temperature",
+    },
+}
+
+
+def refuse_unknown(
+    given: Mapping[str, Any],
+    taker: Callable[..., Any],
+    owner: str,
+    error: type[ParameterError] | type[ScorerParameterError],
+) -> None:
+    """Refuse the first name in `given` that `taker`'s signature does not name, in one line.
+
+    The line names the parameter as the user gave it (`-T` or `-S`, from `error`) and
+    `owner` ("the writing tasks", "howtobench/tow"), then the new name of one that task
+    version 4 renamed, else the nearest known name, else all of them: inspect itself would
+    only warn about an unknown `-T` name and run without it, and for an unknown `-S` name
+    print Python's TypeError with its whole traceback. The usual mistakes fit the 80
+    columns that rich wraps inspect's message at when it does not print to a terminal.
+    """
+    known = [
+        p.name
+        for p in inspect.signature(taker).parameters.values()
+        if p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    name = next((n for n in given if n not in known), None)
+    if name is None:
+        return
+    new = RENAMED[error.flag].get(name)
+    if new in known:
+        raise error(name, f"renamed {new} in task version 4")
+    near = difflib.get_close_matches(name, known, n=1)
+    if near:
+        hint = f"did you mean {near[0]}?"
+    elif known:
+        hint = f"the parameters are {', '.join(known)}"
+    else:
+        hint = "it takes none"
+    raise error(name, f"not a parameter of {owner}; {hint}")
+
+
+def refuses_unknown(scorer: str) -> Callable[[F], F]:
+    """Make a scorer factory refuse a keyword it does not take with one line
+    (`refuse_unknown`) naming `-S`, the scorer and the name meant.
+
+    Goes between inspect's `@scorer` (registered as `howtobench/<scorer>`) and the factory.
+    The factory keeps its own signature (`functools.wraps`), with no `**kwargs` added to
+    it: inspect reads that signature to record the scorer's parameters in the log and to
+    make the scorer again from them (`inspect score`, `eval-retry`).
+    """
+    owner = f"{TASK_PREFIX}{scorer}"  # as `--scorer` names it
+
+    def checked(factory: F) -> F:
+        @functools.wraps(factory)
+        def refusing(*args: Any, **given: Any) -> Any:
+            refuse_unknown(given, factory, owner, ScorerParameterError)
+            return factory(*args, **given)
+
+        return cast(F, refusing)
+
+    return checked
 
 
 def _shown(value: Any) -> str:

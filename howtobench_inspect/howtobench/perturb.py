@@ -29,6 +29,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench.metadata import SampleKey
 from howtobench.templates import render
+from howtobench.vocabulary import replayed_writer
 
 PROMPTS = Path(__file__).parent / "prompts"
 TRANSFER_GENRES = ("comment", "letter", "official", "poem")
@@ -127,9 +128,11 @@ def failed_rewrite(original: str, rewrite: str, stop_reason: str) -> str | None:
 
 
 def rewriter() -> Model:
-    """The `perturber` role; unbound it is the evaluated model, or the grader in replay."""
+    """The `perturber` role; unbound it is the evaluated model, or the grader in replay
+    (`--model none` with `-T replay=`, or a `replay/<writer>` model, which only replays)."""
     model = get_model(role="perturber")
-    return get_model(role="grader") if str(model) == "none/none" else model
+    replays = str(model) == "none/none" or replayed_writer(str(model))
+    return get_model(role="grader") if replays else model
 
 
 @solver

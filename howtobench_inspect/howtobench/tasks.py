@@ -1,8 +1,7 @@
 """The three HoWToBench tasks: completion, guided writing and open writing, and the
 negotiation task that freezes their weights into a plan."""
 
-import difflib
-import inspect
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,7 +11,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import Solver
 
 from howtobench import parameters
-from howtobench._inspect import error_message, writer_temperature
+from howtobench._inspect import error_message, eval_running, writer_temperature
 from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
 from howtobench.dataset import DataError, WritingRecord, filter_genre, record_to_sample
 from howtobench.errors import UserError
@@ -41,11 +40,14 @@ from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
 from howtobench.tree.scorer import DEFAULT_FORMATTING, FORMATTINGS, weighting
 from howtobench.tree.spec import tree_for
-from howtobench.vocabulary import TASKS
-from howtobench.writer import StoredWritings, writer, writer_prompt
+from howtobench.vocabulary import TASKS, replay_model, replayed_writer
+from howtobench.writer import writer, writer_prompt
 
-# The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`.
-TASK_VERSION = 4
+# The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`; 5 names
+# a replayed writer as the model (`--model replay/<writer>`) and rounds score values.
+TASK_VERSION = 5
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -89,7 +91,8 @@ def writing_parameters(
 
     Args:
         dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: score this model's stored writings instead of generating.
+        replay: the old form of `--model replay/<writer>`: score this model's stored
+            writings, with `--model none` (kept for scripts; says so in one line).
         genre: keep one canonical genre (e.g. `argumentative`).
         scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
             `bleurt`); default `tow`.
@@ -179,7 +182,8 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
     judged = [name for name in given.scorers if name in JUDGE_SCORERS]
     if judged and ("tow" in judged or not options.judges):
         _check_grader()
-    if given.replay:
+    replayed = _replayed(given)
+    if replayed:
         _check_no_writer_temperature()
     records = given.source.records(task_type)
     data = fingerprint(records)  # of the whole source, so that shards share it
@@ -187,6 +191,8 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
         records = filter_genre(records, given.genre)
     except ValueError as error:
         raise ParameterError("genre", str(error)) from None
+    if replayed:  # every sample has its writing, before anything runs
+        given.source.generations_for(task_type, replayed, records)
     if given.plan is not None:
         try:
             given.plan.check_data(task_type, data)
@@ -195,12 +201,12 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
             raise ParameterError("weights", str(error)) from None
     return Task(
         dataset=MemoryDataset(_samples(task_type, given, records), name=f"howtobench-{task_type}"),
-        solver=_solvers(task_type, given, records),
+        solver=_solvers(given),
         scorer=build_scorers(given.scorers, options),
         metadata={
             TaskKey.HOWTOBENCH_TASK: task_type,
             TaskKey.DATASET: given.source.name,
-            TaskKey.REPLAY: given.replay,
+            TaskKey.REPLAY: replayed,
             TaskKey.GENRE: given.genre,
             TaskKey.ANCHOR: given.anchor.source,
             TaskKey.PERTURB: given.perturbation.name if given.perturbation else None,
@@ -213,8 +219,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
         # bounded retries (inspect's default is to retry forever): a dead judge or
         # writer ends the run in about a minute; --max-retries overrides it
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
-        # the log list of `inspect view` shows tags, and a replay run's model is 'none':
-        # the writer's name tells the paper's ten writers apart there
+        # the old form's model is 'none': the log list of `inspect view` shows tags
         tags=[f"writer:{given.replay}"] if given.replay else None,
         version=TASK_VERSION,
     )
@@ -223,9 +228,13 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
 def _samples(
     task_type: str, given: WritingParameters, records: list[WritingRecord]
 ) -> list[Sample]:
-    """The records' samples; with a model's writing as the anchor, its text is each
-    sample's anchor (the human reference stays the target)."""
+    """The records' samples, each with its source's location (where a replay model finds
+    its writing); with a model's writing as the anchor, its text is each sample's anchor
+    (the human reference stays the target)."""
     samples = [record_to_sample(record, writer_prompt(record)) for record in records]
+    for sample in samples:
+        assert sample.metadata is not None
+        sample.metadata[SampleKey.DATASET] = given.source.location
     model = given.anchor.model
     if model is None:
         return samples
@@ -237,33 +246,50 @@ def _samples(
     return samples
 
 
-def _solvers(
-    task_type: str, given: WritingParameters, records: list[WritingRecord]
-) -> list[Solver]:
-    """The writer (live, or the replayed model's stored writings), then the disturbance."""
-    stored = None
-    if given.replay:
-        generations = given.source.generations_for(task_type, given.replay, records)
-        stored = StoredWritings(given.replay, generations)
-    solvers = [writer(stored)]
+def _solvers(given: WritingParameters) -> list[Solver]:
+    """The writer (the evaluated model, or the old form's replayed one), then the
+    disturbance."""
+    solvers = [writer(given.replay)]
     if given.perturbation:
         solvers.append(perturb_solver(given.perturbation.name, given.perturb_seed))
     return solvers
 
 
+def _replayed(given: WritingParameters) -> str | None:
+    """The writer whose stored writings the task replays, when it is known as the task
+    is built: `-T replay=` (the old form, said in one line), or the evaluated model
+    `replay/<writer>` under `inspect eval` (built from Python before `eval()`, the model
+    is not known yet, and the replay model checks each sample as it answers)."""
+    evaluated = _evaluated_model()
+    if given.replay:
+        if evaluated and replayed_writer(evaluated):
+            raise ParameterError(
+                "replay", f"the evaluated model {evaluated} replays already; leave -T replay out"
+            )
+        logger.warning(
+            "-T replay=%s is the old form: name the writer as the model, --model %s",
+            given.replay,
+            replay_model(given.replay),
+        )
+        return given.replay
+    return replayed_writer(evaluated) if evaluated else None
+
+
+def _evaluated_model() -> str | None:
+    """The evaluated model's name while an eval builds the task, else None."""
+    if not eval_running():
+        return None
+    try:
+        return str(get_model())
+    except Exception:  # no model in context
+        return None
+
+
 def _refuse_unknown(unknown: dict[str, Any]) -> None:
-    """Refuse the first parameter no writing task takes, with the nearest known name;
-    `reference` was renamed `anchor` in task version 4."""
-    if not unknown:
-        return
-    name = next(iter(unknown))
-    if name == "reference":
-        raise ParameterError(name, "renamed anchor in task version 4: -T anchor=human|none|<model>")
-    taken = inspect.signature(writing_parameters).parameters.values()
-    known = [p.name for p in taken if p.kind is not p.VAR_KEYWORD]
-    near = difflib.get_close_matches(name, known, n=1)
-    hint = f"did you mean {near[0]}?" if near else f"the parameters are {', '.join(known)}"
-    raise ParameterError(name, f"not a parameter of the writing tasks; {hint}")
+    """Refuse the first parameter no writing task takes, with the nearest known name, or
+    the new name of one renamed in task version 4 (`reference`, now `anchor`); the
+    scorers' `-S` names are refused by the same helper."""
+    parameters.refuse_unknown(unknown, writing_parameters, "the writing tasks", ParameterError)
 
 
 def _weights(weights: object) -> str:
@@ -321,8 +347,13 @@ def _check_formatting(task_type: str, nodes: tuple[str, ...] | None) -> None:
 
 
 def _check_judges(judges: tuple[str, ...]) -> None:
-    """Each panel model must resolve (a known provider, its key or base URL set)."""
+    """Each panel model must resolve (a known provider, its key or base URL set), and
+    judge: a replay model only gives back stored writings."""
     for judge in judges:
+        if replayed_writer(judge):
+            raise ParameterError(
+                "judges", f"{judge} replays stored writings and cannot judge; name judge models"
+            )
         try:
             get_model(judge)
         except Exception as error:

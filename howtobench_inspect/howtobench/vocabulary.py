@@ -1,5 +1,5 @@
 """The benchmark's shared words, at the bottom of the package: the task names, the
-completion task's fill-in marker, the inspect task prefix and how a text's language is
+completion task's fill-in marker, the inspect task prefix, the replay provider's name and how a text's language is
 told. Every layer (data, judges, tree, studies, construction, simulator) names these
 from here; the module imports nothing of ours and nothing heavy."""
 
@@ -13,6 +13,20 @@ TASKS: tuple[str, ...] = ("completion", "guide", "open")
 TASK_PREFIX = "howtobench/"
 # Where a completion text's missing passage was cut out (section 4.5).
 FILL_MARKER = "[fill in the blank]"
+# The model provider of stored writings: `--model replay/<writer>` (howtobench/replay.py).
+REPLAY_API = "replay"
+
+
+def replay_model(writer: str) -> str:
+    """The model name that replays `writer`'s stored writings."""
+    return f"{REPLAY_API}/{writer}"
+
+
+def replayed_writer(model: str) -> str | None:
+    """The writer a model name replays (`replay/gpt-4o` -> `gpt-4o`), else None."""
+    api, _, writer = model.partition("/")
+    return writer if api == REPLAY_API and writer else None
+
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 

@@ -1,15 +1,13 @@
 """The writer side of a task: the prompt a model writes from, and replay of stored writings."""
 
-from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
-from inspect_ai.model import ChatMessageAssistant, ModelOutput
+from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from howtobench.dataset import WritingRecord
-from howtobench.metadata import SampleKey
 from howtobench.templates import render
+from howtobench.vocabulary import replay_model
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -25,41 +23,22 @@ def writer_prompt(record: WritingRecord) -> str:
     )
 
 
-@dataclass(frozen=True)
-class StoredWritings:
-    """One model's stored writings by sample id.
-
-    Not a dict on purpose: inspect records a solver's arguments in the log header, and
-    for an object it records only its `name`, so a replay log carries one line here
-    instead of every stored writing of the data source.
-    """
-
-    model: str
-    texts: Mapping[str, str]
-
-    @property
-    def name(self) -> str:
-        return f"{len(self.texts)} stored writings of {self.model}"
-
-
 @solver
-def replay(writings: StoredWritings) -> Solver:
-    """Answer each sample with a model's stored writing instead of calling a model.
-
-    An empty stored writing is kept (and scored as empty), never dropped.
-    """
-    model = writings.model
+def replay(writer: str) -> Solver:
+    """The old form of replay (`-T replay=<writer>`): ask the writer's replay model
+    (`replay/<writer>`, howtobench/replay.py) instead of the evaluated one, so that both
+    forms answer from one lookup. An empty stored writing is kept (and scored as empty)."""
+    name = replay_model(writer)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
-        text = writings.texts[str(state.sample_id)]
-        state.output = ModelOutput.from_content(model=model, content=text)
-        state.messages.append(ChatMessageAssistant(content=text, model=model))
-        state.metadata[SampleKey.WRITER] = model
+        state.output = await get_model(name).generate(state.messages)
+        state.messages.append(state.output.message)
         return state
 
     return solve
 
 
-def writer(stored: StoredWritings | None = None) -> Solver:
-    """Replay stored writings when given, else generate with the evaluated model."""
-    return replay(stored) if stored is not None else generate()
+def writer(replayed: str | None = None) -> Solver:
+    """Ask the `-T replay=` writer's stored writings when given, else the evaluated model
+    (a live writer, or `--model replay/<writer>`)."""
+    return replay(replayed) if replayed is not None else generate()

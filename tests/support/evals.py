@@ -36,14 +36,15 @@ def run_eval(
     log_dir: Path,
     grader: Grader | None = None,
     *,
-    model: str | Model = "none",
+    model: str | Model | list[str] = "none",
     roles: Mapping[str, str | Model | Sequence[str | Model]] | None = None,
     cache_dir: Path | None = None,
     status: str | None = "success",
     display: DisplayType = "none",
     **kwargs: Any,
 ) -> list[EvalLog]:
-    """Run `tasks` with `model` as the writer (`none`: replay) and `grader` bound to the
+    """Run `tasks` with `model` as the writer (`replay/<writer>` replays a stored writer;
+    several models run every task with each, inspect's model axis) and `grader` bound to the
     grader role, plus any other `roles` (e.g. `perturber`); logs go to `log_dir`.
 
     `cache_dir` sets INSPECT_CACHE_DIR for this run only (the autouse `fresh_judging`

@@ -1,7 +1,7 @@
 """Logs for the studies' tests, made by running our real tasks offline with scripted judges.
 
-Four made-up writers replay texts derived from the demo writings (`data.writers_file`), so
-that lengths and scores vary; judges score by a stable hash of the writing, so every
+Four made-up writers replay texts derived from the demo writings (`data.writers_file`), each
+the evaluated model `replay/<writer>` (inspect's model axis), so that lengths and scores vary; judges score by a stable hash of the writing, so every
 number is reproducible. The session fixtures in `conftest.py` build each set once, in a
 folder of its own with an inspect cache of its own. `raw_rows` reads logs back with a
 plain loop: what the tests compute their expected numbers from.
@@ -21,6 +21,7 @@ from support.evals import run_eval
 from support.judges import ScriptedJudge, hashed_judge
 
 WRITERS = ("w-a", "w-b", "w-c", "w-d")
+REPLAYED = "replay/"  # the replay provider's prefix, spelt out: the tests read it back
 TASKS = {"completion": completion, "guide": guide, "open": open_writing}
 BROKEN = ("w-d", "demo_guide_2")  # the writers' judge cannot score this writing
 
@@ -43,18 +44,14 @@ def build_writers(folder: Path, data: Path) -> None:
     """12 logs: four writers × three tasks, scored by `tow` (grader judge-1) and `rouge_l`."""
     broken = writings(demo_record(BROKEN[1]))[BROKEN[0]]
     judge = ScriptedJudge(hashed_judge("judge-1", broken=broken), name="judge-1")
-    tasks = [
-        make(dataset=str(data), replay=w, scorers="tow,rouge_l")
-        for w in WRITERS
-        for make in TASKS.values()
-    ]
-    build_logs(tasks, folder, judge)
+    tasks = [make(dataset=str(data), scorers="tow,rouge_l") for make in TASKS.values()]
+    build_logs(tasks, folder, judge, model=replayed(*WRITERS))
 
 
 def build_second_judge(folder: Path, data: Path) -> None:
     """The guide writings of the four writers again, by another grader (judge-2)."""
     judge = ScriptedJudge(hashed_judge("judge-2"), name="judge-2")
-    build_logs([guide(dataset=str(data), replay=w, scorers="tow") for w in WRITERS], folder, judge)
+    build_logs([guide(dataset=str(data), scorers="tow")], folder, judge, model=replayed(*WRITERS))
 
 
 def build_panel(folder: Path, data: Path) -> None:
@@ -63,28 +60,38 @@ def build_panel(folder: Path, data: Path) -> None:
         ScriptedJudge(hashed_judge("strict"), name="strict").model(),
         ScriptedJudge(hashed_judge("kind"), name="kind").model(),
     ]
-    tasks = [
-        task_with(guide(dataset=str(data), replay=writer), scorer=tree_of_writing(judges=panel))
-        for writer in ("w-a", "w-b")
-    ]
-    build_logs(tasks, folder, ScriptedJudge(hashed_judge("negotiator"), name="negotiator"))
+    tasks = [task_with(guide(dataset=str(data)), scorer=tree_of_writing(judges=panel))]
+    negotiator = ScriptedJudge(hashed_judge("negotiator"), name="negotiator")
+    build_logs(tasks, folder, negotiator, model=replayed("w-a", "w-b"))
 
 
 def build_epochs(folder: Path, data: Path) -> None:
     """The guide writings of w-a judged in five epochs."""
     judge = ScriptedJudge(hashed_judge("judge-1"), name="judge-1")
-    build_logs([guide(dataset=str(data), replay="w-a", scorers="tow")], folder, judge, epochs=5)
+    build_logs(
+        [guide(dataset=str(data), scorers="tow")], folder, judge, model=replayed("w-a"), epochs=5
+    )
 
 
 def build_perturbed(folder: Path, data: Path) -> None:
     """Open writings replayed as writers `clean`, `drop` and `inject` (`data.perturbed_file`),
     scored by tow and rouge_l; the two disturbed logs record their disturbance."""
     judge = ScriptedJudge(hashed_judge("judge-1"), name="judge-1")
-    names = ("clean", "drop", "inject")
-    tasks = [open_writing(dataset=str(data), replay=n, scorers="tow,rouge_l") for n in names]
-    for name, log in zip(names, build_logs(tasks, folder, judge), strict=True):
+    task = open_writing(dataset=str(data), scorers="tow,rouge_l")
+    for log in build_logs([task], folder, judge, model=replayed("clean", "drop", "inject")):
+        name = writer_of(log)
         if name != "clean":
             mark_perturbed(log.location, name)
+
+
+def replayed(*writers: str) -> list[str]:
+    """The replay models of `writers`: every task is run once with each."""
+    return [REPLAYED + writer for writer in writers]
+
+
+def writer_of(log: EvalLog) -> str:
+    """The writer a log replayed: the old form's `replay` metadata, else its model."""
+    return (log.eval.metadata or {}).get("replay") or log.eval.model.removeprefix(REPLAYED)
 
 
 def mark_perturbed(path: str | Path, perturb: str) -> None:
@@ -106,7 +113,7 @@ def raw_rows(folder: Path) -> list[dict[str, Any]]:
         for sample in log.samples or []:
             row = {
                 "log": str(path),
-                "model": (log.eval.metadata or {}).get("replay") or log.eval.model,
+                "model": writer_of(log),
                 "grader": None if grader is None or isinstance(grader, list) else grader.model,
                 "task": sample.metadata["task"],
                 "genre": sample.metadata["genre"],
@@ -129,7 +136,7 @@ def log_of(folder: Path, replay: str, task: str | None = None) -> Path:
     """The log in `folder` replaying `replay` (and of `task`)."""
     for path in sorted(folder.rglob("*.eval")):
         header = read_eval_log(str(path), header_only=True)
-        if (header.eval.metadata or {}).get("replay") == replay and (
+        if writer_of(header) == replay and (
             task is None or header.eval.task == f"howtobench/{task}"
         ):
             return path

@@ -25,6 +25,7 @@ from howtobench.baselines.single_call import (
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, number, reason_of
 from howtobench.metadata import ScoreKey
+from howtobench.parameters import refuses_unknown
 
 FEWEST, MOST = 3, 6
 
@@ -90,6 +91,7 @@ def pool_plans(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 
 
 @scorer(name="autoplan", metrics=METRICS)
+@refuses_unknown("autoplan")
 @single_call_parameters
 def autoplan(**given: Any) -> Scorer:
     """Score a writing in one judge call that plans its own dimensions and weights (Auto-Plan).

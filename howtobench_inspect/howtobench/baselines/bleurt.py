@@ -31,7 +31,8 @@ from inspect_ai.solver import TaskState
 
 from howtobench.errors import UserError
 from howtobench.judge.guards import excerpt, incomparable
-from howtobench.parameters import ParameterError, positive_integer
+from howtobench.parameters import ParameterError, positive_integer, refuses_unknown
+from howtobench.rounding import rounded
 
 PARAMETER = "bleurt_checkpoint"
 INSTALL = "pip install 'howtobench[bleurt]'"
@@ -177,6 +178,7 @@ def _load(checkpoint: str) -> BleurtModel:
 
 
 @scorer(metrics=[mean(), stderr(), grouped(mean(), "genre")])
+@refuses_unknown("bleurt")
 def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
     """BLEURT of the writing against the human reference (paper section 5.1, Table 3).
 
@@ -203,7 +205,7 @@ def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
         )
         cut = f", cut to {model.max_tokens}" if tokens > model.max_tokens else ""
         return Score(
-            value=value,
+            value=rounded(value),
             answer=excerpt(state),
             explanation=f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}",
             metadata={"tokens": tokens, "max_tokens": model.max_tokens},

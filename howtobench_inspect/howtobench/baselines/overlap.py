@@ -31,6 +31,8 @@ from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 from howtobench._inspect import PrerequisiteError
 from howtobench.judge.guards import excerpt, incomparable
 from howtobench.metadata import SampleKey
+from howtobench.parameters import refuses_unknown
+from howtobench.rounding import rounded
 
 jieba.setLogLevel(60)
 _TOKENIZER_13A = Tokenizer13a()  # type: ignore[no-untyped-call]  # sacrebleu has no hints
@@ -124,7 +126,7 @@ def _overlap_scorer(
             tokenize(reference, language, unit),
         )
         return Score(
-            value=measure(hypothesis, tokens),
+            value=rounded(measure(hypothesis, tokens)),
             answer=excerpt(state),
             explanation=f"{len(hypothesis)} writing tokens, {len(tokens)} reference tokens",
             metadata={"tokenize": unit, "tokenizer": tokenizer(language, unit)},
@@ -134,6 +136,7 @@ def _overlap_scorer(
 
 
 @scorer(metrics=[mean(), stderr(), grouped(mean(), "genre")])
+@refuses_unknown("rouge_l")
 def rouge_l() -> Scorer:
     """ROUGE-L F1 between the writing and the human reference, on word tokens (as the
     paper's code, rouge-chinese over jieba words)."""
@@ -152,6 +155,7 @@ def _bleu_value(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> Valu
         "bleu_4": [mean(), stderr(), grouped(mean(), "genre")],
     },
 )
+@refuses_unknown("bleu")
 def bleu_scorer(tokenize: str = BLEU_TOKENIZE) -> Scorer:
     """BLEU-1 and BLEU-4 between the writing and the human reference.
 

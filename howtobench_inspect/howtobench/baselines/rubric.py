@@ -25,6 +25,7 @@ from howtobench.baselines.single_call import (
 )
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, exact_keys, reason_of
+from howtobench.parameters import refuses_unknown
 
 
 def rubric_question(judge_input: JudgeInput) -> Question:
@@ -64,6 +65,7 @@ def pool_scores(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 
 
 @scorer(name="rubric", metrics=METRICS)
+@refuses_unknown("rubric")
 @single_call_parameters
 def rubric(**given: Any) -> Scorer:
     """Score a writing with its genre's rubric in one judge call (the Elaborated Rubric).

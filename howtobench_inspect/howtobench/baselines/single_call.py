@@ -24,6 +24,7 @@ from howtobench.judge.models import ask_panel, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange, Form, Verdict, ask
 from howtobench.judge.sampling import judge_writing
 from howtobench.parameters import signature_of
+from howtobench.rounding import rounded
 
 # The value is the overall score, a float, so inspect names its column after the scorer
 # (`rubric`, `autoplan`) and beside `tow` every column says whose score it is; the
@@ -137,7 +138,7 @@ def panel_score(exchanges: list[Exchange[Verdict]], pool: Pooling, noted: dict[s
     if len(verdicts) < len(exchanges):
         reason = "; ".join(f"{ex.model}: {ex.error}" for ex in exchanges if ex.value is None)
         return unscored("grader_failed", reason, metadata)
-    overall = fmean(v.score for _, v in verdicts)
+    overall = rounded(fmean(v.score for _, v in verdicts))
     metadata.update(pool(verdicts))
     if len(verdicts) == 1:
         metadata["reason"] = verdicts[0][1].reason

@@ -25,7 +25,7 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from howtobench.baselines.overlap import tokenize
@@ -43,6 +43,7 @@ from howtobench.construct.shape import (
 )
 from howtobench.construct.steps import (
     Step,
+    answered_means,
     corpus_texts,
     step_score,
     step_task,
@@ -50,7 +51,7 @@ from howtobench.construct.steps import (
     text_sample,
 )
 from howtobench.judge.replies import ReplyError, exact_keys
-from howtobench.parameters import integer
+from howtobench.parameters import integer, refuses_unknown
 
 THEME_WORDS = 5  # the paper's T: "no more than five words"
 # Key points of a practical item's grounding: 219 of the 305 published practical guide
@@ -212,7 +213,18 @@ def _layout_rule(shape: ItemShape, language: str) -> str:
     )
 
 
-@scorer(name="construction", metrics={"*": [mean()]})
+# What the construction scorer counts, one mean each in the step's results.
+MEASURES = [
+    "request_length",
+    "stated_length",
+    "grounding_parts",
+    "summary_characters",
+    "theme_words",
+]
+
+
+@scorer(name="construction", metrics=[answered_means(MEASURES)])
+@refuses_unknown("construction")
 def construction_scorer() -> Scorer:
     """What was constructed, counted (the request's length and the length it states,
     grounding parts, summary characters, theme words), the request as the answer and

@@ -23,6 +23,7 @@ from howtobench.construct.prompts import genre_list
 from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
 from howtobench.genres import CANONICAL_GENRES
 from howtobench.judge.replies import ReplyError, reason_of
+from howtobench.parameters import refuses_unknown
 
 
 def check_genre(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -47,23 +48,30 @@ def classify_sample(text: CorpusText) -> Sample:
 
 @metric
 def agreement() -> Metric:
-    """Share of the texts with a given genre that were classified into it (NaN when no
-    text has one): the paper's accuracy check, against your labels."""
+    """Share of the texts with a given genre that were classified into it: the paper's
+    accuracy check, against your labels.
 
-    def compute(scores: list[SampleScore]) -> float:
+    With no labelled text among those classified (in `howtobench build`, which sends only
+    the texts without a genre, always) there is nothing to agree with: the value is None
+    then, which inspect leaves out of the results, so the step's table shows no
+    `agreement` rather than `agreement nan`.
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
         given = [
             (s.score.value, (s.sample_metadata or {}).get("given_genre"))
             for s in scores
             if (s.sample_metadata or {}).get("given_genre")
         ]
         if not given:
-            return float("nan")
-        return sum(1 for chosen, label in given if chosen == label) / len(given)
+            return {"agreement": None}
+        return {"agreement": sum(1 for chosen, label in given if chosen == label) / len(given)}
 
     return compute
 
 
 @scorer(name="genre", metrics=[agreement()])
+@refuses_unknown("genre")
 def genre_scorer() -> Scorer:
     """The genre the model chose (its reason in the explanation)."""
 

@@ -15,15 +15,22 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOWEST
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.prompts import genre_name, genre_traits, trait_lines
-from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
+from howtobench.construct.steps import (
+    Step,
+    answered_means,
+    corpus_texts,
+    step_score,
+    step_task,
+    text_sample,
+)
 from howtobench.judge.replies import bounded, reason_of
-from howtobench.parameters import ParameterError, integer
+from howtobench.parameters import ParameterError, integer, refuses_unknown
 
 
 def check_quality(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
@@ -53,7 +60,8 @@ def check_threshold(value: Any) -> int:
     return threshold
 
 
-@scorer(name="quality", metrics={"score": [mean()], "kept": [mean()]})
+@scorer(name="quality", metrics=[answered_means(["score", "kept"])])
+@refuses_unknown("quality")
 def quality_scorer(threshold: int = DEFAULT_THRESHOLD) -> Scorer:
     """The model's 1-5 score (its reason in the explanation), and whether it reaches
     `threshold` (so the `kept` mean is the share of rated texts that pass)."""

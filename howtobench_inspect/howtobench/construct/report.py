@@ -227,23 +227,22 @@ def summary(facts: dict[str, Any]) -> str:
         "## Quality scores by source (like Table 13)",
         _quality_table(facts["quality"]),
         "## Lengths in characters (like Table 2)",
-        tabulate(
-            [[task, *row.values()] for task, row in facts["lengths"].items()],
-            headers=[
-                "task",
-                "n",
-                "instruction",
-                "grounding",
-                "reference (mean)",
-                "reference (median)",
-            ],
-            tablefmt="github",
-        ),
+        _lengths_table(facts["lengths"]),
         "## Reference check",
         "Pending for every item (`manifest.json`, `reference_check.items`). "
         + facts["reference_check"]["how"],
     ]
     return "\n\n".join(parts) + "\n"
+
+
+def _lengths_table(lengths: dict[str, dict[str, float]]) -> str:
+    """Table 2's columns per task; a build that made no item says so, rather than print
+    a table with no rows (there is no mean of no lengths)."""
+    if not lengths:
+        return "No items were made, so there are no lengths to give."
+    rows = [[task, *row.values()] for task, row in lengths.items()]
+    headers = ["task", "n", "instruction", "grounding", "reference (mean)", "reference (median)"]
+    return str(tabulate(rows, headers=headers, tablefmt="github"))
 
 
 def _steps_table(steps: dict[str, dict[str, Any]]) -> str:

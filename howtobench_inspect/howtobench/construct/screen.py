@@ -21,15 +21,22 @@ from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
-from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
+from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
 from howtobench.construct.prompts import build_prompt, placeholders
-from howtobench.construct.steps import Step, fenced, step_sample, step_score, step_task
+from howtobench.construct.steps import (
+    Step,
+    answered_means,
+    fenced,
+    step_sample,
+    step_score,
+    step_task,
+)
 from howtobench.dataset import DataError, WritingRecord
 from howtobench.judge.inputs import clean_text
 from howtobench.judge.replies import ReplyError, exact_keys, reason_of
-from howtobench.parameters import ParameterError
+from howtobench.parameters import ParameterError, refuses_unknown
 from howtobench.sources import open_source
 
 CATEGORIES: tuple[str, ...] = ("personal_info", "unsafe", "advertisement")
@@ -138,7 +145,8 @@ def screen_records(dataset: str | None) -> list[WritingRecord]:
     return records
 
 
-@scorer(name="screen", metrics={"*": [mean()]})
+@scorer(name="screen", metrics=[answered_means(["flagged", *CATEGORIES])])
+@refuses_unknown("screen")
 def screen_scorer() -> Scorer:
     """Whether the item was flagged, and how many passages of each kind; the quotes in
     the explanation."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from statistics import fmean
 from typing import Any
 
 from inspect_ai import Epochs, Task
@@ -28,7 +29,7 @@ from inspect_ai.model import (
     ModelOutput,
     get_model,
 )
-from inspect_ai.scorer import Score, Scorer, ScoreReason
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, ScoreReason, metric
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench._inspect import eval_running, writer_temperature
@@ -137,6 +138,28 @@ def step_score(state: TaskState, present: Callable[[dict[str, Any]], Score]) -> 
     score = present(value)
     score.metadata = answer
     return score
+
+
+@metric
+def answered_means(keys: list[str]) -> Metric:
+    """The mean of each of `keys` of the step's scores over the texts that got a checked
+    answer: the numbers of a step's table in inspect's results.
+
+    inspect leaves unscored samples (no usable reply) out of a metric, and where no text
+    of the step got an answer it would print `nan` for every mean (for a dict of metrics
+    by key, too: an empty metric falls back to NaN). A mapping's None is left out of the
+    results instead, so then the table shows the step's name and no number; the build's
+    summary counts the texts without a usable reply.
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float | None]:
+        answers = [s.score.value for s in scores if isinstance(s.score.value, dict)]
+        return {
+            key: fmean(float(answer[key]) for answer in answers) if answers else None
+            for key in keys
+        }
+
+    return compute
 
 
 def step_task(

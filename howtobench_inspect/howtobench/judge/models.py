@@ -17,6 +17,7 @@ from howtobench._inspect import eval_running
 from howtobench.errors import UserError
 from howtobench.judge.runs import this_run
 from howtobench.parameters import names
+from howtobench.vocabulary import replayed_writer
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)
@@ -38,16 +39,18 @@ def grader() -> Model:
     then judges its own writing: said in a warning line once per model and run
     (`howtobench.judge.runs`), whether the task build or a sample meets it first.
 
-    Raises `UserError` when that is 'none' (a replay run without a judge bound), and
+    Raises `UserError` when that is 'none' or a replay model (a replay run without a
+    judge bound: a stored writer never judges), and
     `ValueError` when no eval is under way (a task built from Python before `eval()`:
     the model in context, if any, is an earlier eval's)."""
     if not eval_running():
         raise ValueError("no eval is under way: the grader role is not known yet")
     model = get_model(role="grader")
-    if str(model) == "none/none":
+    if str(model) == "none/none" or replayed_writer(str(model)):
+        why = "replays stored writings" if replayed_writer(str(model)) else "is 'none'"
         raise UserError(
             "the judge scorers need a judge model: bind one with --model-role grader=<model>, "
-            "or choose scorers=rouge_l,bleu (the evaluated model is 'none')"
+            f"or choose scorers=rouge_l,bleu (the evaluated model {why})"
         )
     try:
         bound = "grader" in model_roles()

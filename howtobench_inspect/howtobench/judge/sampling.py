@@ -22,6 +22,7 @@ from inspect_ai.util import collect
 from howtobench.judge.calls import surface_outage
 from howtobench.judge.guards import excerpt, unjudgeable, unscored
 from howtobench.judge.inputs import JudgeInput
+from howtobench.rounding import rounded
 
 
 def judge_scope(epoch: int, judge_sample: int) -> Mapping[str, str]:
@@ -72,7 +73,9 @@ def _values(score: Score) -> dict[str, float] | None:
 
 async def self_consistent(judge_samples: int, judge: Callable[[int], Awaitable[Score]]) -> Score:
     """`judge(judge_sample)` run for each of the `judge_samples` concurrently; the mean of the
-    usable runs, or unscored when fewer than `enough_samples` are usable."""
+    usable runs, or unscored when fewer than `enough_samples` are usable. The mean and the
+    spread are rounded as the runs' own values were (`howtobench.rounding`): a mean of
+    rounded numbers carries floating-point noise of its own."""
     if judge_samples <= 1:
         return await judge(0)
     scores = await collect(*(judge(sample) for sample in range(judge_samples)))
@@ -95,8 +98,8 @@ async def self_consistent(judge_samples: int, judge: Callable[[int], Awaitable[S
             {**(first_failed.metadata or {}), "self_consistency": record},
         )
     keys = list(scored[0][1])
-    mean = {k: fmean(v[k] for _, v in scored) for k in keys}
-    std = {k: pstdev([v[k] for _, v in scored]) for k in keys}
+    mean = rounded({k: fmean(v[k] for _, v in scored) for k in keys})
+    std = rounded({k: pstdev([v[k] for _, v in scored]) for k in keys})
     record["std"] = std[""] if keys == [""] else std
     record["samples_metadata"] = [s.metadata for s, _ in scored[1:]]
     first = scored[0][0]

@@ -25,6 +25,7 @@ from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
 from howtobench.judge_check.writings import build_tasks, default_replay, present_tasks
 from howtobench.studies.cost import load_prices
+from howtobench.vocabulary import replay_model
 
 
 class JudgeCannotServe(BuildIncomplete):
@@ -73,7 +74,7 @@ def judge_check(
         with _environment("INSPECT_CACHE_DIR", str(Path(scratch) / "cache")):
             logs = eval(
                 evaluated,
-                model="none",
+                model=replay_model(writer),
                 model_roles={ROLE: spec.model()},
                 limit=limit,
                 log_dir=log_dir or str(Path(scratch) / "logs"),

@@ -27,6 +27,7 @@ from howtobench.judge_check.text import one_line
 from howtobench.metadata import ScoreKey
 from howtobench.studies.cost import batched_roles
 from howtobench.tree.spec import LEAVES, tree_for
+from howtobench.vocabulary import replayed_writer
 
 NEGOTIATOR = "negotiator"
 KINDS: tuple[str, ...] = (NEGOTIATOR, *(leaf.id for leaf in LEAVES if leaf.judge == "llm"))
@@ -151,9 +152,15 @@ def _judge_usage(log: EvalLog) -> ModelUsage:
     if log.stats.role_usage and ROLE in log.stats.role_usage:
         return log.stats.role_usage[ROLE]
     total = ModelUsage()
-    for usage in log.stats.model_usage.values():  # only the judge calls a replay run
+    for usage in log.stats.model_usage.values():  # the replayed writer's are zero
         total += usage
     return total
+
+
+def _judge_call(event: ModelEvent) -> bool:
+    """A call of the judge role (or of no role: a panel's models), not the replayed
+    writer's answer (`replay/<writer>`, the evaluated model)."""
+    return event.role == ROLE or (event.role is None and not replayed_writer(event.model))
 
 
 def _calls_by_kind(sample: EvalSample, summary: Summary) -> dict[str, int]:
@@ -164,7 +171,7 @@ def _calls_by_kind(sample: EvalSample, summary: Summary) -> dict[str, int]:
     for event in sample.events:
         if isinstance(event, SpanBeginEvent):
             spans[event.id] = (event.name, event.parent_id)
-        elif isinstance(event, ModelEvent) and event.role in (ROLE, None):
+        elif isinstance(event, ModelEvent) and _judge_call(event):
             summary.calls += 1
             kind = _kind_of(event.span_id, spans)
             if kind is None or kind not in summary.kinds:

@@ -1,5 +1,5 @@
-"""What the check's eval runs on: writings stored in the data, replayed (`replay`), so
-that no writer is called and every call is the judge's."""
+"""What the check's eval runs on: writings stored in the data, replayed by a replay model
+(`replay/<writer>`), so that no writer is called and every call is the judge's."""
 
 from __future__ import annotations
 
@@ -60,5 +60,10 @@ def _stores_all(source: DataSource, task: str, model: str) -> bool:
 
 
 def build_tasks(dataset: str, replay: str, tasks: Sequence[str]) -> list[Task]:
-    """The ToW tasks of the check; a bad parameter is the task's own one-line error."""
-    return [_BUILDERS[task](dataset=dataset, replay=replay) for task in tasks]
+    """The ToW tasks of the check, to be run with the model `replay/<replay>`; a bad
+    parameter is the task's own one-line error, and a writing the writer lacks is the
+    source's (built from Python, a task cannot know its model to check that itself)."""
+    source = open_source(dataset)
+    for task in tasks:
+        source.generations_for(task, replay, source.records(task))
+    return [_BUILDERS[task](dataset=dataset) for task in tasks]

@@ -24,8 +24,10 @@ class DataSource(ABC):
     # whether the source can hold writings to replay (the hub cannot)
     stores_writings: ClassVar[bool] = True
 
-    def __init__(self, name: str) -> None:
+    def __init__(self, name: str, location: str | None = None) -> None:
         self.name = name  # as the user gave it: for messages and the task's metadata
+        # what `open_source` opens this source again from, in any folder (an absolute path)
+        self.location = location or name
         self._records: dict[str, list[WritingRecord]] = {}  # by task, read and checked
 
     def records(self, task: str) -> list[WritingRecord]:
@@ -52,7 +54,9 @@ class DataSource(ABC):
         for record in records:
             if record.id not in stored:
                 where, key = self._stored_at(task, model)
-                raise DataError(where, f"no stored generation for '{record.id}'", field=key)
+                raise DataError(
+                    where, f"no stored writing of '{model}' for '{record.id}'", field=key
+                )
         return {record.id: stored[record.id] for record in records}
 
     @abstractmethod

@@ -21,7 +21,7 @@ class FolderSource(DataSource):
     id_field = "infer_id"
 
     def __init__(self, path: Path, name: str) -> None:
-        super().__init__(name)
+        super().__init__(name, str(path))
         self.path = path
 
     def tasks(self) -> list[str]:
@@ -39,7 +39,7 @@ class FolderSource(DataSource):
         path = self._inferences(task, model)
         if not path.is_file():
             stored = ", ".join(self.models(task)) or "none"
-            raise DataError(str(path), f"unknown replay model '{model}' (stored: {stored})")
+            raise DataError(str(path), f"no stored writings of '{model}' (stored: {stored})")
         outputs: dict[str, str] = {}
         lines: dict[str, int] = {}
         for line, obj in read_jsonl(path):

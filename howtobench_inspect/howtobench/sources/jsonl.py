@@ -23,7 +23,7 @@ class JsonlSource(DataSource):
     id_field = "id"
 
     def __init__(self, path: Path, name: str) -> None:
-        super().__init__(name)
+        super().__init__(name, name if path == DEMO_FILE else str(path))
         self.path = path
 
     @cached_property
@@ -57,7 +57,7 @@ class JsonlSource(DataSource):
             stored = ", ".join(self.models(task)) or "none"
             raise DataError(
                 str(self.path),
-                f"unknown replay model '{model}' (stored: {stored})",
+                f"no stored writings of '{model}' (stored: {stored})",
                 field="generations",
             )
         return {r.id: r.generations[model] for r in records if model in r.generations}

@@ -49,6 +49,7 @@ from inspect_ai.model import (
 from howtobench.parameters import names
 from howtobench.studies.logs import StudyError, log_files, runs
 from howtobench.studies.tables import StudyResult
+from howtobench.vocabulary import replayed_writer
 
 EVALUATED = "model"  # the role of the evaluated model: the writer, unless it is replayed
 PANEL = "judges"  # the role of a judge panel named in the task arguments
@@ -157,8 +158,8 @@ def roles_played(log: EvalLog) -> dict[str, list[str]]:
 
 
 def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
-    """(roles, model, usage) per model of the run, bound models with no calls included
-    (their calls all came from the cache); a model that played several parts is split
+    """(roles, model, usage) per model of the run but a replayed writer, bound models
+    with no calls included (their calls all came from the cache); a model that played several parts is split
     where inspect's per-role usage tells them apart (a role bound to it alone)."""
     played = roles_played(log)
     used = log.stats.model_usage
@@ -170,7 +171,8 @@ def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
         if not isinstance(config, list) and role in log.stats.role_usage
     }
     rows = []
-    for model in dict.fromkeys([*used, *played]):
+    # a replay model answers from the stored writings: no tokens, nothing to price
+    for model in [m for m in dict.fromkeys([*used, *played]) if not replayed_writer(m)]:
         roles = played.get(model, [UNBOUND])
         usage = used.get(model, ModelUsage())
         split = [role for role in roles if alone.get(role) == model] if len(roles) > 1 else []

@@ -11,6 +11,9 @@ so a weighted sum can leave its node's scale: weights 0.9 and 0.9 and −0.8 on 
 10, 10 and 1 give 17.2. Such a node is clipped to its scale (content 1-10, format
 0-10) before the root is computed, so the overall stays on 0-10 too, and the raw value
 is kept in `Aggregate.clipped` for the metadata, the explanation and `howtobench report`.
+
+Every number of an `Aggregate` is rounded as the scores store them (`howtobench.rounding`),
+so the explanation rendered from it and the score's value show the same numbers.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from howtobench.rounding import rounded
 from howtobench.tree.spec import NEGOTIATED_NODES, Tree
 
 
@@ -69,14 +73,15 @@ def overall(tree: Tree, nodes: Mapping[str, float]) -> float:
 
 
 def aggregate(tree: Tree, weights: Mapping[str, float], leaves: Mapping[str, float]) -> Aggregate:
-    """The score dict (`overall`, each node clipped to its scale, then each leaf id)."""
+    """The score dict (`overall`, each node clipped to its scale, then each leaf id) and
+    the raw values of the clipped nodes, rounded to the decimals a score stores."""
     nodes, clipped = clip_nodes(tree, raw_node_scores(tree, weights, leaves))
     value = {
         "overall": overall(tree, nodes),
         **nodes,
         **{leaf.id: leaves[leaf.id] for leaf in tree.leaves},
     }
-    return Aggregate(value, clipped)
+    return Aggregate(rounded(value), rounded(clipped))
 
 
 def render(

@@ -18,6 +18,8 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import grader
 from howtobench.judge.replies import Asking
 from howtobench.metadata import ScoreKey
+from howtobench.parameters import refuses_unknown
+from howtobench.rounding import rounded
 from howtobench.tree.negotiator import SettledWeights, weights_record
 from howtobench.tree.spec import tree_for
 
@@ -33,10 +35,13 @@ def instruction_only() -> Solver:
 
 
 @scorer(name="negotiation", metrics={"*": [mean()]})
+@refuses_unknown("negotiation")
 def negotiation(
     judge_temperature: float | None = None, cache: bool = True, tries: int = 3
 ) -> Scorer:
-    """The instruction's negotiated weights as the score (one key per weighted leaf).
+    """The instruction's negotiated weights as the score (one key per weighted leaf),
+    rounded as every score stores its numbers; the metadata keeps them as negotiated,
+    which is what `howtobench plan export` reads.
 
     Args:
         judge_temperature: the negotiator's sampling temperature; default the grader
@@ -60,7 +65,7 @@ def negotiation(
             )
         lines = [f"{leaf}  w={value:.3f}" for leaf, value in weights.values.items()]
         return Score(
-            value=dict(weights.values),
+            value=rounded(weights.values),
             answer=weights.fingerprint,
             explanation="\n".join([*lines, weights.explanation]).strip(),
             metadata=metadata,

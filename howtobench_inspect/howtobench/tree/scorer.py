@@ -25,7 +25,8 @@ from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange, Verdict
 from howtobench.judge.sampling import judge_writing
 from howtobench.metadata import ScoreKey
-from howtobench.parameters import choice, names
+from howtobench.parameters import choice, names, refuses_unknown
+from howtobench.rounding import rounded
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import judge_leaf
 from howtobench.tree.formatting_paper import paper_formatting_verdict
@@ -58,6 +59,7 @@ DEFAULT_FORMATTING = "lenient"
     name="tow",
     metrics={"*": [mean(), stderr()], "overall": [grouped(mean(), "genre")]},
 )
+@refuses_unknown("tow")
 def tree_of_writing(
     judges: str | Sequence[str | Model] | None = None,
     anchor: bool = True,
@@ -324,10 +326,19 @@ def _panel_score(scores: LeafScores, leaf: Leaf, exchanges: list[Exchange[Verdic
     mapped = [leaf.map(value) for value in given]
     for ex, value in zip(exchanges, mapped, strict=True):
         scores.by_judge.setdefault(ex.model, {})[leaf.id] = value
-    judged = ", ".join(f"{value:g}" for value in given)
-    scale = "" if leaf.mapping == "identity" else f" on {leaf.low}-{leaf.high}"
-    scores.set(leaf, fmean(mapped), f"judged {judged}{scale}")
+    scores.set(leaf, rounded(fmean(mapped)), _judged_note(leaf, given))
     scores.record[leaf.id]["score"] = scores.values[leaf.id]
+
+
+def _judged_note(leaf: Leaf, given: list[float]) -> str:
+    """What the judges answered; for a leaf whose scale differs from the judged one, the
+    mapping too (`judged 3 on 1-10, mapped 1-3 → 0, 4-7 → 5, 8-10 → 10`), each judge's
+    answer mapped before the panel's mean."""
+    judged = ", ".join(f"{value:g}" for value in given)
+    if leaf.mapping == "identity":
+        return f"judged {judged}"
+    each = "each " if len(given) > 1 else ""
+    return f"judged {judged} on {leaf.low}-{leaf.high}, {each}mapped {leaf.steps}"
 
 
 def tree_score(

@@ -61,6 +61,24 @@ class Leaf:
     def maximum(self) -> float:
         return self.map(self.high)
 
+    @property
+    def steps(self) -> str:
+        """The mapping written out as runs of judged values and the leaf score each run
+        gets (plots: `1-3 → 0, 4-7 → 5, 8-10 → 10`), for the explanation: without it a
+        reader of `judged 3 on 1-10` next to 0.00 cannot tell why. Derived from `map`, so
+        it cannot drift from the scoring; LLM leaves are judged in whole numbers."""
+        runs: list[tuple[int, int, float]] = []  # first judged value, last, leaf score
+        for judged in range(self.low, self.high + 1):
+            score = self.map(judged)
+            if runs and runs[-1][2] == score:
+                runs[-1] = (runs[-1][0], judged, score)
+            else:
+                runs.append((judged, judged, score))
+        return ", ".join(
+            f"{first}{'' if last == first else f'-{last}'} → {score:g}"
+            for first, last, score in runs
+        )
+
 
 MAPPINGS = {"identity": identity, "step_plots": step_plots, "paragraphing": paragraphing_scale}
 

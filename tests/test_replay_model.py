@@ -1,0 +1,290 @@
+"""Stored writings as a model: `--model replay/<writer>` (howtobench/replay.py).
+
+The writer is inspect's evaluated model, so the log, `inspect log list`, `evals_df`, the
+studies and eval-set's model axis name it; what it answers is read back against the data
+files themselves, not through the code under test.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task
+from inspect_ai.analysis import evals_df
+from inspect_ai.dataset import Sample
+from inspect_ai.log import EvalLog, read_eval_log
+from inspect_ai.model import get_model
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from howtobench import guide, open_writing
+from howtobench.simulator.process import served
+from howtobench.sources.jsonl import DEMO_FILE
+from support.evals import run_eval
+
+BIN = Path(sys.executable).parent
+WRITER = "demo-writer-b"
+TASKS = ("howtobench/completion", "howtobench/guide", "howtobench/open")
+
+
+def demo_writings(writer: str) -> dict[str, str]:
+    """The demo file's stored writings of `writer`, by id, read straight from the file."""
+    rows = [json.loads(line) for line in DEMO_FILE.read_text("utf-8").splitlines() if line]
+    return {row["id"]: row["generations"][writer] for row in rows if writer in row["generations"]}
+
+
+def inspect_cli(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 110):
+    return subprocess.run(
+        [str(BIN / "inspect"), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def refusal(result: subprocess.CompletedProcess[str]) -> str:
+    """What inspect printed of a refused task, on one line (rich wraps it to the width)."""
+    return " ".join((result.stdout + result.stderr).split())
+
+
+def assert_replayed(log: EvalLog, writer: str) -> None:
+    """Each sample answered with the writer's stored writing, at zero tokens."""
+    stored = demo_writings(writer)
+    assert log.samples
+    for sample in log.samples:
+        assert sample.output.completion == stored[str(sample.id)]
+        assert sample.output.model == writer
+    usage = log.stats.model_usage[f"replay/{writer}"]
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (0, 0, 0)
+
+
+@pytest.mark.slow
+def test_the_writer_is_the_model_of_the_log(tmp_path: Path) -> None:
+    result = inspect_cli(
+        "eval",
+        "howtobench/open",
+        "-T",
+        "dataset=demo",
+        "-T",
+        "scorers=rouge_l,bleu",
+        "--model",
+        f"replay/{WRITER}",
+        "--log-dir",
+        "logs",
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "old form" not in result.stdout + result.stderr
+    [path] = (tmp_path / "logs").glob("*.eval")
+    log = read_eval_log(str(path))
+    assert log.eval.model == f"replay/{WRITER}"
+    assert log.eval.metadata["replay"] == WRITER  # known as the task was built
+    assert log.eval.task_version == 5
+    assert not log.eval.tags  # the model names the writer: no writer tag to cut
+    assert_replayed(log, WRITER)
+    assert {s.metadata["dataset"] for s in log.samples} == {"demo"}
+    frame = evals_df(str(tmp_path / "logs"), quiet=True)
+    assert frame["model"].tolist() == [f"replay/{WRITER}"]
+
+
+def test_a_task_built_from_python_replays_through_the_model(tmp_path: Path) -> None:
+    """Built before `eval()` knows its model, the task still replays: the model reads the
+    sample's source; the studies' writer is the model's writer."""
+    from howtobench.studies.runs import writer_model
+
+    [log] = run_eval(
+        open_writing(dataset="demo", scorers="rouge_l"), tmp_path, model=f"replay/{WRITER}"
+    )
+    assert_replayed(log, WRITER)
+    assert log.eval.metadata["replay"] is None  # not known while the task was built
+    assert writer_model(log) == WRITER
+
+
+def test_the_old_form_keeps_working_and_says_the_new_one(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING):
+        task = open_writing(dataset="demo", replay=WRITER, scorers="rouge_l")
+    said = [r.getMessage() for r in caplog.records if "old form" in r.getMessage()]
+    assert said == [
+        f"-T replay={WRITER} is the old form: name the writer as the model, --model replay/{WRITER}"
+    ]
+    [old] = run_eval(task, tmp_path / "old")
+    [new] = run_eval(
+        open_writing(dataset="demo", scorers="rouge_l"), tmp_path / "new", model=f"replay/{WRITER}"
+    )
+    assert_replayed(old, WRITER)
+    assert old.eval.model == "none/none" and old.eval.tags == [f"writer:{WRITER}"]
+    assert {s.id: s.scores["rouge_l"].value for s in old.samples} == {
+        s.id: s.scores["rouge_l"].value for s in new.samples
+    }
+
+
+@pytest.mark.slow
+def test_a_sample_without_a_stored_writing_is_refused_in_one_line(
+    data_folder: Path, tmp_path: Path
+) -> None:
+    # model-b has no writing for infer_2 (conftest.data_folder)
+    args = ["-T", f"dataset={data_folder}", "-T", "scorers=rouge_l", "--log-dir", "logs"]
+    result = inspect_cli(
+        "eval", "howtobench/guide", *args, "--model", "replay/model-b", cwd=tmp_path
+    )
+    said = refusal(result)
+    assert "no stored writing of 'model-b' for 'infer_2'" in said, said
+    assert "Traceback" not in said and "model-b.jsonl" in said
+    nobody = inspect_cli(
+        "eval", "howtobench/guide", *args, "--model", "replay/nobody", cwd=tmp_path
+    )
+    assert "no stored writings of 'nobody' (stored: model-a, model-b)" in refusal(nobody)
+
+
+def test_a_missing_writing_is_the_sample_error_when_built_from_python(
+    data_folder: Path, tmp_path: Path
+) -> None:
+    [log] = run_eval(
+        guide(dataset=str(data_folder), scorers="rouge_l"),
+        tmp_path,
+        model="replay/model-b",
+        status="error",
+    )
+    assert log.error is not None
+    assert "replay/model-b: no stored writing of model-b for sample 'infer_2'" in log.error.message
+
+
+@pytest.mark.slow
+def test_an_unbound_grader_never_falls_back_to_the_writer(tmp_path: Path) -> None:
+    result = inspect_cli(
+        "eval", "howtobench/open", "-T", "dataset=demo", "--model", f"replay/{WRITER}", cwd=tmp_path
+    )
+    said = refusal(result)
+    assert (
+        "-T scorers: the judge scorers need a judge model: bind one with --model-role grader=<model>"
+        in said
+    )
+    assert "the evaluated model replays stored writings" in said and "Traceback" not in said
+    assert not list(tmp_path.rglob("*.eval"))  # refused before anything ran
+
+
+def test_an_unbound_grader_is_refused_when_built_from_python(tmp_path: Path) -> None:
+    [log] = run_eval(
+        open_writing(dataset="demo"), tmp_path, model=f"replay/{WRITER}", status="error"
+    )
+    assert log.error is not None
+    assert "bind one with --model-role grader=<model>" in log.error.message
+
+
+def test_a_replay_model_answers_no_other_question(tmp_path: Path) -> None:
+    """However a question reaches it (a role left unbound, a panel), a replay model does
+    not hand a stored writing back as a judge's answer."""
+
+    @solver
+    def ask_it_to_judge() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            state.output = await get_model(f"replay/{WRITER}").generate("Score this writing 1-10.")
+            return state
+
+        return solve
+
+    sample = Sample(id="demo_open_1", input="写", metadata={"dataset": "demo", "task": "open"})
+    [log] = run_eval(Task(dataset=[sample], solver=ask_it_to_judge()), tmp_path, status="error")
+    assert log.error is not None
+    assert "only replays writings and cannot answer another question" in log.error.message
+    with pytest.raises(Exception, match="replays stored writings and cannot judge"):
+        open_writing(dataset="demo", judges=f"replay/{WRITER}")
+
+
+def _finished(folder: Path) -> dict[str, str]:
+    """Log file -> eval id of every log in `folder` that finished successfully."""
+    done = {}
+    for path in folder.glob("*.eval"):
+        try:
+            header = read_eval_log(str(path), header_only=True)
+        except Exception:  # being written
+            continue
+        if header.status == "success":
+            done[path.name] = header.eval.eval_id
+    return done
+
+
+@pytest.mark.slow
+def test_an_eval_set_over_writers_completes_and_resumes_on_the_model_axis(tmp_path: Path) -> None:
+    """Two stored writers × three tasks with inspect's own model axis; killed (SIGKILL)
+    once the first log finished, then run again: every (task, writer) ends with one
+    finished log, the logs finished before the kill are kept as they were, and the
+    studies read the folder and name both writers."""
+    models = "replay/demo-writer-a,replay/demo-writer-b"
+    logs = tmp_path / "logs"
+    with served(latency=0.4) as simulator:
+        env = {
+            "SIM_BASE_URL": simulator.base_url,
+            "SIM_API_KEY": "none",
+            "INSPECT_CACHE_DIR": str(tmp_path / "cache"),
+        }
+        command = [
+            str(BIN / "inspect"),
+            "eval-set",
+            *TASKS,
+            "-T",
+            "dataset=demo",
+            "--model",
+            models,
+            "--model-role",
+            "grader=openai-api/sim/judge",
+            "--log-dir",
+            str(logs),
+            "--display",
+            "none",
+        ]
+        first = subprocess.Popen(
+            command,
+            cwd=tmp_path,
+            env={**os.environ, **env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 100
+        while not _finished(logs) and first.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        before = _finished(logs)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=30)
+        assert before, "no log finished before the kill"
+        assert len(before) < 6, "every log finished before the kill: nothing was resumed"
+
+        again = subprocess.run(
+            command,
+            cwd=tmp_path,
+            env={**os.environ, **env},
+            capture_output=True,
+            text=True,
+            timeout=110,
+        )
+        assert again.returncode == 0, again.stderr
+    after = _finished(logs)
+    assert len(after) == 6
+    assert all(after[name] == eval_id for name, eval_id in before.items())
+    # what else is there is the killed process's `started` logs, which inspect keeps (it
+    # cannot know that another process stopped writing them)
+    stale = [
+        read_eval_log(str(p), header_only=True) for p in logs.glob("*.eval") if p.name not in after
+    ]
+    assert all(h.status == "started" for h in stale)
+    headers = [read_eval_log(str(logs / name), header_only=True) for name in after]
+    pairs = sorted((h.eval.task, h.eval.model) for h in headers)
+    assert pairs == sorted((t, m) for t in TASKS for m in models.split(","))
+
+    report = subprocess.run(
+        [str(BIN / "howtobench"), "report", str(logs)], capture_output=True, text=True, timeout=110
+    )
+    assert report.returncode == 0, report.stderr
+    assert "demo-writer-a" in report.stdout and "demo-writer-b" in report.stdout
+    assert "replay/" not in report.stdout
