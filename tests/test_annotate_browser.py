@@ -8,7 +8,6 @@ there for the README; otherwise they go to the test's temporary folder.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 from collections import Counter
@@ -29,18 +28,9 @@ from annotate_support import (
 
 from howtobench.annotate.export import export
 from howtobench.annotate.store import Store
+from support.browser import BROWSER_MARKS, launch, screenshot, sync_api
 
-CHROMIUM = Path("/usr/bin/chromium")
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright for Python is not installed (pip install playwright)"
-)
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.is_file(),
-        reason=f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium fonts-noto-cjk)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 # seed 2 gives ana a completion item first, whose blank the screenshot shows
 SEED = 2
 HOSTILE = '<script>window.pwned = 1</script><img src="x" onerror="window.pwned = 2">'
@@ -49,7 +39,7 @@ HOSTILE = '<script>window.pwned = 1</script><img src="x" onerror="window.pwned =
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        launched = launch(playwright)
         yield launched
         launched.close()
 
@@ -63,12 +53,6 @@ def page(browser: Any) -> Iterator[Any]:
     yield opened
     context.close()
     assert not problems, problems
-
-
-def screenshot(page: Any, tmp_path: Path, name: str, whole: bool = False) -> None:
-    folder = Path(os.environ.get("HOWTOBENCH_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / name), full_page=whole)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import signal
 import subprocess
@@ -170,7 +171,7 @@ def test_an_unbound_grader_never_falls_back_to_the_writer(tmp_path: Path) -> Non
         "-T scorers: the judge scorers need a judge model: bind one with --model-role grader=<model>"
         in said
     )
-    assert "the evaluated model replays stored writings" in said and "Traceback" not in said
+    assert f"(replay/{WRITER} only replays stored writings)" in said and "Traceback" not in said
     assert not list(tmp_path.rglob("*.eval"))  # refused before anything ran
 
 
@@ -288,3 +289,33 @@ def test_an_eval_set_over_writers_completes_and_resumes_on_the_model_axis(tmp_pa
     assert report.returncode == 0, report.stderr
     assert "demo-writer-a" in report.stdout and "demo-writer-b" in report.stdout
     assert "replay/" not in report.stdout
+
+
+def test_an_unbound_perturber_is_the_grader_not_the_writer(tmp_path: Path) -> None:
+    """`-T perturb=transfer:...` with no perturber bound: the grader rewrites (a replay
+    model would refuse the question, and must never be asked it)."""
+    from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage
+
+    from support.judges import SCORES, ScriptedJudge, fixed_scores
+
+    judge = ScriptedJudge(fixed_scores(SCORES))
+    letter = "亲爱的朋友：\n\n改写成的信。\n\n此致\n敬礼"
+
+    def grade(messages: list[ChatMessage], *rest: object) -> ModelOutput:
+        if "一封书信" not in messages[-1].text:  # not the perturber's question
+            return judge(messages, *rest)
+        out = ModelOutput.from_content("mockllm/grader", letter)
+        out.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        return out
+
+    task = open_writing(dataset="demo", genre="poem", perturb="transfer:letter")
+    [log] = run_eval(
+        task,
+        tmp_path,
+        get_model("mockllm/grader", custom_outputs=grade),
+        model=f"replay/{WRITER}",
+    )
+    [sample] = log.samples
+    assert sample.output.completion == letter
+    assert sample.metadata["perturbation"]["model"] == "mockllm/grader"
+    assert not math.isnan(sample.scores["tow"].value["overall"])  # scored

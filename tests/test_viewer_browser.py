@@ -2,12 +2,12 @@
 driven by Playwright against inspect's own viewer server on 127.0.0.1, over logs of an
 eval set of two stored writers (`replay/<writer>`) judged by the simulator.
 
-Set HOWTOBENCH_SCREENSHOTS to a folder (docs/images) to keep the screenshots there.
+Set HOWTOBENCH_SCREENSHOTS to a folder (docs/images) to keep the screenshots there
+(`support.browser`).
 """
 
 from __future__ import annotations
 
-import os
 import re
 import socket
 import subprocess
@@ -22,19 +22,10 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from howtobench import guide, open_writing
+from support.browser import BROWSER_MARKS, launch, screenshot, sync_api
 from support.evals import run_eval
 
-CHROMIUM = Path("/usr/bin/chromium")
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="Playwright for Python is not installed (pip install playwright)"
-)
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        not CHROMIUM.is_file(),
-        reason=f"no Chromium at {CHROMIUM} (Debian: apt-get install chromium fonts-noto-cjk)",
-    ),
-]
+pytestmark = BROWSER_MARKS
 WRITERS = ("replay/demo-writer-a", "replay/demo-writer-b")
 # a number with more than 6 decimals: float noise such as 5.410125000000001
 NOISE = re.compile(r"\d\.\d{7,}")
@@ -106,16 +97,10 @@ def viewer(logs: Path) -> Iterator[str]:
 @pytest.fixture(scope="module")
 def page(viewer: str) -> Iterator[Any]:
     with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        browser = launch(playwright)
         opened = browser.new_page(viewport={"width": 1400, "height": 900})
         yield opened
         browser.close()
-
-
-def screenshot(page: Any, tmp_path: Path, name: str) -> None:
-    folder = Path(os.environ.get("HOWTOBENCH_SCREENSHOTS") or tmp_path)
-    folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / name))
 
 
 def test_the_log_list_names_each_writer_in_its_model_column(

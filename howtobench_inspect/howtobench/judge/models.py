@@ -47,10 +47,11 @@ def grader() -> Model:
         raise ValueError("no eval is under way: the grader role is not known yet")
     model = get_model(role="grader")
     if str(model) == "none/none" or replayed_writer(str(model)):
-        why = "replays stored writings" if replayed_writer(str(model)) else "is 'none'"
+        replays = f"{model} only replays stored writings"
+        why = replays if replayed_writer(str(model)) else "the evaluated model is 'none'"
         raise UserError(
             "the judge scorers need a judge model: bind one with --model-role grader=<model>, "
-            f"or choose scorers=rouge_l,bleu (the evaluated model {why})"
+            f"or choose scorers=rouge_l,bleu ({why})"
         )
     try:
         bound = "grader" in model_roles()
