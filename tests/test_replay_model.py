@@ -319,3 +319,25 @@ def test_an_unbound_perturber_is_the_grader_not_the_writer(tmp_path: Path) -> No
     assert sample.output.completion == letter
     assert sample.metadata["perturbation"]["model"] == "mockllm/grader"
     assert not math.isnan(sample.scores["tow"].value["overall"])  # scored
+
+
+def test_your_own_jsonl_file_replays_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A relative `-T dataset=` path: each sample carries the absolute one, so the replay
+    model reads the same file whatever folder it runs in."""
+    from support.data import write_jsonl
+
+    write_jsonl(
+        tmp_path / "data" / "mine.jsonl",
+        [
+            {"id": "a", "instruction": "写一首诗", "generations": {"m1": "春风", "m2": "秋雨"}},
+            {"id": "b", "instruction": "写一段话", "generations": {"m1": "", "m2": "夏日"}},
+        ],
+    )
+    monkeypatch.chdir(tmp_path)
+    task = open_writing(dataset="data/mine.jsonl", scorers="rouge_l")
+    monkeypatch.chdir(tmp_path / "data")  # elsewhere by the time the samples run
+    [log] = run_eval(task, tmp_path / "logs", model="replay/m1")
+    assert {s.id: s.output.completion for s in log.samples} == {"a": "春风", "b": ""}
+    assert {s.metadata["dataset"] for s in log.samples} == {str(tmp_path / "data" / "mine.jsonl")}
