@@ -258,7 +258,3 @@ def filter_genre(records: list[WritingRecord], genre: str | None) -> list[Writin
         known = sorted({r.genre for r in records})
         raise ValueError(f"no records of genre '{genre}' (genres here: {', '.join(known)})")
     return kept
-
-
-# --- to delete once tasks.py opens its source with `howtobench.sources.open_source` -------
-# (thin wrappers over the source object; the lazy import is the one loop this leaves)
