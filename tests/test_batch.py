@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -24,11 +25,13 @@ import anthropic
 import openai
 import pytest
 from inspect_ai import eval_retry
-from inspect_ai.log import EvalLog
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import GenerateConfig, compute_model_cost, get_model
 
 from howtobench import guide, open_writing
+from howtobench.cli import main
 from howtobench.errors import UserError
+from howtobench.judge import lost_batches
 from howtobench.judge.calls import (
     BATCH_WAIT_VARIABLE,
     DEFAULT_BATCH_WAIT,
@@ -36,6 +39,7 @@ from howtobench.judge.calls import (
     batch_wait,
     judge_config,
 )
+from howtobench.judge.lost_batches import LOST_WITH_BATCH
 from howtobench.simulator import Faults
 from howtobench.simulator.protocol import Asked
 from howtobench.simulator.server import Fault, JudgeSimulator
@@ -279,23 +283,17 @@ def test_tow_is_judged_through_each_batch_api(
         assert row["dollars"] == pytest.approx(compute_model_cost(standard, usage) / 2)
 
 
-# inspect 0.3.285 reads an OpenAI error-file line (a failed request: its status and an
-# error body, with `error: null`) as a chat completion, fails to, and fails the whole
-# batch: every question in it is lost, not just the refused one.
-OPENAI_BATCH_ERRORS = pytest.mark.xfail(
-    reason="inspect's OpenAI batcher cannot read a failed request's line", strict=True
-)
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("api", ["anthropic", pytest.param("openai", marks=OPENAI_BATCH_ERRORS)])
+@pytest.mark.parametrize("api", list(APIS))
 def test_a_request_refused_inside_a_batch_costs_only_its_sample(
     api: str, serve: Serve, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """A 400 for one writing's logic question comes back as that request's error in the
-    batch results (each API's own shape); the other writings are scored. (inspect gives
-    an errored Anthropic batch result the class of its error type but status 500, which
-    `_classified` once took for an outage that ends the run.)"""
+    batch results (each API's own shape); the other writings are scored, and no request
+    is sent twice. (inspect gives an errored Anthropic batch result the class of its error
+    type but status 500, which `_classified` once took for an outage that ends the run;
+    inspect's OpenAI batcher fails the whole batch on the error line, whose answers are
+    then read back from the batch's files: `howtobench.judge.lost_batches`.)"""
 
     def script(question: Asked) -> Fault | None:
         refused = question.kind == "logic" and "菜市场" in (question.writing or "")
@@ -392,3 +390,103 @@ def test_after_an_unfinished_batch_eval_retry_asks_only_the_unanswered(
     assert sorted(kind for kind, _ in asked_again) == sorted(EXPERTS)
     assert all("菜市场" in writing for _, writing in asked_again)
     assert all(count == 1 for count in asked_again.values())
+
+
+# --- OpenAI: batches that inspect fails as a whole ------------------------------------------
+
+
+@pytest.mark.slow
+def test_openai_requests_refused_in_batches_cost_only_their_samples(
+    serve: Serve,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One request in ten refused (HTTP 400), as issue 27 measured it: inspect fails every
+    batch that holds one, and the questions asked again went into new batches that
+    failed the same way (three rounds, 210 requests billed, nothing scored). Read back
+    from the batches' own files, every question is sent once, a refused one costs its
+    sample with the provider's error and its batch named, the others are scored, and
+    `check-logs` passes the log: asking a refused question again would not help."""
+    log, simulator, _ = judged_in_batches(
+        "openai", serve, monkeypatch, tmp_path, faults=Faults(rate_400=0.1, seed=7)
+    )
+    refused = simulator.faults_sent.get("400", 0)
+    assert refused >= 1
+    assert set(Counter(simulator.questions).values()) == {1}  # no question sent twice
+    assert simulator.batched["openai"] == sum(simulator.calls.values())
+    judged = scores(log)
+    unscored = {key: s for key, s in judged.items() if not isinstance(s.value, dict)}
+    assert 1 <= len(unscored) <= refused and len(unscored) < len(judged)
+    for score in unscored.values():
+        assert "HTTP 400" in str(score.explanation)
+        assert re.search(r"of batch batch_sim\d+", str(score.explanation))
+    capsys.readouterr()
+    assert main(["check-logs", str(log.location)]) == 0
+
+
+@pytest.mark.slow
+def test_a_lost_batch_that_cannot_be_read_back_is_named_and_fails_check_logs(
+    serve: Serve,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """When the lost batch's files cannot be read (here the files API fails), every
+    question of it is left unscored with a reason that names the batch, its id, what
+    inspect raised and the refused request's error, none is asked again in the run, and
+    `check-logs` exits 1 with a line saying a rerun can score them. The re-score the
+    reason names asks each lost question once more; its batch is lost again (the 400
+    still comes), but read back this time: the refused question costs its sample alone,
+    and `check-logs` passes (asking a refused question again would not help)."""
+
+    async def unreadable(client: object, batch_id: str) -> object:
+        raise OSError("the files API is down")
+
+    def script(question: Asked) -> Fault | None:
+        refused = question.kind == "logic" and "菜市场" in (question.writing or "")
+        return Fault("400") if refused else None
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(lost_batches, "_batch_files", unreadable)
+        log, simulator, _ = judged_in_batches("openai", serve, monkeypatch, tmp_path, script=script)
+    assert simulator.faults_sent == {"400": 1} and simulator.batched["openai"] == 32
+    [lost] = simulator.batch_ids()  # every question of the run, weights and experts
+    judged = scores(log)
+    assert judged and all(not isinstance(s.value, dict) for s in judged.values())
+    for score in judged.values():
+        reason = str(score.explanation)
+        assert LOST_WITH_BATCH in reason and f"OpenAI batch {lost} of 32 requests" in reason
+        assert "inspect raised ValidationError" in reason
+        assert "the first failed request: the provider's error" in reason
+        assert "the files API is down" in reason and "A rerun asks" in reason
+
+    capsys.readouterr()
+    assert main(["check-logs", str(log.location)]) == 1
+    line, summary = capsys.readouterr().out.splitlines()
+    assert line.startswith(f"{log.location}: success: 4 score(s) left unscored, a rerun")
+    assert summary == "1 of 1 run(s) left samples unscored with their lost batch"
+
+    # the re-score the reason names, with the judge answering everything now
+    grader, args, _, _ = APIS["openai"]
+    role = {
+        "model": grader,
+        "model_args": args,
+        "batch": {"size": 32, "send_delay": 0.5, "tick": 0.2},
+    }
+    rescore = [
+        *("inspect", "score", str(log.location), "--scorer", "howtobench/tow"),
+        *("--action", "overwrite", "--overwrite", "--display", "none"),
+        *("--model-role", f"grader={json.dumps(role)}"),
+    ]
+    done = subprocess.run(
+        rescore, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert simulator.batched["openai"] == 64  # each lost question asked once more
+    rescored = scores(read_eval_log(str(log.location)))
+    broken = rescored.pop("demo_open_1")
+    assert "HTTP 400" in str(broken.explanation) and LOST_WITH_BATCH not in str(broken.explanation)
+    assert len(rescored) == 3 and all(isinstance(s.value, dict) for s in rescored.values())
+    capsys.readouterr()
+    assert main(["check-logs", str(log.location)]) == 0

@@ -7,9 +7,6 @@ port, its own reply store), one log folder (local, or on an S3-compatible server
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,15 +17,11 @@ import pytest
 from howtobench import tasks
 from howtobench.simulator.process import Served, served
 from howtobench.studies import report
-from howtobench.studies.plans import export_plan
 from support.evals import run_eval
 from support.judges import Serve
+from support.scale_out import SAMPLES, capture, finished, job_settings, recipe
 
 pytestmark = pytest.mark.slow
-
-RECIPE = Path(__file__).parents[1] / "docs" / "examples" / "scale_out.py"
-WRITERS = "demo-writer-a,demo-writer-b"
-SAMPLES = 3 + 3 + 4  # the demo's completion, guide and open instructions
 
 
 @pytest.fixture(scope="module")
@@ -38,70 +31,25 @@ def hosts() -> Iterator[list[Served]]:
         yield [first, second]
 
 
-def recipe(env: dict[str, str], host: Served, cache: Path, **more: str) -> subprocess.Popen[str]:
-    """The recipe's definition file, run as a process with the job's settings."""
-    return subprocess.Popen(
-        [sys.executable, str(RECIPE)],
-        env={
-            **env,
-            "SIM_BASE_URL": host.base_url,
-            "SIM_API_KEY": "none",
-            "INSPECT_CACHE_DIR": str(cache),
-            **more,
-        },
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-
-
-def finished(process: subprocess.Popen[str]) -> None:
-    output, _ = process.communicate(timeout=110)
-    assert process.returncode == 0, output[-3000:]
-
-
 @pytest.fixture(scope="module")
 def job(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """The job's settings, with a plan negotiated once (by a third judge)."""
-    folder = tmp_path_factory.mktemp("job")
-    from howtobench.simulator import JudgeSimulator
-
-    with JudgeSimulator() as judge, pytest.MonkeyPatch.context() as patch:
-        patch.setenv("SIM_BASE_URL", judge.base_url)
-        patch.setenv("SIM_API_KEY", "none")
-        run_eval(
-            tasks.negotiate(dataset="demo"),
-            folder / "negotiate",
-            "openai-api/sim/judge",
-            cache_dir=folder / "negotiator-cache",
-        )
-    export_plan([folder / "negotiate"], folder / "plan.jsonl")
-    return {
-        "HOWTOBENCH_WRITERS": WRITERS,
-        "HOWTOBENCH_DATASET": "demo",
-        "HOWTOBENCH_PLAN": str(folder / "plan.jsonl"),
-        "HOWTOBENCH_JUDGE": "openai-api/sim/judge",
-        "FOLDER": str(folder),
-    }
+    return job_settings(tmp_path_factory.mktemp("job"))
 
 
 @pytest.fixture(scope="module")
 def one_process(job: dict[str, str], hosts: list[Served]) -> pd.DataFrame:
     """The leaderboard of the same job run in one process (eval-set's own mode)."""
     folder = Path(job["FOLDER"])
-    env = {**os.environ, **job, "HOWTOBENCH_LOG_DIR": str(folder / "one-process")}
-    finished(recipe(env, hosts[0], folder / "one-process-cache"))
+    env = {**job, "HOWTOBENCH_LOG_DIR": str(folder / "one-process")}
+    finished(recipe(env, hosts[0].base_url, folder / "one-process-cache"))
     return report([folder / "one-process"]).tables["leaderboard"]
 
 
 @pytest.fixture(scope="module")
 def manifest(job: dict[str, str], hosts: list[Served]) -> dict[str, Any]:
     """The eval set's tasks, captured once (the log folder is no part of a task's identity)."""
-    folder = Path(job["FOLDER"])
-    env = {**os.environ, **job, "HOWTOBENCH_LOG_DIR": str(folder / "unused")}
-    capture = folder / "tasks.json"
-    finished(recipe(env, hosts[0], folder / "capture-cache", INSPECT_EVAL_SET_CAPTURE=str(capture)))
-    captured: dict[str, Any] = json.loads(capture.read_text("utf-8"))
+    captured = capture(job, Path(job["FOLDER"]), hosts[0].base_url)
     assert len(captured["tasks"]) == 6  # two writers × three tasks
     return captured
 
@@ -114,7 +62,7 @@ def scale_out(
     scratch: Path,
 ) -> None:
     """Two selections, two workers at once, each on its own host and store."""
-    env = {**os.environ, **job, "HOWTOBENCH_LOG_DIR": log_dir}
+    env = {**job, "HOWTOBENCH_LOG_DIR": log_dir}
     workers = []
     for index, host in enumerate(hosts):
         selection = scratch / f"worker-{index}.json"
@@ -131,7 +79,7 @@ def scale_out(
         workers.append(
             recipe(
                 env,
-                host,
+                host.base_url,
                 scratch / f"worker-{index}-cache",
                 INSPECT_EVAL_SET_SELECTION=str(selection),
             )

@@ -12,25 +12,32 @@ serves the capture, every worker and a one-process run:
     HOWTOBENCH_LOG_DIR   one log folder for all workers (local, or s3://...)
     HOWTOBENCH_TASKS     comma list of tasks                    [completion,guide,open]
 
-    # 1. enumerate the tasks (runs nothing)
+    # 1. enumerate the tasks (runs nothing, needs no judge endpoint)
     INSPECT_EVAL_SET_CAPTURE=tasks.json python scale_out.py
-    # 2. on each worker: its share of the tasks, its own judge endpoint and reply store
-    INSPECT_EVAL_SET_SELECTION=worker-1.json INSPECT_CACHE_DIR=/scratch/cache \\
+    # 2. cut them into N worker files of nearly equal judge calls
+    howtobench shards split tasks.json --workers 8 --out shards
+    # 3. on each worker: its file, its own judge endpoint and reply store; the same
+    #    command again after a kill continues where it stopped
+    INSPECT_EVAL_SET_SELECTION=shards/worker-1.json INSPECT_CACHE_DIR=/scratch/cache \\
       JUDGE_BASE_URL=http://10.0.0.5:8000/v1 python scale_out.py
-    # 3. one leaderboard over the folder
+    # 4. one leaderboard over the folder
     howtobench report $HOWTOBENCH_LOG_DIR
+
+A worker skips its finished tasks, continues stopped ones and removes the logs they
+replace (`howtobench.workers`); docs/cluster.md has the Slurm and Kubernetes recipes.
 """
 
 import os
+import sys
 
 from inspect_ai import eval_set
 
-from howtobench import completion, guide, open_writing
+from howtobench import completion, guide, open_writing, workers
 
 TASKS = {"completion": completion, "guide": guide, "open": open_writing}
 
 
-def main() -> None:
+def define() -> None:
     writers = [w for w in os.environ["HOWTOBENCH_WRITERS"].split(",") if w]
     chosen = os.environ.get("HOWTOBENCH_TASKS", "completion,guide,open").split(",")
     dataset = os.environ.get("HOWTOBENCH_DATASET", "hub")
@@ -46,4 +53,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(
+        workers.run(define, os.environ["HOWTOBENCH_LOG_DIR"], [os.environ["HOWTOBENCH_JUDGE"]])
+    )

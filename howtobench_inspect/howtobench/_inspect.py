@@ -10,7 +10,9 @@ change:
   `_responses_batcher`), to tell a judge whose calls go through a batch API.
 - `set_batch_log_callback` and its current value `_batch_log_callback`
   (`inspect_ai.model._providers.util.batch_log`): inspect reports batches created and
-  finished only through this log, so it is how a run names its unfinished batches.
+  finished only through this log, so it is how a run names its unfinished batches, and
+  the batches its OpenAI batcher failed as a whole ("Batch {id} failed (...), failing all
+  N requests in batch", read in `judge/lost_batches.py`).
 - a provider's SDK client (`model.api.client` of the `openai` and `anthropic` providers),
   to ask whether an endpoint has a batch API before inspect sends a batch there, and
   where its calls go.
@@ -20,6 +22,9 @@ change:
   (`eval_running`).
 - `sample_active` (`inspect_ai.log._samples`): the running sample, whose `run_id` tells
   one `eval()` from the next (`judge/runs.py` keeps what a run has learnt under it).
+- `task_identifier` (`inspect_ai._eval.evalset`): the identity eval-set pairs a log with
+  its task by; a worker (`workers.py`) pairs the logs of a shared folder with its tasks
+  by it, as inspect's own eval-set does.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from inspect_ai._eval.evalset import task_identifier as _task_identifier
 from inspect_ai._util.error import PrerequisiteError
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import Model
@@ -45,9 +51,16 @@ __all__ = [
     "eval_running",
     "listen_to_batch_log",
     "model_list_request",
+    "openai_batch_client",
     "sample_active",
+    "task_identifier",
     "writer_temperature",
 ]
+
+
+def task_identifier(log: Any) -> str:
+    """The eval-set identifier of the task an `EvalLog` (a header is enough) ran."""
+    return _task_identifier(log, None)
 
 
 def writer_temperature() -> float | None:
@@ -118,6 +131,14 @@ def batch_list_request(model: Model) -> Any | None:
     if hasattr(model.api, "_completions_batcher") and hasattr(client, "batches"):  # OpenAI's
         return client.batches.list(limit=1)  # type: ignore[union-attr]
     return None
+
+
+def openai_batch_client(model: Model) -> Any | None:
+    """The OpenAI SDK client of a model whose provider batches through OpenAI's batch API
+    (inspect's `openai` provider), to read a batch's files back; None for any other."""
+    client = getattr(model.api, "client", None)
+    batches = hasattr(model.api, "_completions_batcher") and hasattr(client, "batches")
+    return client if batches else None
 
 
 def model_list_request(model: Model) -> Any | None:

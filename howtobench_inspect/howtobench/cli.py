@@ -2,9 +2,9 @@
 
 Each part of the package registers its own commands (`add_..._command`): the studies and
 `plan export` (`howtobench.studies.commands`), `annotate ...` (`howtobench.annotate.commands`),
-`check-logs` (`howtobench.logcheck`), `judge-check` (`howtobench.judge_check.commands`) and
-`build` (`howtobench.construct.commands`), from the pieces they share
-(`howtobench.commands`). Bad input (a file that is no inspect log, a log of another task,
+`check-logs` (`howtobench.logcheck`), `shards split` (`howtobench.shards`), `judge-check`
+(`howtobench.judge_check.commands`) and `build` (`howtobench.construct.commands`), from the
+pieces they share (`howtobench.commands`). Bad input (a file that is no inspect log, a log of another task,
 unknown rated ids, a rating that is not a finite number, no overlap, a missing score, a
 campaign option that cannot be met, a bad corpus line) is a `UserError`: status 2 and one
 line giving the reason. A build step that did not finish, or a judge that cannot serve, is
@@ -28,6 +28,7 @@ from howtobench.commands import OneLineParser
 from howtobench.construct.commands import add_build_command
 from howtobench.judge_check.commands import add_judge_check_command
 from howtobench.logcheck import add_check_logs_command
+from howtobench.shards import add_shards_command
 from howtobench.studies.commands import add_plan_command, add_study_commands
 
 
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_annotate_command(commands)
     add_plan_command(commands)
     add_check_logs_command(commands)
+    add_shards_command(commands)
     add_judge_check_command(commands)
     add_build_command(commands)
     return parser

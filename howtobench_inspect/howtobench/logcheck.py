@@ -6,6 +6,11 @@ script that runs `inspect eval` unattended, on one host or on many workers, ther
 needs to read the logs to know; this reads their headers only (no samples), so it is
 quick on logs of any size and on remote log folders.
 
+A run that finished can still have left samples unscored that a rerun would score: the
+questions of a provider batch that failed as a whole (`howtobench.judge.lost_batches`),
+which a script should hear of as well. Only the logs whose header counts unscored
+samples have their sample summaries read, to find those reasons.
+
 A run continued with `inspect eval-retry` counts as finished when its newest log is:
 the logs of one run are grouped as the studies group them (`howtobench.studies.runs`),
 so the earlier failed log of a retried run does not fail the check.
@@ -25,9 +30,13 @@ from howtobench.commands import add_command, add_logs
 
 if TYPE_CHECKING:
     from howtobench.commands import Commands
+    from howtobench.studies.runs import Run
 
 FINISHED = "success"
-SUMMARY = "exit 1 if a run did not finish (inspect eval exits 0 then), naming each"
+SUMMARY = (
+    "exit 1 if a run did not finish (inspect eval exits 0 then), or left samples unscored "
+    "with their lost batch, naming each"
+)
 
 
 def add_check_logs_command(commands: Commands) -> None:
@@ -50,15 +59,16 @@ class Unfinished:
         return f"{self.path}: {self.status}{why}"
 
 
-def unfinished(paths: Sequence[str]) -> tuple[int, list[Unfinished]]:
-    """(how many runs the logs hold, those of them whose newest log is not a success).
-
-    Raises a `StudyError` for a path that is no log or holds none (status 2 from the
-    command, as for the studies).
-    """
+def read_runs(paths: Sequence[str]) -> list[Run]:
+    """The runs the logs hold, from their headers. Raises a `StudyError` for a path that is
+    no log or holds none (status 2 from the command, as for the studies)."""
     from howtobench.studies.logs import log_files, runs
 
-    found = runs(log_files(paths))
+    return runs(log_files(paths))
+
+
+def unfinished(found: Sequence[Run]) -> list[Unfinished]:
+    """The runs whose newest log is not a success."""
     failed = []
     for run in found:
         log = run.newest
@@ -67,16 +77,47 @@ def unfinished(paths: Sequence[str]) -> tuple[int, list[Unfinished]]:
         message = log.error.message if log.error is not None else ""
         first = (message.strip().splitlines() or [""])[0]
         failed.append(Unfinished(run.path, log.status, first[:200]))
-    return len(found), failed
+    return failed
+
+
+def lost_with_batches(found: Sequence[Run]) -> list[Unfinished]:
+    """The finished runs with samples unscored because their batch was lost, one entry
+    per run: how many samples, and the first one's reason."""
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    from howtobench.judge.lost_batches import LOST_WITH_BATCH
+
+    lost = []
+    for run in found:
+        log = run.newest
+        scores = log.results.scores if log.results is not None else []
+        if log.status != FINISHED or not any(s.unscored_samples for s in scores):
+            continue
+        reasons = [
+            score.explanation or ""
+            for sample in read_eval_log_sample_summaries(run.path)
+            for score in (sample.scores or {}).values()
+            if LOST_WITH_BATCH in (score.explanation or "")
+        ]
+        if reasons:
+            first = " ".join(reasons[0].split())[:300]
+            count = f"{len(reasons)} score(s) left unscored, a rerun can score them"
+            lost.append(Unfinished(run.path, "success", f"{count}; the first: {first}"))
+    return lost
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Print one line per unfinished run and return 1, or a one-line all-clear and 0."""
-    total, failed = unfinished(args.logs)
-    for each in failed:
+    """Print one line per unfinished run, and per run with samples lost with their batch,
+    and return 1; or a one-line all-clear and 0."""
+    found = read_runs(args.logs)
+    total, failed, lost = len(found), unfinished(found), lost_with_batches(found)
+    for each in failed + lost:
         print(each.line())
     if failed:
         print(f"{len(failed)} of {total} run(s) did not finish")
+    if lost:
+        print(f"{len(lost)} of {total} run(s) left samples unscored with their lost batch")
+    if failed or lost:
         return 1
     print(f"all {total} run(s) finished")
     return 0

@@ -24,7 +24,8 @@ and run before the first batch is sent, since a failed batch creation inside ins
 bring the eval down with a traceback and no word in the log), and its batch did not
 finish within `HOWTOBENCH_BATCH_WAIT` seconds, counted from when the call was queued
 (`BatchUnfinished`, naming the batches). The answered questions are in the reply store
-either way.
+either way. A batch that inspect's OpenAI batcher failed as a whole (one failed request
+in it is enough) is read back from the provider's files (`howtobench.judge.lost_batches`).
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from howtobench._inspect import (
     model_list_request,
 )
 from howtobench.errors import UserError
+from howtobench.judge.lost_batches import LostBatches
 from howtobench.judge.runs import this_run
 
 T = TypeVar("T")
@@ -153,6 +155,11 @@ async def generate_reply(
         with waiting:
             output = await model.generate(sent, config=config, cache=False)
     except Exception as error:
+        lost = await _LOST.answer(model, sent, error, started)
+        if isinstance(lost, str):
+            return lost
+        if lost is not None:
+            raise CallFailed(lost.message, final=lost.final) from None
         failure = _classified(error, model)
         raise (failure.outage if isinstance(failure, _Lasting) else failure) from None
     if waiting.cancelled_caught:
@@ -341,6 +348,7 @@ class _BatchBook:
 
 
 _BATCHES = _BatchBook()
+_LOST = LostBatches()
 
 
 async def _check_batch_api(model: Model) -> None:
@@ -353,6 +361,7 @@ async def _check_batch_api(model: Model) -> None:
     rest.
     """
     listen_to_batch_log(_BATCHES.read)
+    listen_to_batch_log(_LOST.read)
     known = this_run().batch_api
     key = _endpoint_key(model)
     state = known.get(key)

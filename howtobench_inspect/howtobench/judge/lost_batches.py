@@ -1,0 +1,300 @@
+"""Judge questions of an OpenAI batch that inspect gave up on, read back from the batch's
+own files.
+
+inspect 0.3.285's OpenAI batcher reads every line of a finished batch's output and error
+files as a chat completion. A request that failed at the provider has a line of its own
+there (its HTTP status and an error body, with `"error": null`), which is no completion:
+reading it raises a pydantic `ValidationError`, and inspect then fails every request of
+the batch with that one error, saying so only in its batch log ("Batch {id} failed
+(obtaining results), failing all N requests in batch"). Asked again, the questions go
+into a new batch with the failing request among them, which fails the same way: with 10%
+of requests refused, three rounds of asking billed 210 requests and scored nothing.
+
+Yet the provider answered every other request, and its answers are in the batch's output
+file. So when a batched call fails after a batch was lost this way, its question is
+looked up in that batch's input file (by its messages), and its own line of the output
+or error file is its answer: the reply, at no new cost, or the provider's error for that
+request, which then costs its sample alone (as with Anthropic, whose batcher reads failed
+requests itself). No request is sent again. The files of a batch are read once, by the
+first of its questions to ask.
+
+When the files cannot be read, the call fails with a reason that names the batch, its
+id, what inspect raised and the first failed request's error (`lost_reason`), which
+`howtobench check-logs` recognises: a rerun asks such questions again. A call whose
+question is in none of the lost batches failed on its own, and is treated as before. The tokens of a reply read back here are not in inspect's
+usage accounting (inspect recorded the call as failed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import anyio
+from inspect_ai.model import ChatMessage, Model
+
+from howtobench._inspect import openai_batch_client
+
+logger = logging.getLogger(__name__)
+
+# inspect's batch-log line when it fails a whole batch (`Batcher._fail_and_cleanup_inflight_batch`)
+_FAILED = re.compile(r"Batch (\S+) failed \((.*?)\), failing all (\d+) requests in batch")
+# The words every reason for a question lost with its batch carries; `check-logs` reads them.
+LOST_WITH_BATCH = "lost with its batch"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """A question's failure, read from its lost batch: the reason, and whether asking it
+    again in this run is pointless (`CallFailed.final`)."""
+
+    message: str
+    final: bool
+
+
+@dataclass(frozen=True)
+class LostBatch:
+    """A batch inspect failed as a whole: its id, inspect's words, its size, when."""
+
+    id: str
+    description: str
+    requests: int
+    at: float
+
+
+@dataclass
+class _Outcome:
+    """One request's line of a batch's output or error file."""
+
+    custom_id: str
+    status: int
+    body: dict[str, Any]
+    error: str | None = None  # the batch's own error for the request (an expired one)
+
+    @property
+    def failed(self) -> bool:
+        return self.error is not None or self.status != 200
+
+    def described(self) -> str:
+        if self.error is not None:
+            return self.error
+        inner = self.body.get("error", self.body)
+        message = inner.get("message") if isinstance(inner, dict) else inner
+        return f"HTTP {self.status}: {' '.join(str(message).split())[:300]}"
+
+
+@dataclass
+class _Files:
+    """What a lost batch's files say: each request's outcome by the messages it asked,
+    and the first failed request. `problem` says why the files could not be read."""
+
+    outcomes: dict[str, list[_Outcome]] = field(default_factory=dict)
+    first_failed: _Outcome | None = None
+    problem: str | None = None
+
+
+class LostBatches:
+    """The batches inspect failed as a whole in this process (read from its batch log),
+    and their files once read."""
+
+    def __init__(self) -> None:
+        self.lost: list[LostBatch] = []
+        # by endpoint and batch id: two servers (a restarted one) may use the same ids
+        self._files: dict[tuple[str, str], _Files | anyio.Event] = {}
+
+    def read(self, message: str) -> None:
+        """Note a batch-log line that fails a whole batch."""
+        if failed := _FAILED.match(message):
+            batch_id, description, count = failed.groups()
+            self.lost.append(LostBatch(batch_id, description, int(count), time.time()))
+
+    def since(self, started: float) -> list[LostBatch]:
+        """The batches lost since a call was queued, newest first."""
+        return [batch for batch in reversed(self.lost) if batch.at >= started]
+
+    async def answer(
+        self, model: Model, sent: Sequence[ChatMessage], error: Exception, started: float
+    ) -> str | Failure | None:
+        """The reply to a batched call that raised `error`, read from the batch it was lost
+        with, or its failure; None when no batch was lost since the call was queued, or
+        none of those holds its question (`error` is then the call's own). A lost batch
+        whose files cannot be read may have held it: the call is taken as lost with it."""
+        lost = self.since(started)
+        client = openai_batch_client(model)
+        if not lost or client is None:
+            return None
+        # the question as the batch's input file holds it
+        asked = messages_key([(message.role, message.text) for message in sent])
+        unread: list[tuple[LostBatch, _Files]] = []
+        for batch in lost:
+            files = await self._read(client, batch)
+            outcomes = files.outcomes.get(asked)
+            if outcomes:
+                return _answer_of(model, batch, outcomes, files)
+            if files.problem is not None:
+                unread.append((batch, files))
+        if not unread:  # in none of them: the call failed on its own
+            return None
+        batch, files = unread[0]
+        return lost_reason(model, batch, error, files.first_failed, files.problem)
+
+    async def _read(self, client: Any, batch: LostBatch) -> _Files:
+        """The batch's files, read by the first caller; the others wait for it."""
+        key = (str(getattr(client, "base_url", "")), batch.id)
+        state = self._files.get(key)
+        if isinstance(state, anyio.Event):
+            await state.wait()
+            state = self._files[key]
+        if isinstance(state, _Files):
+            return state
+        reading = anyio.Event()
+        self._files[key] = reading
+        files = _Files()
+        try:
+            files = await _batch_files(client, batch.id)
+        except Exception as problem:
+            files.problem = f"{type(problem).__name__}: {_line(str(problem))}"
+        finally:
+            self._files[key] = files
+            reading.set()
+        if files.problem is None:
+            outcomes = [o for each in files.outcomes.values() for o in each]
+            refused = [o for o in outcomes if o.failed]
+            first = f"; the first failed request: {refused[0].described()}" if refused else ""
+            logger.warning(
+                f"inspect's OpenAI batcher failed batch {batch.id} as a whole "
+                f"({batch.description}); its {len(outcomes) - len(refused)} answered requests "
+                f"were read back from the batch's output file, and {len(refused)} failed at "
+                f"the provider{first}"
+            )
+        return files
+
+
+def messages_key(messages: Sequence[tuple[str, str]]) -> str:
+    """A digest of a conversation's roles and texts (a system prompt may be sent with the
+    `developer` role: the same message)."""
+    named = [["system" if role == "developer" else role, text] for role, text in messages]
+    text = json.dumps(named, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text", "")) for part in content if isinstance(part, dict))
+    return ""
+
+
+async def _batch_files(client: Any, batch_id: str) -> _Files:
+    """Each request's outcome in a finished batch, keyed on the messages it asked."""
+    batch = await client.batches.retrieve(batch_id)
+    asked: dict[str, str] = {}  # custom_id -> messages key
+    for line in await _lines(client, batch.input_file_id):
+        messages = line.get("body", {}).get("messages", [])
+        pairs = [(str(m.get("role")), _content_text(m.get("content"))) for m in messages]
+        asked[str(line.get("custom_id"))] = messages_key(pairs)
+    files = _Files()
+    for file_id in (batch.output_file_id, batch.error_file_id):
+        for line in await _lines(client, file_id):
+            custom_id = str(line.get("custom_id"))
+            response = line.get("response") or {}
+            error = line.get("error")
+            outcome = _Outcome(
+                custom_id,
+                int(response.get("status_code") or 0),
+                response.get("body") or {},
+                _line(json.dumps(error, ensure_ascii=False)) if error is not None else None,
+            )
+            if custom_id in asked:
+                files.outcomes.setdefault(asked[custom_id], []).append(outcome)
+            if outcome.failed and files.first_failed is None:
+                files.first_failed = outcome
+    return files
+
+
+async def _lines(client: Any, file_id: str | None) -> list[dict[str, Any]]:
+    if not file_id:
+        return []
+    content = await client.files.content(file_id)
+    text = (await content.aread()).decode("utf-8")
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _answer_of(
+    model: Model, batch: LostBatch, outcomes: list[_Outcome], files: _Files
+) -> str | Failure:
+    """The reply of a question found in a lost batch (an answered copy of it, when the
+    same messages were asked twice), or its failure as the provider gave it."""
+    answered = [o for o in outcomes if not o.failed]
+    if not answered:
+        outcome = outcomes[0]
+        status = outcome.status
+        final = 400 <= status < 500 and status not in (408, 409, 425, 429)
+        what = "refused the request" if final else "failed the request"
+        return Failure(
+            f"the judge {what} ({outcome.described()}; request {outcome.custom_id} of batch "
+            f"{batch.id})",
+            final=final,
+        )
+    choices = answered[0].body.get("choices") or [{}]
+    choice = choices[0] if isinstance(choices[0], dict) else {}
+    text = (choice.get("message") or {}).get("content")
+    if choice.get("finish_reason") == "length":
+        return Failure("the reply was cut off (max_tokens) before the judge finished", final=False)
+    if choice.get("finish_reason") == "content_filter":
+        return Failure("the judge's provider filtered the reply (content filter)", final=False)
+    if not isinstance(text, str):
+        return lost_reason(model, batch, None, files.first_failed, "its answer has no text")
+    return text
+
+
+def lost_reason(
+    model: Model,
+    batch: LostBatch,
+    error: BaseException | None,
+    first_failed: _Outcome | None,
+    problem: str | None,
+) -> Failure:
+    """The failure of a question lost with its batch: the batch, its id, what inspect
+    raised, the first failed request's error, and that a rerun asks it again."""
+    raised = f"; inspect raised {type(error).__name__}" if error is not None else ""
+    failed = first_failed.described() if first_failed is not None else _failed_body(error)
+    first = f"; the first failed request: {failed}" if failed else ""
+    unread = f"; its files could not be read back ({problem})" if problem else ""
+    return Failure(
+        f"{LOST_WITH_BATCH}: judge {model}'s OpenAI batch {batch.id} of {batch.requests} "
+        f"requests failed as a whole in inspect ({batch.description}{raised}){first}{unread}. "
+        "A rerun asks this question again (`inspect score <log> --action overwrite "
+        "--overwrite`, or the same `inspect eval`); answered questions are kept",
+        final=True,
+    )
+
+
+def _failed_body(error: BaseException | None) -> str:
+    """The failed request's error as inspect's `ValidationError` quotes it: the error
+    body it tried to read as a completion."""
+    errors = getattr(error, "errors", None)
+    if not callable(errors):
+        return ""
+    try:
+        details = errors()
+    except Exception:
+        return ""
+    for detail in details:
+        body = detail.get("input") if isinstance(detail, dict) else None
+        if isinstance(body, dict) and "error" in body:
+            inner = body["error"]
+            message = inner.get("message") if isinstance(inner, dict) else inner
+            return f"the provider's error {_line(str(message))[:300]!r}"
+    return ""
+
+
+def _line(text: str) -> str:
+    return " ".join(text.split())

@@ -1,0 +1,252 @@
+"""`howtobench shards split CAPTURE.json --workers N --out DIR`: worker files of equal work.
+
+An eval set's tasks are whole (writer × task) units of very different sizes (379 to 467
+writings, 5 judge calls a completion writing and 7 a guide or open one), so handing
+whole tasks to workers round-robin leaves some workers idle while others still judge.
+What costs time in a judging run is the judge's calls, so this cuts the eval set into N
+stretches of nearly equal numbers of judge calls, cutting a task by sample range where a
+stretch ends inside it.
+
+The calls a writing costs come from the task's arguments as inspect's capture records
+them (`args_full`) and from the tree itself (`howtobench.tree.spec`): one call per LLM
+leaf of the task's tree (node ablations narrowed), one negotiator call unless the
+weights come from a plan or are uniform, one call for each single-call baseline, times
+the judge panel, the judge samples and the epochs. Overlap scorers ask no judge.
+
+**Where the sample range goes.** inspect's selection format (`EvalSetSelection`,
+version 7) carries one `limit` per selection (`overrides.limit`), not per task, and
+forbids unknown fields. A worker file is therefore inspect's selection plus one field of
+ours, `howtobench`:
+
+    {"version": 7, "eval_set_id": "howtobench",
+     "tasks": [{"identifier": "howtobench/guide#.../replay/gpt-4o/..."}, ...],
+     "howtobench": {"limits": {"howtobench/guide#...": [120, 456]},
+                    "samples": 560, "judge_calls": 3920}}
+
+`limits` maps a task cut by range to its `[start, stop)` sample positions (inspect's
+`limit=(start, stop)`: zero-based, stop excluded); a task absent from it runs whole. The
+worker entry (`howtobench.workers`) reads the file, and runs each cut task as a selection
+of its own with that range as `overrides.limit`. Plain inspect refuses the file (the
+unknown field), which is the safe failure: ignoring the range would run the whole task
+on every worker that holds a piece of it. A range does not change a task's identity
+(inspect leaves `limit` out of it), so the studies count the pieces of one writer's task
+as one row, each sample once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from howtobench.commands import add_actions, add_command
+from howtobench.options import whole_number
+from howtobench.tree.spec import tree_for
+
+if TYPE_CHECKING:
+    from howtobench.commands import Commands
+
+FIELD = "howtobench"
+"""Our field in a worker file (see the module docstring)."""
+
+SELECTION_VERSION = 7
+"""inspect's selection schema the worker files declare (`EVAL_SET_SELECTION_VERSION` of
+inspect-ai 0.3.285; `overrides.limit` needs 3, and nothing newer is written)."""
+
+SINGLE_CALL_BASELINES = ("rubric", "autoplan")
+"""Scorers that ask each judge once per writing and judge sample."""
+
+TREE_SCORER = "tow"
+
+
+def _names(value: object, default: Sequence[str]) -> list[str]:
+    """A task argument given as a comma list or a list (`-T a,b` arrives as either)."""
+    if value is None or value == "":
+        return list(default)
+    if isinstance(value, (list, tuple)):
+        return [str(n).strip() for n in value]
+    return [n.strip() for n in str(value).split(",") if n.strip()]
+
+
+def writing_calls(kind: str, args: dict[str, Any]) -> int:
+    """The judge calls one writing of a `kind` task (`completion`, `guide`, `open`) costs,
+    with these task arguments (the capture's `args_full`)."""
+    scorers = _names(args.get("scorers"), [TREE_SCORER])
+    panel = len(_names(args.get("judges"), ["grader"]))
+    samples = int(args.get("judge_samples") or 1)
+    nodes = args.get("nodes")
+    keep = tuple(_names(nodes, [])) if nodes else None
+    calls = 0
+    if TREE_SCORER in scorers:
+        tree = tree_for(kind, keep)
+        experts = sum(1 for leaf in tree.leaves if leaf.judge == "llm")
+        weights = args.get("weights")
+        negotiates = bool(tree.negotiated) and weights in (None, "", "negotiated")
+        calls += experts * panel * samples + (1 if negotiates else 0)
+    calls += sum(panel * samples for name in scorers if name in SINGLE_CALL_BASELINES)
+    return calls
+
+
+@dataclass(frozen=True)
+class Task:
+    """One captured task and what its samples cost."""
+
+    identifier: str
+    samples: int
+    calls: int  # per sample, epochs included; 0 for a task that asks no judge
+
+    @classmethod
+    def of(cls, entry: dict[str, Any]) -> Task:
+        name = str(entry.get("registry_name") or entry.get("name") or "")
+        kind = name.rsplit("/", 1)[-1]
+        args = entry.get("args_full") or entry.get("args") or {}
+        per_writing = writing_calls(kind, args) if kind in ("completion", "guide", "open") else 0
+        epochs = int(entry.get("epochs") or 1)
+        return cls(str(entry["identifier"]), int(entry["samples"]), per_writing * epochs)
+
+    @property
+    def weight(self) -> int:
+        """What one sample weighs when cutting: its calls, or 1 for a task with none, so
+        that such tasks are still divided by their samples."""
+        return self.calls or 1
+
+
+@dataclass(frozen=True)
+class Piece:
+    """The samples `start`..`stop` (stop excluded) of a task, for one worker."""
+
+    task: Task
+    start: int
+    stop: int
+
+    @property
+    def whole(self) -> bool:
+        return self.start == 0 and self.stop == self.task.samples
+
+    @property
+    def samples(self) -> int:
+        return self.stop - self.start
+
+
+def read_capture(path: Path) -> tuple[str, list[Task]]:
+    """(eval set id, tasks) of an `INSPECT_EVAL_SET_CAPTURE` manifest."""
+    from howtobench.errors import UserError  # inspect-ai's error: not for `--help`
+
+    try:
+        manifest = json.loads(path.read_text("utf-8"))
+        eval_set_id = manifest["eval_set_id"]
+        tasks = [Task.of(entry) for entry in manifest["tasks"]]
+    except (OSError, ValueError, KeyError, TypeError) as err:
+        raise UserError(f"{path}: not an inspect eval-set capture ({err})") from None
+    if not eval_set_id:
+        raise UserError(f"{path}: the capture has no eval_set_id (give eval_set() one)")
+    if not tasks or not sum(task.samples for task in tasks):
+        raise UserError(f"{path}: the capture has no samples to divide")
+    return str(eval_set_id), tasks
+
+
+def cut(tasks: Sequence[Task], workers: int) -> list[list[Piece]]:
+    """The tasks, in capture order, cut into `workers` stretches of nearly equal weight.
+
+    Every sample goes to exactly one worker and every worker gets at least one; each
+    stretch is contiguous, so a worker holds at most two cut tasks and no task twice.
+    Worker k ends at the sample where the running weight comes closest to k/N of the
+    total (so no worker is more than one sample's calls off its share).
+    """
+    from howtobench.errors import UserError
+
+    total_samples = sum(task.samples for task in tasks)
+    if workers > total_samples:
+        raise UserError(f"--workers {workers} is more than the {total_samples} samples to divide")
+    # running weight after each sample, across the tasks in order
+    running: list[int] = []
+    so_far = 0
+    for task in tasks:
+        for _ in range(task.samples):
+            so_far += task.weight
+            running.append(so_far)
+    bounds = [0]
+    for k in range(1, workers):
+        share = so_far * k / workers
+        at = bisect_left(running, share)  # the first sample reaching the share
+        if at > 0 and share - running[at - 1] <= running[at] - share:
+            at -= 1  # ending one sample earlier comes closer
+        # at least one sample for this worker and for each one after it
+        bounds.append(min(max(at + 1, bounds[-1] + 1), total_samples - (workers - k)))
+    bounds.append(total_samples)
+    stretches: list[list[Piece]] = []
+    for begin, end in zip(bounds[:-1], bounds[1:], strict=True):
+        pieces, offset = [], 0
+        for task in tasks:
+            start, stop = max(begin - offset, 0), min(end - offset, task.samples)
+            if start < stop:
+                pieces.append(Piece(task, start, stop))
+            offset += task.samples
+        stretches.append(pieces)
+    return stretches
+
+
+def worker_file(eval_set_id: str, pieces: Sequence[Piece]) -> dict[str, Any]:
+    """A worker's selection, in the format the module docstring describes."""
+    return {
+        "version": SELECTION_VERSION,
+        "eval_set_id": eval_set_id,
+        "tasks": [{"identifier": piece.task.identifier} for piece in pieces],
+        FIELD: {
+            "limits": {
+                piece.task.identifier: [piece.start, piece.stop]
+                for piece in pieces
+                if not piece.whole
+            },
+            "samples": sum(piece.samples for piece in pieces),
+            "judge_calls": sum(piece.samples * piece.task.calls for piece in pieces),
+        },
+    }
+
+
+def split(capture: Path, workers: int, out: Path) -> list[Path]:
+    """Write `out/worker-0.json` ... `out/worker-(N-1).json` from a capture manifest."""
+    eval_set_id, tasks = read_capture(capture)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for index, pieces in enumerate(cut(tasks, workers)):
+        path = out / f"worker-{index}.json"
+        path.write_text(json.dumps(worker_file(eval_set_id, pieces), indent=1) + "\n", "utf-8")
+        written.append(path)
+    return written
+
+
+SUMMARY = "divide an eval set among workers: worker files of nearly equal judge calls"
+
+
+def add_shards_command(commands: Commands) -> None:
+    """`howtobench shards split`."""
+    actions = add_actions(commands, "shards", SUMMARY)
+    p = add_command(
+        actions,
+        "split",
+        "cut an INSPECT_EVAL_SET_CAPTURE manifest into N worker files (tasks cut by sample "
+        "range where needed) for INSPECT_EVAL_SET_SELECTION",
+    )
+    p.add_argument("capture", type=Path, metavar="CAPTURE.json", help="the capture manifest")
+    p.add_argument(
+        "--workers", required=True, type=whole_number(1), metavar="N", help="how many workers"
+    )
+    p.add_argument(
+        "--out", required=True, type=Path, metavar="DIR", help="writes DIR/worker-K.json"
+    )
+    p.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> None:
+    for path in split(args.capture, args.workers, args.out):
+        share = json.loads(path.read_text("utf-8"))
+        ours = share[FIELD]
+        print(
+            f"{path}: {len(share['tasks'])} task(s), {len(ours['limits'])} cut by range, "
+            f"{ours['samples']} samples, {ours['judge_calls']:,} judge calls"
+        )

@@ -1,0 +1,230 @@
+"""Workers that own their bookkeeping (`howtobench.workers`) and worker files of equal work
+(`howtobench shards split`), run as a job runner runs them: the recipe's definition file
+as a process, a simulator process as the judge over HTTP, `kill -9` at two points and the
+same command again, into a local folder and into a bucket of an S3-compatible server.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from howtobench.errors import UserError
+from howtobench.shards import Task, cut, read_capture, split, writing_calls
+from howtobench.simulator.process import Served, served
+from support.scale_out import (
+    capture,
+    finished,
+    job_settings,
+    one_finished_log_per_unit,
+    recipe,
+    wait_asked,
+)
+
+# --- the calls a writing costs, from the tree (quick)
+
+
+def test_the_calls_of_a_writing_come_from_the_tree() -> None:
+    plan = {"weights": "plan.jsonl"}
+    assert writing_calls("completion", plan) == 5  # 4 content leaves and the impression
+    assert writing_calls("guide", plan) == writing_calls("open", plan) == 7  # + plots, paragraphing
+    assert writing_calls("guide", {}) == 8  # and the negotiator
+    assert writing_calls("guide", {"weights": "uniform"}) == 7
+    assert writing_calls("open", {**plan, "nodes": "content,impression"}) == 5
+    assert writing_calls("open", {**plan, "judges": "a,b", "judge_samples": 3}) == 42
+    assert writing_calls("open", {**plan, "scorers": ["tow", "rubric"]}) == 8
+    assert writing_calls("open", {"scorers": "rouge_l,bleu"}) == 0
+
+
+def paper_tasks(writers: int = 10) -> list[Task]:
+    """The whole benchmark's tasks for `writers` writers, judged from a plan."""
+    sizes = {"completion": 379, "guide": 456, "open": 467}
+    return [
+        Task(f"{kind}-{w}", size, writing_calls(kind, {"weights": "plan.jsonl"}))
+        for w in range(writers)
+        for kind, size in sizes.items()
+    ]
+
+
+@pytest.mark.parametrize("workers", [1, 2, 7, 8, 64])
+def test_workers_get_nearly_equal_judge_calls(workers: int) -> None:
+    tasks = paper_tasks()
+    stretches = cut(tasks, workers)
+    assert len(stretches) == workers
+    calls = [sum(p.samples * p.task.calls for p in pieces) for pieces in stretches]
+    total = sum(t.samples * t.calls for t in tasks)
+    # the issue's count for the full benchmark, less its 1,302 negotiator calls (a plan)
+    assert sum(calls) == total == 84_862 - 1_302
+    heaviest = max(t.calls for t in tasks)
+    # each worker within one writing's calls of its share (each end within half of one)
+    assert all(abs(c - total / workers) <= heaviest for c in calls)
+    # every sample of every task exactly once, each worker a task at most once
+    covered: dict[str, list[int]] = {t.identifier: [] for t in tasks}
+    for pieces in stretches:
+        assert len({p.task.identifier for p in pieces}) == len(pieces)
+        assert sum(not p.whole for p in pieces) <= 2
+        for piece in pieces:
+            covered[piece.task.identifier] += range(piece.start, piece.stop)
+    assert all(
+        sorted(v) == list(range(t.samples)) for t, v in zip(tasks, covered.values(), strict=True)
+    )
+
+
+def test_more_workers_than_samples_is_refused() -> None:
+    with pytest.raises(UserError, match="more than the 3 samples"):
+        cut([Task("a", 3, 5)], 4)
+
+
+def test_a_file_that_is_no_capture_is_refused_in_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "tasks.json"
+    bad.write_text('{"tasks": []}', "utf-8")
+    with pytest.raises(UserError, match="not an inspect eval-set capture"):
+        read_capture(bad)
+
+
+# --- the real stack: capture, split, workers killed and run again
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    return job_settings(tmp_path_factory.mktemp("job"))
+
+
+@pytest.fixture(scope="module")
+def judge() -> Iterator[Served]:
+    """A slow judge (0.2 s a call), so a worker can be killed while it judges."""
+    with served(latency=0.2) as simulator:
+        yield simulator
+
+
+@pytest.fixture(scope="module")
+def other_judge() -> Iterator[Served]:
+    """A second host's judge, as slow."""
+    with served(latency=0.2) as simulator:
+        yield simulator
+
+
+@pytest.fixture(scope="module")
+def manifest(job: dict[str, str]) -> dict[str, Any]:
+    """The capture, run with no judge endpoint in the environment at all."""
+    return capture(job, Path(job["FOLDER"]), None)
+
+
+@pytest.mark.slow
+def test_the_capture_needs_no_judge_endpoint_and_keeps_identities(
+    job: dict[str, str], manifest: dict[str, Any], judge: Served
+) -> None:
+    with_endpoint = capture(job, Path(job["FOLDER"]), judge.base_url)
+    assert [t["identifier"] for t in manifest["tasks"]] == [
+        t["identifier"] for t in with_endpoint["tasks"]
+    ]
+    assert len(manifest["tasks"]) == 6
+
+
+def calls(judge: Served) -> int:
+    """Questions the judge has been asked so far."""
+    return judge.calls()
+
+
+def kill_after(process: subprocess.Popen[str], judge: Served, answered: int) -> None:
+    """`kill -9` the worker once the judge has been asked `answered` more questions."""
+    wait_asked(judge, answered, lambda: process.poll() is None)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait(90)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(300)  # s3: 74 s idle, 90-120 s at load 4 (2 cores); local about half
+@pytest.mark.parametrize("where", ["local", "s3"])
+def test_a_worker_killed_twice_resumes_with_only_in_flight_questions_asked_again(
+    where: str,
+    job: dict[str, str],
+    manifest: dict[str, Any],
+    judge: Served,
+    other_judge: Served,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    if where == "s3":
+        server = request.getfixturevalue("s3_server")
+        server.environment(monkeypatch, tmp_path / "no-aws-config")
+        log_dir = f"{server.bucket('workers')}/logs"
+    else:
+        log_dir = str(tmp_path / "logs")
+    (tmp_path / "tasks.json").write_text(json.dumps(manifest), "utf-8")
+    split(tmp_path / "tasks.json", 3, tmp_path / "shards")
+    env = {**job, "HOWTOBENCH_LOG_DIR": log_dir}
+    files = [tmp_path / "shards" / f"worker-{k}.json" for k in range(3)]
+    planned = [json.loads(f.read_text("utf-8"))["howtobench"]["judge_calls"] for f in files]
+    assert len(json.loads(files[1].read_text("utf-8"))["howtobench"]["limits"]) == 2  # two cut
+
+    other_before = calls(other_judge)
+
+    def worker(index: int, host: Served) -> subprocess.Popen[str]:
+        return recipe(
+            env,
+            host.base_url,
+            tmp_path / f"cache-{index}",  # each worker its own reply store, kept across kills
+            INSPECT_EVAL_SET_SELECTION=str(files[index]),
+        )
+
+    # workers 0 and 2 run through once, on one host: the judge is asked what the split planned
+    before = calls(judge)
+    straight = [worker(0, judge), worker(2, judge)]
+    # meanwhile worker 1, on a host of its own: killed a third of the way in, then again a
+    # third further into its continuation, then run out
+    kill_after(worker(1, other_judge), other_judge, planned[1] // 3)
+    kill_after(worker(1, other_judge), other_judge, planned[1] // 3)
+    output = finished(worker(1, other_judge))
+    for process in straight:
+        finished(process)
+    assert calls(judge) - before == planned[0] + planned[2]
+    assert "continuing" in output
+    asked = calls(other_judge) - other_before
+    in_flight = other_judge.stats()["peak"]  # the most questions ever in flight at once
+    assert planned[1] <= asked <= planned[1] + 2 * in_flight
+    print(f"{where}: worker 1 asked {asked} questions for {planned[1]} planned (peak {in_flight})")
+    one_finished_log_per_unit(log_dir, tmp_path / "shards")
+    if where == "s3":
+        return  # the rerun below reads the folder as above, only slower
+    # and the same command once more: nothing left to do, nothing asked
+    before = calls(other_judge)
+    again = finished(worker(1, other_judge))
+    assert calls(other_judge) == before
+    assert again.count("skipped") == len(json.loads(files[1].read_text("utf-8"))["tasks"])
+
+
+@pytest.mark.slow
+def test_a_finished_log_left_beside_its_stopped_one_is_tidied_on_the_next_start(
+    job: dict[str, str], manifest: dict[str, Any], judge: Served, tmp_path: Path
+) -> None:
+    """A kill after the retry's log finished but before the stopped log was removed: the
+    next start removes it and runs nothing."""
+    (tmp_path / "tasks.json").write_text(json.dumps(manifest), "utf-8")
+    split(tmp_path / "tasks.json", 1, tmp_path / "shards")
+    env = {**job, "HOWTOBENCH_LOG_DIR": str(tmp_path / "logs")}
+    selection = str(tmp_path / "shards" / "worker-0.json")
+    kill_after(
+        recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=selection),
+        judge,
+        20,
+    )
+    stopped = {p.name: p.read_bytes() for p in (tmp_path / "logs").glob("*.eval")}
+    finished(recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=selection))
+    for name, content in stopped.items():  # put the replaced logs back, as if not removed
+        if not (tmp_path / "logs" / name).exists():
+            (tmp_path / "logs" / name).write_bytes(content)
+    before = calls(judge)
+    output = finished(
+        recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=selection)
+    )
+    assert "removed" in output and calls(judge) == before
+    one_finished_log_per_unit(str(tmp_path / "logs"), tmp_path / "shards")
