@@ -341,3 +341,12 @@ def test_your_own_jsonl_file_replays_from_any_folder(
     [log] = run_eval(task, tmp_path / "logs", model="replay/m1")
     assert {s.id: s.output.completion for s in log.samples} == {"a": "春风", "b": ""}
     assert {s.metadata["dataset"] for s in log.samples} == {str(tmp_path / "data" / "mine.jsonl")}
+
+
+def test_a_replay_model_without_a_writer_or_with_model_arguments_is_refused() -> None:
+    from howtobench.replay import ReplayError
+
+    with pytest.raises(ReplayError, match="^--model replay/: name the writer"):
+        get_model("replay/")
+    with pytest.raises(ReplayError, match="^-M foo: replay/demo-writer-a takes no model arguments"):
+        get_model("replay/demo-writer-a", foo=1)

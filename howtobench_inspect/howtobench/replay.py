@@ -52,6 +52,11 @@ class ReplayAPI(ModelAPI):
         **model_args: Any,
     ) -> None:
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+        if not model_name:
+            raise ReplayError(
+                "--model replay/: name the writer whose writings are replayed, e.g. "
+                "replay/gpt-4o-2024-11-20"
+            )
         if model_args:
             raise ReplayError(
                 f"-M {next(iter(model_args))}: {replay_model(model_name)} takes no model "
