@@ -228,3 +228,30 @@ def test_a_finished_log_left_beside_its_stopped_one_is_tidied_on_the_next_start(
     )
     assert "removed" in output and calls(judge) == before
     one_finished_log_per_unit(str(tmp_path / "logs"), tmp_path / "shards")
+
+
+@pytest.mark.slow
+def test_a_worker_takes_its_connections_from_inspects_variable(
+    job: dict[str, str], manifest: dict[str, Any], tmp_path: Path
+) -> None:
+    """`INSPECT_EVAL_MAX_CONNECTIONS` bounds the judge calls a worker has in flight (seen
+    at the judge); a value that is no whole number stops it in one line, before any run."""
+    (tmp_path / "tasks.json").write_text(json.dumps(manifest), "utf-8")
+    split(tmp_path / "tasks.json", 1, tmp_path / "shards")
+    env = {
+        **job,
+        "HOWTOBENCH_LOG_DIR": str(tmp_path / "logs"),
+        "INSPECT_EVAL_SET_SELECTION": str(tmp_path / "shards" / "worker-0.json"),
+    }
+    cache = tmp_path / "cache"
+    with served(latency=0.2) as judge:
+        bad = recipe(env, judge.base_url, cache, INSPECT_EVAL_MAX_CONNECTIONS="ten")
+        output, _ = bad.communicate(timeout=110)
+        assert bad.returncode == 1
+        assert output.strip().splitlines() == [
+            "INSPECT_EVAL_MAX_CONNECTIONS='ten': give a whole number above 0, or leave it unset"
+        ]
+        assert judge.calls() == 0
+        finished(recipe(env, judge.base_url, cache, INSPECT_EVAL_MAX_CONNECTIONS="2"))
+        assert judge.calls() > 0 and judge.stats()["peak"] == 2
+    one_finished_log_per_unit(str(tmp_path / "logs"), tmp_path / "shards")

@@ -11,6 +11,12 @@ serves the capture, every worker and a one-process run:
     HOWTOBENCH_JUDGE     the judge model, bound to the grader role
     HOWTOBENCH_LOG_DIR   one log folder for all workers (local, or s3://...)
     HOWTOBENCH_TASKS     comma list of tasks                    [completion,guide,open]
+    INSPECT_EVAL_MAX_CONNECTIONS  judge connections of this worker process   [10]
+    INSPECT_EVAL_MAX_SAMPLES      writings in flight in this process [its connections]
+
+(the last two are `inspect eval-set`'s own variables, which `eval_set()` does not read).
+It runs with the large-run configuration (docs/large-runs.md): no realtime sample
+buffer and no live score display, a third less client CPU per judge call.
 
     # 1. enumerate the tasks (runs nothing, needs no judge endpoint)
     INSPECT_EVAL_SET_CAPTURE=tasks.json python scale_out.py
@@ -37,6 +43,14 @@ from howtobench import completion, guide, open_writing, workers
 TASKS = {"completion": completion, "guide": guide, "open": open_writing}
 
 
+def count(name: str) -> int | None:
+    """A whole number above 0 from the environment; None (inspect's default) when unset."""
+    text = os.environ.get(name, "").strip()
+    if text and not (text.isdigit() and int(text) > 0):
+        sys.exit(f"{name}={text!r}: give a whole number above 0, or leave it unset")
+    return int(text) if text else None
+
+
 def define() -> None:
     writers = [w for w in os.environ["HOWTOBENCH_WRITERS"].split(",") if w]
     chosen = os.environ.get("HOWTOBENCH_TASKS", "completion,guide,open").split(",")
@@ -49,6 +63,11 @@ def define() -> None:
         model=[f"replay/{writer}" for writer in writers],
         model_roles={"grader": os.environ["HOWTOBENCH_JUDGE"]},
         eval_set_id="howtobench",
+        max_connections=count("INSPECT_EVAL_MAX_CONNECTIONS"),
+        max_samples=count("INSPECT_EVAL_MAX_SAMPLES"),
+        max_tasks=count("INSPECT_EVAL_MAX_TASKS"),
+        log_realtime=False,  # the live sample buffer: a quarter of the client's CPU
+        score_display=False,  # live metrics, recomputed over every score after each sample
     )
 
 
