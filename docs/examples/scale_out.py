@@ -13,10 +13,11 @@ serves the capture, every worker and a one-process run:
     HOWTOBENCH_TASKS     comma list of tasks                    [completion,guide,open]
     INSPECT_EVAL_MAX_CONNECTIONS  judge connections of this worker process   [10]
     INSPECT_EVAL_MAX_SAMPLES      writings in flight in this process [its connections]
+    INSPECT_EVAL_MAX_TASKS        tasks of this process run at once               [1]
 
-(the last two are `inspect eval-set`'s own variables, which `eval_set()` does not read).
+(the last three are `inspect eval-set`'s own variables, which `eval_set()` does not read).
 It runs with the large-run configuration (docs/large-runs.md): no realtime sample
-buffer and no live score display, a third less client CPU per judge call.
+buffer and no live score display, nearly a third less client CPU per judge call.
 
     # 1. enumerate the tasks (runs nothing, needs no judge endpoint)
     INSPECT_EVAL_SET_CAPTURE=tasks.json python scale_out.py
