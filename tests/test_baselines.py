@@ -30,7 +30,16 @@ from howtobench.simulator import classify, out_of_range_reply, valid_reply
 from howtobench.sources import open_source
 from support.data import anchored_input, write_jsonl
 from support.evals import run_eval
-from support.judges import Asked, Reply, ScriptedJudge, fixed_scores, rubric_reply, weights_for
+from support.judges import (
+    SCORES,
+    Asked,
+    Reply,
+    ScriptedJudge,
+    fixed_scores,
+    llm_calls,
+    rubric_reply,
+    weights_for,
+)
 
 PLAN = {
     "dimensions": [
@@ -326,6 +335,7 @@ def test_self_consistency_means_three_cached_judge_samples(tmp_path: Path) -> No
 def test_tow_rubric_and_autoplan_score_together(tmp_path: Path) -> None:
     tow = fixed_scores(
         {
+            **SCORES,
             "opening_ending": 7,
             "rhetoric": 7,
             "logic": 7,
@@ -351,7 +361,7 @@ def test_tow_rubric_and_autoplan_score_together(tmp_path: Path) -> None:
     assert scores["autoplan"].value == 7.2
     assert isinstance(scores["tow"].value, dict) and "content" in scores["tow"].value
     assert judge.count("rubric") == judge.count("autoplan") == judge.count("negotiator") == 1
-    assert len(judge.questions) == 1 + 7 + 2
+    assert len(judge.questions) == 1 + llm_calls("open") + 2
     assert {(s.scorer, s.name) for s in log.results.scores} >= {
         ("tow", "overall"),
         ("rubric", "rubric"),

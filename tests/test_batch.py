@@ -32,18 +32,14 @@ from howtobench import guide, open_writing
 from howtobench.cli import main
 from howtobench.errors import UserError
 from howtobench.judge import lost_batches
-from howtobench.judge.calls import (
-    BATCH_WAIT_VARIABLE,
-    DEFAULT_BATCH_WAIT,
-    JUDGE_ATTEMPT_TIMEOUT,
-    batch_wait,
-    judge_config,
-)
+from howtobench.judge.batching import BATCH_WAIT_VARIABLE, batch_wait
+from howtobench.judge.defaults import DEFAULT_BATCH_WAIT, JUDGE_ATTEMPT_TIMEOUT
 from howtobench.judge.lost_batches import LOST_WITH_BATCH
+from howtobench.judge.settings import judge_config
 from howtobench.simulator import Faults
 from howtobench.simulator.protocol import Asked
 from howtobench.simulator.server import Fault, JudgeSimulator
-from howtobench.studies.cost import cost, load_prices
+from howtobench.studies.token_costs import cost, load_prices
 from howtobench.tree.spec import LEAVES
 from support.evals import run_eval, scores
 from support.judges import Serve, batch_judge
@@ -402,22 +398,26 @@ def test_openai_requests_refused_in_batches_cost_only_their_samples(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """One request in ten refused (HTTP 400), as issue 27 measured it: inspect fails every
-    batch that holds one, and the questions asked again went into new batches that
-    failed the same way (three rounds, 210 requests billed, nothing scored). Read back
-    from the batches' own files, every question is sent once, a refused one costs its
-    sample with the provider's error and its batch named, the others are scored, and
-    `check-logs` passes the log: asking a refused question again would not help."""
-    log, simulator, _ = judged_in_batches(
-        "openai", serve, monkeypatch, tmp_path, faults=Faults(rate_400=0.1, seed=7)
-    )
-    refused = simulator.faults_sent.get("400", 0)
-    assert refused >= 1
+    """A request refused (HTTP 400) inside a batch: inspect fails every batch that holds
+    one, and the questions asked again went into new batches that failed the same way
+    (issue 27 measured three rounds, 210 requests billed, nothing scored, at one request
+    in ten refused). Read back from the batches' own files, every question is sent once,
+    the refused one costs its sample alone, with the provider's error and its batch
+    named, the others are scored, and `check-logs` passes the log: asking a refused
+    question again would not help. The judge refuses by what is asked (the logic
+    question of one writing), not by the order the batch's requests arrive in."""
+
+    def script(question: Asked) -> Fault | None:
+        refused = question.kind == "logic" and "菜市场" in (question.writing or "")
+        return Fault("400") if refused else None
+
+    log, simulator, _ = judged_in_batches("openai", serve, monkeypatch, tmp_path, script=script)
+    assert simulator.faults_sent == {"400": 1}
     assert set(Counter(simulator.questions).values()) == {1}  # no question sent twice
     assert simulator.batched["openai"] == sum(simulator.calls.values())
     judged = scores(log)
     unscored = {key: s for key, s in judged.items() if not isinstance(s.value, dict)}
-    assert 1 <= len(unscored) <= refused and len(unscored) < len(judged)
+    assert len(unscored) == 1 and len(judged) > 1
     for score in unscored.values():
         assert "HTTP 400" in str(score.explanation)
         assert re.search(r"of batch batch_sim\d+", str(score.explanation))

@@ -13,8 +13,8 @@ from inspect_ai import score
 from inspect_ai.log import read_eval_log
 
 from howtobench import open_writing
-from howtobench._inspect import PrerequisiteError
 from howtobench.baselines.overlap import bleu, bleu_scorer, tokenize
+from howtobench.errors import OneLineError
 from howtobench.parameters import ParameterError
 from support.data import write_jsonl
 from support.evals import run_eval
@@ -102,8 +102,11 @@ def test_unknown_or_unused_tokenisations_are_refused(one_writing: Path) -> None:
         open_writing(dataset=data, replay="m", scorers="rouge_l", bleu_tokenize="word")
     # the scorer's own argument; not a ValueError, which inspect's scorer loader would
     # report as an unknown scorer instead of this line
-    with pytest.raises(PrerequisiteError, match="^-S tokenize: expected one of char, word, got 7$"):
+    with pytest.raises(
+        OneLineError, match="^-S tokenize: expected one of char, word, got 7$"
+    ) as err:
         bleu_scorer(tokenize=7)  # type: ignore[arg-type]
+    assert not isinstance(err.value, ValueError)
 
 
 def test_rescoring_a_log_with_word_tokens(one_writing: Path, tmp_path: Path) -> None:

@@ -1,10 +1,13 @@
 """De-identification: the personal details the screen step finds are replaced by their
-kind's placeholder in instruction, grounding and reference alike, the item is kept, and
-no output file holds a detail; only unsafe content and advertising reject an item."""
+kind's placeholder, the form the published data masks that kind with, in instruction,
+grounding and reference alike, the item is kept, the report counts the replacements by
+kind, and no output file holds a detail; only unsafe content and advertising reject an
+item."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,6 +20,9 @@ from howtobench.construct.corpus import CorpusText
 from howtobench.construct.deidentify import deidentified, masked
 from howtobench.construct.items import Item
 from howtobench.construct.options import BuildOptions
+from howtobench.construct.prompts import placeholders
+from howtobench.construct.screen import screen_sample
+from howtobench.dataset import WritingRecord
 from howtobench.simulator import Asked, JudgeSimulator
 from howtobench.simulator.replies import valid_construction
 from howtobench.vocabulary import TASKS
@@ -65,8 +71,10 @@ def test_each_detail_becomes_its_placeholder_in_every_field() -> None:
     ]
     kept, replaced = deidentified(item, details)
     assert kept.instruction == "请写一篇启事，注明联系人[具体姓名]。"
-    assert kept.grounding == "- 联系人：[具体姓名]\n- 电话：[具体电话]"
-    assert kept.reference == "请与[具体姓名]联系，电话 [具体电话]，或写信到[具体邮箱]。[具体姓名]。"
+    assert kept.grounding == "- 联系人：[具体姓名]\n- 电话：xxxxxxxxxxx"
+    assert (
+        kept.reference == "请与[具体姓名]联系，电话 xxxxxxxxxxx，或写信到[具体邮箱]。[具体姓名]。"
+    )
     counts = {r.kind: r.record() for r in replaced}
     assert counts["name"] == {
         "kind": "name",
@@ -154,7 +162,7 @@ def test_a_planted_name_phone_and_email_are_in_no_output_file(
 
     [rejected] = read_rows(out / "rejected.jsonl")
     assert (rejected["id"], rejected["code"]) == ("advert", "flagged")
-    assert "[具体电话]" in rejected["reason"] and rejected["personal_info"] == {"phone": 1}
+    assert "xxxxxxxxxxx" in rejected["reason"] and rejected["personal_info"] == {"phone": 1}
 
     manifest = json.loads((out / "manifest.json").read_text("utf-8"))
     items = {
@@ -185,6 +193,212 @@ def test_a_planted_name_phone_and_email_are_in_no_output_file(
         r for r in items.values() if r["task_type"] == "guide" and "club" in r["bench_id"]
     ]
     assert "[具体姓名]" in club_guide["basic_instruction"]  # what the back-constructor repeated
-    assert "[具体电话]" in club_guide["information"] and "[具体邮箱]" in club_guide["information"]
+    assert "xxxxxxxxxxx" in club_guide["information"] and "[具体邮箱]" in club_guide["information"]
     summary = (out / "summary.md").read_text("utf-8")
     assert "## De-identified" in summary and "(4 de-identified)" in summary
+
+
+# The form the published data masks each kind with (docs/construction.md,
+# "De-identification in the published forms", has the survey): its most used bracket
+# for the kind, its bare mask where it has only that or narrow brackets, a bracket of its
+# style where it masks nothing of the kind.
+PUBLISHED = {
+    "name": "[具体姓名]",  # 1,080 of its 1,491 bracketed person masks
+    "phone": "xxxxxxxxxxx",  # its only phone masks: runs of 9 to 12 x
+    "email": "[具体邮箱]",  # not in the data
+    "id_number": "[具体证件号]",  # not in the data
+    "address": "xx",  # 单位地址为xx
+    "account": "[具体账号]",  # not in the data
+    "place": "[具体地名]",  # 99 of 235
+    "ethnicity": "[具体民族]",  # 49 of 58
+    "year": "[具体年份]",  # 28 of the 53 year or date masks
+    "date": "[具体日期]",  # 10
+    "position": "XX",  # 担任XX
+    "organisation": "XX",  # XX监狱, XX局
+    "title": "[具体文章名]",  # 44 of 61
+    "other": "[具体信息]",  # not in the data
+}
+ENGLISH = {
+    "name": "[name]",
+    "phone": "[phone number]",
+    "email": "[e-mail address]",
+    "id_number": "[ID number]",
+    "address": "[address]",
+    "account": "[account number]",
+    "place": "[place]",
+    "ethnicity": "[ethnic group]",
+    "year": "[year]",
+    "date": "[date]",
+    "position": "[position]",
+    "organisation": "[organisation]",
+    "title": "[title]",
+    "other": "[personal detail]",
+}
+# One private person's details of every kind, and a memoir that gives them all.
+LIFE = {
+    "zh": {
+        "name": "罗建平",
+        "phone": "13987654321",
+        "email": "luojp@example.com",
+        "id_number": "530102197001011234",
+        "address": "金马路12号",
+        "account": "6222021234567890123",
+        "place": "麻栗寨",
+        "ethnicity": "彝",
+        "year": "1966",
+        "date": "3月7日",
+        "position": "教导主任",
+        "organisation": "红星中学",
+        "title": "山里的灯",
+        "other": "云A12345",
+    },
+    "en": {
+        "name": "Owen Pryce",
+        "phone": "555-301-8899",
+        "email": "owen.pryce@example.com",
+        "id_number": "QX482913",
+        "address": "14 Mill Lane",
+        "account": "40-22-17 31926819",
+        "place": "Llanfair",
+        "ethnicity": "Welsh",
+        "year": "1966",
+        "date": "7 March",
+        "position": "deputy head",
+        "organisation": "Greenfield School",
+        "title": "The Lamp in the Hills",
+        "other": "WX66 ABC",
+    },
+}
+MEMOIR = {
+    "zh": (
+        "父亲{name}是{ethnicity}族人，{year}年生在{place}，{date}是他的生日。\n\n"
+        "他在{organisation}当了二十年{position}，写过一本小书《{title}》，{place}的孩子都读过。\n\n"
+        "想给{name}写信的，电话{phone}，邮箱{email}，住{address}；他的身份证号{id_number}、"
+        "银行卡号{account}和车牌{other}，我们都替他记着。"
+    ),
+    "en": (
+        "My father {name} was {ethnicity}, born in {place} in {year}; {date} was his "
+        "birthday.\n\nHe was {position} at {organisation} for twenty years and wrote a "
+        "little book, {title}, that every child in {place} has read.\n\nTo write to {name}: "
+        "phone {phone}, e-mail {email}, or {address}; his passport {id_number}, bank account "
+        "{account} and number plate {other} we keep for him."
+    ),
+}
+FORMS = {"zh": PUBLISHED, "en": ENGLISH}
+
+
+def test_the_placeholder_files_give_each_kind_its_published_form() -> None:
+    """The two files list the same kinds in the same order (the report orders kinds by
+    it), and each kind has the published data's form (an English one in English)."""
+    for language, forms in FORMS.items():
+        marks = placeholders(language)
+        assert {kind: p.text for kind, p in marks.items()} == forms, language
+        assert list(marks) == list(PUBLISHED)
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_every_kind_is_replaced_by_its_published_form(language: str) -> None:
+    life, forms = LIFE[language], FORMS[language]
+    text = MEMOIR[language].format(**life)
+    item = Item("open", CorpusText("t", text, "others", language), "写", "", text)
+    details = [{"text": detail, "kind": kind} for kind, detail in life.items()]
+    kept, replaced = deidentified(item, details)
+    assert kept.reference == MEMOIR[language].format(**forms)
+    assert {r.kind: r.placeholder for r in replaced} == forms
+    assert {r.kind: r.counts["reference"] for r in replaced} == {
+        kind: text.count(detail) for kind, detail in life.items()
+    }
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_screen_prompt_names_every_kind_and_what_it_covers(language: str) -> None:
+    record = WritingRecord("t", "open", "others", "写", "", "范文", language)
+    prompt = screen_sample(record).input[-1].text  # type: ignore[union-attr]
+    listed = dict(re.findall(r"^- ([a-z_]+): (.+)$", prompt, re.M))
+    assert listed == {kind: p.what for kind, p in placeholders(language).items()}
+    assert "XX" in prompt  # a placeholder already there is not a detail
+
+
+def _screened_by_the_prompt(
+    details: list[tuple[str, str]],
+) -> Callable[[Asked], dict[str, Any] | None]:
+    """A detector that quotes each planted `(kind, detail)` of a kind the screen prompt
+    lists (by its `- kind: what` lines) and that the item it was given holds."""
+
+    def answer(question: Asked) -> dict[str, Any] | None:
+        if question.kind != "screen":
+            return None
+        listed = re.findall(r"^- ([a-z_]+): ", question.text, re.M)
+        item = question.writing or ""
+        found = {detail: kind for kind, detail in details if kind in listed and detail in item}
+        return {
+            "personal_info": [{"text": detail, "kind": kind} for detail, kind in found.items()],
+            "unsafe": [],
+            "advertisement": [],
+            "reason": "scripted",
+        }
+
+    return answer
+
+
+def _table(markdown: str) -> dict[str, list[str]]:
+    """A GitHub table's rows by their first cell, each row's cells stripped."""
+    cells = [[c.strip() for c in line.split("|")[1:-1]] for line in markdown.splitlines()]
+    return {row[0]: row for row in cells if row and not set(row[0]) <= set("-:")}
+
+
+@pytest.mark.slow
+def test_a_memoir_of_every_kind_is_published_in_the_published_forms(
+    serve: Callable[..., JudgeSimulator], tmp_path: Path
+) -> None:
+    """A Chinese and an English memoir give one person's details of every kind. Each
+    item holds the published forms and no detail; the manifest and the summary count the
+    replacements by kind, and the counts are the items' records summed and the details'
+    occurrences in the texts."""
+    rows = [
+        {"id": f"memoir-{lang}", "text": MEMOIR[lang].format(**LIFE[lang]), "genre": "others"}
+        for lang in FORMS
+    ]
+    corpus = write_rows(tmp_path / "corpus.jsonl", rows)
+    out = tmp_path / "out"
+    planted = [(kind, detail) for life in LIFE.values() for kind, detail in life.items()]
+    simulator = serve(script=Recorder(_screened_by_the_prompt(planted)))
+    run_build(corpus, out, simulator, BuildOptions(threshold=1))
+
+    built = [out / task / "aligned.jsonl" for task in TASKS]
+    items = [row for path in built if path.exists() for row in read_rows(path)]
+    assert sorted(row["bench_id"] for row in items) == ["memoir-en", "memoir-zh"]
+    manifest = json.loads((out / "manifest.json").read_text("utf-8"))
+    records = manifest["deidentified"]["items"]
+    texts = {row["id"]: row["text"] for row in rows}
+    for row in items:
+        language = row["bench_id"].removeprefix("memoir-")
+        written = row["basic_instruction"] + row["information"] + row["reference"]
+        assert not [d for d in LIFE[language].values() if d in written], row["bench_id"]
+        replaced = {r["kind"]: r for r in records[row["infer_id"]]}
+        assert {kind: r["placeholder"] for kind, r in replaced.items()} == FORMS[language]
+        text, completion = texts[row["bench_id"]], row["task_type"] == "completion"
+        if completion:
+            assert restored(row["information"], row["reference"]) == MEMOIR[language].format(
+                **FORMS[language]
+            )
+        else:
+            assert row["reference"] == MEMOIR[language].format(**FORMS[language])
+        for kind, detail in LIFE[language].items():  # the counts are the occurrences
+            r = replaced[kind]
+            assert r["reference"] + (r["grounding"] if completion else 0) == text.count(detail)
+
+    by_kind = manifest["deidentified"]["by_kind"]
+    assert list(by_kind) == list(PUBLISHED)  # every kind, in the files' order
+    fields = ("instruction", "grounding", "reference")
+    for kind, entry in by_kind.items():
+        assert sorted(entry["placeholders"]) == sorted({PUBLISHED[kind], ENGLISH[kind]})
+        assert (entry["items"], entry["details"]) == (2, 2), kind
+        of_kind = [r for replaced in records.values() for r in replaced if r["kind"] == kind]
+        assert [entry[f] for f in fields] == [sum(r[f] for r in of_kind) for f in fields]
+    summary = (out / "summary.md").read_text("utf-8")
+    shown = _table(summary.split("By kind:")[1].split("By item:")[0])
+    assert list(shown) == ["kind", *PUBLISHED]
+    for kind, entry in by_kind.items():
+        numbers = [entry["items"], entry["details"], *(entry[f] for f in fields)]
+        assert shown[kind][2:] == [str(n) for n in numbers], kind

@@ -8,6 +8,7 @@ the paper repository's `code/tow/evaluation/format_node.py`, not by running our 
 
 import json
 from pathlib import Path
+from statistics import fmean
 
 import pytest
 
@@ -15,9 +16,10 @@ from howtobench import completion, guide, tree_of_writing
 from howtobench.parameters import ParameterError
 from howtobench.tree.formatting_paper import paper_formatting_verdict
 from howtobench.tree.headings import formatting_verdict
+from howtobench.tree.spec import tree_for
 from support.data import write_jsonl
 from support.evals import run_eval, scores
-from support.judges import Serve
+from support.judges import Serve, llm_calls
 
 PROSE = "春风拂过河岸，柳枝轻摇，行人放慢了脚步。" * 25  # 500 characters, no title
 assert len(PROSE) == 500
@@ -157,13 +159,15 @@ def test_tow_over_the_simulator_scores_with_the_rule_chosen(serve: Serve, tmp_pa
             simulator,
         )
         calls[rule] = sum(simulator.calls.values())
-    # 7 LLM leaves per writing; the second run took every verdict from the reply store,
-    # so the two runs differ in the formatting rule alone
-    assert calls == {"paper": 7 * len(WRITINGS), "lenient": 7 * len(WRITINGS)}
+    # an expert per LLM leaf and writing (7 on the paper's tree); the second run took every
+    # verdict from the reply store, so the two runs differ in the formatting rule alone
+    expected = llm_calls("guide") * len(WRITINGS)
+    assert calls == {"paper": expected, "lenient": expected}
     assert runs["paper"].eval.metadata is not None
     assert runs["paper"].eval.metadata["formatting"] == "paper"
     assert runs["lenient"].eval.metadata["formatting"] == "lenient"
     found = {rule: scores(log) for rule, log in runs.items()}
+    tree = tree_for("guide")
     for name, (text, (paper, lenient)) in WRITINGS.items():
         score, other = found["paper"][name], found["lenient"][name]
         value = score.value
@@ -175,14 +179,17 @@ def test_tow_over_the_simulator_scores_with_the_rule_chosen(serve: Serve, tmp_pa
         assert leaf["reason"] == paper_formatting_verdict(text).reason
         assert other.metadata["leaves"]["formatting"]["reason"] == formatting_verdict(text).reason
         assert f"(paper rule: {leaf['reason']})" in score.explanation
-        # uniform weights: format = the mean of its three leaves, and only the formatting
-        # leaf differs between the runs, so the overall moves by its change / 8
-        assert value["format"] == pytest.approx(
-            (value["plots"] + value["paragraphing"] + paper) / 3
-        )
+        # uniform weights: format = the mean of its leaves, and only the formatting leaf
+        # differs between the runs, so the overall moves by its change / 8 (a third of it
+        # in format, at 3 of the root's 8 on the paper's tree)
+        format_leaves = tree.negotiated["format"]
+        assert value["format"] == pytest.approx(fmean(value[i] for i in format_leaves))
         for leaf_id in ("plots", "paragraphing", "impression", "content"):
             assert value[leaf_id] == other.value[leaf_id]
-        assert value["overall"] - other.value["overall"] == pytest.approx((paper - lenient) / 8)
+        share = tree.root_weights["format"] / sum(tree.root_weights.values())
+        moved = (paper - lenient) / len(format_leaves) * share
+        # each overall is stored to 6 decimals (exact at /8, not at every root's total)
+        assert value["overall"] - other.value["overall"] == pytest.approx(moved, abs=2e-6)
 
 
 def test_paper_rule_counts_on_the_published_guide_writings(shared_data: Path) -> None:

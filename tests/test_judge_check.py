@@ -83,7 +83,7 @@ def test_a_healthy_judge_serves_every_kind_at_once(
         assert kind["usable_after_reask"] == kind["unusable"] == kind["from_store"] == 0
         assert kind["calls"] == kind["asked"] and kind["median_latency_s"] >= 0.05
     assert report["judge_calls"] == sum(asked.values()) == 44
-    assert simulator.calls[PROBE_KIND] == 5  # one request per probe, nothing else
+    assert simulator.calls[PROBE_KIND] == 6  # one request per probe, nothing else
     assert all(p["accepted"] for p in report["probes"].values())
     billed = judge_usage(simulator)
     each = report["per_writing"]
@@ -120,7 +120,7 @@ def test_the_text_report_fits_a_terminal_and_prices_a_writing(
         + billed["cache_write"] * 1.25
     ) / 1e6
     assert f"cost per writing: ${dollars:.4f} (estimated)" in lines
-    assert "  temperature 0.7                   accepted" in lines
+    assert f"  {'temperature 0.7':<36} answered" in lines
     assert lines[-1].startswith("verdict: can serve Tree-of-Writing")
 
 
@@ -170,7 +170,9 @@ def test_a_judge_usable_after_a_reask_serves_and_a_refused_probe_is_reported(
     assert refused == {
         "label": "temperature 0.7",
         "accepted": False,
+        "state": "refused: HTTP 400: simulated 400",
         "answered": True,
+        "cut": False,
         "status": 400,
         "message": "simulated 400",
     }
@@ -258,8 +260,9 @@ def test_json_shape_of_a_stopped_check(
         "system",
         "temperature_0",
         "temperature_0.7",
+        "long_prompt",
     ]
-    assert simulator.calls == Counter({PROBE_KIND: 5})  # no judge question was asked
+    assert simulator.calls == Counter({PROBE_KIND: 6})  # no judge question was asked
     assert err.splitlines() == [f"howtobench judge-check: {report['stopped']}"]
 
 

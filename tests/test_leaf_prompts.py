@@ -1,8 +1,14 @@
 """The leaf prompts carry the paper's criteria (section 3.2, appendices G.3 and M, and its
-public evaluation prompts), in both languages, and nothing the paper puts elsewhere."""
+public evaluation prompts), in both languages, and nothing the paper puts elsewhere; no
+prompt holds a quote that a judge copying it would turn into broken JSON."""
+
+import json
+import re
+from pathlib import Path
 
 import pytest
 
+import howtobench
 from howtobench.baselines.prompts import baseline_prompt
 from howtobench.tree.prompts import tree_prompt
 
@@ -57,3 +63,43 @@ def test_no_judge_is_told_how_to_weigh_length(language: str) -> None:
     ]
     for text in prompts:
         assert not any(word in text for word in ("篇幅", "长短", "length", "how long"))
+
+
+PROMPT_FILES = sorted(Path(howtobench.__file__).parent.glob("**/prompts/*.txt"))
+
+
+def json_example(line: str) -> bool:
+    """A reply-format example: the line parses as one JSON object once templated, its
+    `{$slots}` empty, each other `$name` a value, each bare `<placeholder>` a number and
+    each `...` element dropped (`"<placeholder>"` is already a string)."""
+    text = re.sub(r"\{\$\w+\}", "{}", line.strip())
+    text = re.sub(r"\$\{?\w+\}?", "1", text)
+    text = re.sub(r'(?<!")<[^<>"]*>(?!")', "0", text)
+    text = re.sub(r",\s*\.\.\.", "", text).replace("[...]", "[]")
+    try:
+        return isinstance(json.loads(text), dict)
+    except json.JSONDecodeError:
+        return False
+
+
+def test_every_prompt_file_is_seen() -> None:
+    assert len(PROMPT_FILES) > 150
+    assert {p.parent.parent.name for p in PROMPT_FILES} >= {"tree", "judge", "baselines"}
+
+
+@pytest.mark.parametrize("path", PROMPT_FILES, ids=lambda p: f"{p.parent.parent.name}/{p.name}")
+def test_ascii_double_quotes_only_in_json_examples(path: Path) -> None:
+    """A judge that echoes a quoted word into its JSON `reason` with ASCII quotes breaks
+    the JSON (issue 28): prompts quote with 「」 or “” in Chinese and “” or ‘’ in English,
+    and keep `"` for the JSON examples of the reply format."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    quoted = [n for n, line in enumerate(lines, 1) if '"' in line and not json_example(line)]
+    assert quoted == [], f"{path.name}: ASCII double quotes outside a JSON example"
+
+
+def test_the_json_example_rule_tells_examples_from_quotes() -> None:
+    assert json_example('{"score": <$low 到 $high 之间的整数>, "reason": "<一两句话的理由>"}')
+    assert json_example('{"weights": {$shape}, "explanation": "<why>"}')
+    assert json_example('{"unsafe": ["<quoted passage>", ...], "advertisement": [...]}')
+    assert not json_example('依赖"首先、其次、此外、综上所述"之类机械的连接词')
+    assert not json_example('{"score": 7, "reason": "用"首先"串起全文"}')

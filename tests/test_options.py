@@ -21,6 +21,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -315,7 +316,9 @@ RENAMED = [
 def _registered_scorers() -> dict[str, Callable[..., Any]]:
     """Our scorer factories as inspect's registry holds them (what `--scorer` finds), by
     registered name; read from the registry, so that a new scorer is checked too."""
-    import howtobench._registry  # noqa: F401 (registers everything, as inspect does)
+    # our entry point, loaded as inspect loads it: it registers everything
+    [entry] = entry_points(group="inspect_ai", name="howtobench")
+    entry.load()
 
     found = registry_find(lambda i: i.type == "scorer" and i.name.startswith("howtobench/"))
     return {registry_info(factory).name: factory for factory in found}

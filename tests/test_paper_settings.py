@@ -4,17 +4,20 @@ full tree's weights, and the judges' temperature (section 5.3's sampled trials).
 from __future__ import annotations
 
 from pathlib import Path
+from statistics import fmean
 from typing import Any
 
 import pytest
 
 from howtobench import guide
 from howtobench.simulator import Asked
+from howtobench.tree.spec import tree_for
 from support.data import INSTRUCTIONS, OTHER, WRITINGS, write_guide_data
 from support.evals import run_eval, scores
-from support.judges import Serve, simulator_model
+from support.judges import Serve, experts, root_of, simulator_model
 
-LEAVES = {
+# A leaf added to the tree since these were written scores 6 (content's mean here).
+LEAVES = dict.fromkeys(experts(), 6) | {
     "opening_ending": 7,
     "rhetoric": 5,
     "logic": 8,
@@ -38,11 +41,18 @@ def test_uniform_weights_make_no_negotiator_call(serve: Serve, tmp_path: Path) -
     )
     assert simulator.calls["negotiator"] == 0
     score = scores(log)["a"]
-    # content = (7 + 5 + 8 + 4) / 4 = 6; format = (10 [plots 9 -> 10] + 5 [2 -> 5] + 10) / 3
-    assert score.value["content"] == pytest.approx(6)
-    assert score.value["format"] == pytest.approx(25 / 3)
-    assert score.value["overall"] == pytest.approx((4 * 6 + 25 + 6) / 8)
-    assert set(score.metadata["weights"].values()) == {0.25, 1 / 3}
+    # content = (7 + 5 + 8 + 4) / 4 = 6; format = (10 [plots 9 -> 10] + 5 [2 -> 5] + 10) / 3;
+    # overall = (4·6 + 25 + 6) / 8 on the paper's tree
+    tree = tree_for("guide")
+    value = score.value
+    nodes = {node: fmean(value[leaf.id] for leaf in tree.leaves_of(node)) for node in tree.nodes}
+    assert value["content"] == pytest.approx(6)
+    assert value["content"] == pytest.approx(nodes["content"])
+    assert value["format"] == pytest.approx(nodes["format"])
+    assert [value[i] for i in ("plots", "paragraphing")] == [10, 5]
+    assert value["overall"] == pytest.approx(root_of("guide", nodes))
+    groups = tree.negotiated.values()
+    assert set(score.metadata["weights"].values()) == {1 / len(ids) for ids in groups}
     assert score.metadata["negotiator"]["model"] == "none"
     assert log.eval.task_args["weights"] == "uniform"
 

@@ -12,6 +12,7 @@ import hashlib
 import json
 import math
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,12 +22,20 @@ from inspect_ai.log import read_eval_log
 from howtobench import tasks
 from howtobench.cli import main
 from howtobench.errors import UserError
+from howtobench.judge import question_locks
+from howtobench.judge.defaults import SUM_TOLERANCE
 from howtobench.simulator import Asked, JudgeSimulator, asked_ids
 from howtobench.studies import StudyError, report
 from howtobench.studies.plans import export_plan
-from howtobench.tree import negotiator
-from howtobench.tree.plan import PlanEntry, plan_text, read_plan
-from howtobench.tree.spec import LEAVES
+from howtobench.tree.plan import (
+    TREE_VERSION,
+    PlanEntry,
+    PlanError,
+    plan_digest,
+    plan_text,
+    read_plan,
+)
+from howtobench.tree.spec import LEAVES, tree_for
 from support.evals import run_eval, scores
 from support.judges import Serve
 
@@ -78,7 +87,8 @@ def test_negotiate_scores_each_instruction_by_its_weights(serve: Serve, tmp_path
         assert score.value == {leaf: round(w, 6) for leaf, w in weights.items()}
         assert score.metadata["negotiator"]["temperature"] == 0.0
     assert by_task == DEMO
-    assert set(log.eval.metadata["data"]) == set(DEMO) and log.eval.metadata["tree"] == 1
+    assert set(log.eval.metadata["data"]) == set(DEMO)
+    assert log.eval.metadata["tree"] == TREE_VERSION
 
 
 def test_negotiate_takes_a_list_of_tasks_and_refuses_others(serve: Serve, tmp_path: Path) -> None:
@@ -98,7 +108,7 @@ def test_export_writes_every_instruction_with_its_manifest(serve: Serve, tmp_pat
     assert manifest["digest"] == hashlib.sha256(body.encode()).hexdigest()
     assert manifest["judge"] == "openai-api/sim/judge" and manifest["temperature"] == 0.0
     assert manifest["instructions"] == len(lines) == sum(DEMO.values())
-    assert set(manifest["data"]) == set(DEMO) and manifest["tree"] == 1
+    assert set(manifest["data"]) == set(DEMO) and manifest["tree"] == TREE_VERSION
     [path] = folder.glob("*.eval")
     log = read_eval_log(str(path))
     # the weights as negotiated, which the score's metadata keeps (its value rounds them)
@@ -227,14 +237,14 @@ def test_ablations_and_uniform_weights_work_beside_a_plan(serve: Serve, tmp_path
     assert all(s.value["overall"] == s.value["impression"] for s in scores(impression).values())
 
 
-def rewritten(path: Path, out: Path, change: Any) -> Path:
-    """A plan with its entries changed by `change(rows)` and a correct digest."""
+def rewritten(path: Path, out: Path, change: Change) -> Path:
+    """The plan at `path` with its instruction lines changed by `change(rows)` (any JSON,
+    as a hand would edit them) and its count and digest recomputed as `plan_text` does."""
     head, *lines = path.read_text("utf-8").splitlines()
-    manifest = json.loads(head)
     rows = change([json.loads(line) for line in lines])
-    entries = [PlanEntry(r["task"], r["id"], r["weights"], r["explanation"]) for r in rows]
-    keep = {k: v for k, v in manifest.items() if k in ("judge", "temperature", "data", "sources")}
-    out.write_text(plan_text(entries, keep), "utf-8")
+    body = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    manifest = {**json.loads(head), "instructions": len(rows), "digest": plan_digest(body)}
+    out.write_text(json.dumps(manifest, ensure_ascii=False) + "\n" + body, "utf-8")
     return out
 
 
@@ -255,6 +265,12 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
         f"-T weights: {lacking}: the plan lacks the weights of 1 of the 3 guide instructions "
         "(e.g. demo_guide_1): negotiate them (howtobench/negotiate) and export the plan again"
     )
+    unscorable = rewritten(path, tmp_path / "nan.jsonl", lambda rows: with_weight(rows, math.nan))
+    assert refusal(str(unscorable)) == (
+        f'-T weights: {unscorable}, line 2, guide/demo_guide_1: the weight of "opening_ending" '
+        "must be a number, got NaN (a negotiator reply with these weights would be refused): "
+        "export the plan again"
+    )
     assert refusal(str(tmp_path / "none.jsonl")).endswith("none.jsonl' (no such file)")
     notes = tmp_path / "notes.txt"
     notes.write_text("some notes\n", "utf-8")
@@ -263,8 +279,9 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
     edited.write_text(path.read_text("utf-8").replace("0.", "0.1", 1 + 10), "utf-8")
     assert "do not match its digest" in refusal(str(edited))
     other = tmp_path / "other.jsonl"
-    other.write_text(path.read_text("utf-8").replace('"tree": 1', '"tree": 0', 1), "utf-8")
-    assert "the plan is for tree version 0" in refusal(str(other))
+    older = f'"tree": {TREE_VERSION - 1}'
+    other.write_text(path.read_text("utf-8").replace(f'"tree": {TREE_VERSION}', older, 1), "utf-8")
+    assert f"the plan is for tree version {TREE_VERSION - 1}" in refusal(str(other))
     genre = read_eval_log(str(next((tmp_path / "negotiate").glob("*.eval")))).samples[0]
     kept = tasks.guide(
         dataset="demo", replay="demo-writer-a", weights=str(path), genre=genre.metadata["genre"]
@@ -297,7 +314,7 @@ def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
     from howtobench.judge.store import ReplyStore
 
     serve()
-    monkeypatch.setattr(negotiator, "LOCK_WAIT_SECONDS", 0.5)
+    monkeypatch.setattr(question_locks, "LOCK_WAIT_SECONDS", 0.5)
     store = ReplyStore(tmp_path / "inspect-cache" / "howtobench")
     held: list[FileLock] = []
     real_lock = ReplyStore.lock
@@ -319,9 +336,7 @@ def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
     [score] = scores(log).values()
     assert isinstance(score.value, float) and math.isnan(score.value)
     assert score.metadata["negotiator"]["replies"] == []
-    assert "another process has been negotiating this instruction for over 0.5 s" in str(
-        score.explanation
-    )
+    assert "another process has been asking this question for over 0.5 s" in str(score.explanation)
     assert not list(store.root.glob("replies/*/*.json")) or all(
         "weights" not in p.read_text("utf-8") for p in store.root.glob("replies/*/*.json")
     )
@@ -367,3 +382,109 @@ def test_a_judge_that_cannot_negotiate_scores_from_a_stronger_ones_plan(
     )
     assert weak.calls["negotiator"] == 0
     assert all(isinstance(score.value, dict) for score in scores(log).values())
+
+
+# --- every entry held to the negotiator's rules ---------------------------------------
+
+# The content leaves the breaches below set by hand (the paper's four, §3.2); a content
+# leaf added to the tree since is set to 0, so each hand-worked sum holds.
+CONTENT = ("opening_ending", "rhetoric", "logic", "emotion")
+
+
+def with_weight(rows: list[dict[str, Any]], value: Any) -> list[dict[str, Any]]:
+    """The first instruction's first weight set to `value` (no other change)."""
+    first = rows[0]["weights"]
+    first[next(iter(first))] = value
+    return rows
+
+
+def with_content(rows: list[dict[str, Any]], *values: float) -> list[dict[str, Any]]:
+    """The first instruction's content weights, in the tree's order, set to `values`."""
+    others = dict.fromkeys(tree_for("guide").negotiated["content"], 0.0)
+    rows[0]["weights"] |= others | dict(zip(CONTENT, values, strict=True))
+    return rows
+
+
+def uniform_plan(folder: Path) -> Path:
+    """A valid plan of two guide instructions with equal weights (reading a plan needs
+    no negotiation)."""
+    weights = {i: 1 / len(ids) for ids in tree_for("guide").negotiated.values() for i in ids}
+    entries = [PlanEntry("guide", sample_id, weights) for sample_id in ("a", "b")]
+    path = folder / "uniform.jsonl"
+    path.write_text(plan_text(entries, {"judge": "j", "data": {}, "sources": []}), "utf-8")
+    return path
+
+
+Change = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+BREACHES: dict[str, tuple[Change, str]] = {
+    "sum 0": (lambda r: with_content(r, 0, 0, 0, 0), "the content weights sum to 0, not 1"),
+    "sum 35": (lambda r: with_content(r, 35, 0, 0, 0), "the content weights sum to 35, not 1"),
+    "off by twice the tolerance": (
+        lambda r: with_content(r, 0.25 + 2 * SUM_TOLERANCE, 0.25, 0.25, 0.25),
+        f"the content weights sum to {1 + 2 * SUM_TOLERANCE:.4g}, not 1",
+    ),
+    "weight 5": (
+        lambda r: with_content(r, 5, -4, 0, 0),
+        'the weight of "opening_ending" is 5, outside (-1, 1)',
+    ),
+    "weight 1e300": (
+        lambda r: with_content(r, 1e300, -1e300, 1, 0),
+        'the weight of "opening_ending" is 1e+300, outside (-1, 1)',
+    ),
+    "NaN": (lambda r: with_weight(r, math.nan), "must be a number, got NaN"),
+    "a word": (lambda r: with_weight(r, "much"), 'must be a number, got "much"'),
+    "a leaf missing": (
+        lambda r: [{**r[0], "weights": dict(list(r[0]["weights"].items())[1:])}, *r[1:]],
+        "(missing opening_ending)",
+    ),
+    "an unknown leaf": (
+        lambda r: [{**r[0], "weights": {**r[0]["weights"], "humour": 0}}, *r[1:]],
+        "(unknown humour)",
+    ),
+}
+
+
+@pytest.mark.parametrize("breach", sorted(BREACHES))
+def test_an_entry_no_negotiator_reply_could_give_is_refused(breach: str, tmp_path: Path) -> None:
+    change, rule = BREACHES[breach]
+    plan = rewritten(uniform_plan(tmp_path), tmp_path / "edited.jsonl", change)
+    with pytest.raises(PlanError) as refused:
+        read_plan(plan)
+    message = str(refused.value)
+    assert "\n" not in message
+    assert message.startswith(f"{plan}, line 2, guide/a: ")
+    assert rule in message and message.endswith("export the plan again")
+
+
+def test_one_instruction_on_two_lines_is_refused(tmp_path: Path) -> None:
+    def twice(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        other = {**rows[0], "weights": {**rows[0]["weights"]}}
+        return [rows[0], rows[1], *with_content([other], 0.1, 0.2, 0.3, 0.4)]
+
+    plan = rewritten(uniform_plan(tmp_path), tmp_path / "twice.jsonl", twice)
+    with pytest.raises(PlanError) as refused:
+        read_plan(plan)
+    assert str(refused.value) == (
+        f"{plan}, line 4, guide/a: the instruction is also on line 2 (one line per "
+        "instruction): export the plan again"
+    )
+
+
+def test_weights_a_negotiator_reply_could_give_are_read(tmp_path: Path) -> None:
+    """A negative weight in a group that sums to 1 is within the paper's rule (§3.3), and
+    a group off by half the tolerance is renormalised, as a reply's is."""
+    negative = rewritten(
+        uniform_plan(tmp_path),
+        tmp_path / "negative.jsonl",
+        lambda r: with_content(r, 0.5, 0.5, 0.5, -0.5),
+    )
+    weights = read_plan(negative).entries[("guide", "a")].weights
+    assert [weights[i] for i in CONTENT] == [0.5, 0.5, 0.5, -0.5]
+    near = rewritten(
+        uniform_plan(tmp_path),
+        tmp_path / "near.jsonl",
+        lambda r: with_content(r, 0.25 + SUM_TOLERANCE / 2, 0.25, 0.25, 0.25),
+    )
+    weights = read_plan(near).entries[("guide", "a")].weights
+    assert sum(weights[i] for i in CONTENT) == pytest.approx(1, abs=1e-12)
+    assert weights["rhetoric"] < 0.25

@@ -77,7 +77,7 @@ def carried(messages: list[ChatMessage]) -> dict[str, list[Any]]:
     """One question on each route to a judge: in process, an OpenAI request body (text
     parts as a list), an Anthropic one (the system prompt apart), and the body sent to a
     server that refuses a system role (the system prompt at the head of the first user
-    message, as `judge.calls` folds it)."""
+    message, as `judge.request_shape` folds it)."""
     sent = [
         {"role": m.role, "content": [{"type": "text", "text": text} for text in parts(m)]}
         for m in messages

@@ -28,6 +28,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from howtobench import guide, open_writing
 from howtobench.simulator.process import served
 from howtobench.sources.jsonl import DEMO_FILE
+from howtobench.tasks import TASK_VERSION
 from support.evals import run_eval
 
 BIN = Path(sys.executable).parent
@@ -89,7 +90,7 @@ def test_the_writer_is_the_model_of_the_log(tmp_path: Path) -> None:
     log = read_eval_log(str(path))
     assert log.eval.model == f"replay/{WRITER}"
     assert log.eval.metadata["replay"] == WRITER  # known as the task was built
-    assert log.eval.task_version == 5
+    assert log.eval.task_version == TASK_VERSION
     assert not log.eval.tags  # the model names the writer: no writer tag to cut
     assert_replayed(log, WRITER)
     assert {s.metadata["dataset"] for s in log.samples} == {"demo"}

@@ -14,16 +14,20 @@ from howtobench.tree.experts import score_form
 from howtobench.tree.negotiator import Weights, weights_form
 from howtobench.tree.spec import LEAVES, Leaf, Tree, tree_for
 from support.data import anchored_input
+from support.judges import padded
 
-GUIDE = {
-    "opening_ending": 0.1,
-    "rhetoric": 0.3,
-    "logic": 0.4,
-    "emotion": 0.2,
-    "plots": 0.5,
-    "paragraphing": 0.3,
-    "formatting": 0.2,
-}
+# Weights for every negotiated leaf: these by hand, 0 for a leaf added to the tree since.
+GUIDE = padded(
+    {
+        "opening_ending": 0.1,
+        "rhetoric": 0.3,
+        "logic": 0.4,
+        "emotion": 0.2,
+        "plots": 0.5,
+        "paragraphing": 0.3,
+        "formatting": 0.2,
+    }
+)
 
 
 def weight_checker(tree: Tree) -> Callable[[dict[str, Any]], Weights]:
@@ -42,7 +46,7 @@ def test_json_objects_in_fences_and_prose() -> None:
     assert json_objects("我给 7 分") == []
 
 
-SCORE = score_form(LEAVES[2])  # logic, 1-10
+SCORE = score_form(next(leaf for leaf in LEAVES if leaf.id == "logic"))  # 1-10
 
 
 @pytest.mark.parametrize(
@@ -81,7 +85,8 @@ def test_no_final_answer_is_an_error_to_say_back() -> None:
 
 
 def test_every_judge_reads_the_last_object_with_its_keys() -> None:
-    weights = {"weights": dict.fromkeys(("opening_ending", "rhetoric", "logic", "emotion"), 0.25)}
+    hand = dict.fromkeys(("opening_ending", "rhetoric", "logic", "emotion"), 0.25)
+    weights = {"weights": padded(hand, "completion")}
     draft = {"weights": {**weights["weights"], "logic": 0.5}}
     completion = weights_form(tree_for("completion"))
 
@@ -121,9 +126,8 @@ def test_weights_off_by_at_most_001_are_renormalised() -> None:
     weights = weight_checker(tree_for("guide"))({"weights": off})
     assert weights.renormalised == ("content",)
     assert weights.values["logic"] == pytest.approx(0.408 / 1.008)
-    assert sum(
-        weights.values[i] for i in ("opening_ending", "rhetoric", "logic", "emotion")
-    ) == pytest.approx(1)
+    content = tree_for("guide").negotiated["content"]
+    assert sum(weights.values[i] for i in content) == pytest.approx(1)
     assert weights.values["plots"] == 0.5
 
 
@@ -151,7 +155,7 @@ def test_weights_rules(weights: object, error: str) -> None:
 
 
 def test_completion_negotiates_content_only() -> None:
-    content = {k: GUIDE[k] for k in ("opening_ending", "rhetoric", "logic", "emotion")}
+    content = {k: GUIDE[k] for k in tree_for("completion").negotiated["content"]}
     assert weight_checker(tree_for("completion"))({"weights": content}).values == content
     with pytest.raises(ReplyError, match="unknown plots"):
         weight_checker(tree_for("completion"))({"weights": GUIDE})

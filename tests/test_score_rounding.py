@@ -28,12 +28,22 @@ from howtobench import autoplan, open_writing, rubric, tree_of_writing
 from howtobench.baselines import bleurt as bleurt_module
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
 from howtobench.tasks import negotiate
+from howtobench.tree.spec import tree_for
 from support.data import write_jsonl
 from support.evals import run_eval
-from support.judges import WEIGHTS, Asked, Reply, ScriptedJudge, rubric_reply, weights_for
+from support.judges import (
+    WEIGHTS,
+    Asked,
+    Reply,
+    ScriptedJudge,
+    experts,
+    rubric_reply,
+    weights_for,
+)
 
-# Three judges' answers per question: column j is judge j's (or judge sample j's).
-ANSWERS: dict[str, tuple[float, float, float]] = {
+# Three judges' answers per question: column j is judge j's (or judge sample j's); a
+# leaf added to the tree since these were written answers (6, 6, 7) and weighs 0.
+ANSWERS: dict[str, tuple[float, float, float]] = dict.fromkeys(experts(), (6, 6, 7)) | {
     "opening_ending": (7, 8, 8),
     "rhetoric": (6, 6, 7),
     "logic": (8, 9, 9),
@@ -47,8 +57,9 @@ ANSWERS: dict[str, tuple[float, float, float]] = {
 # The leaf scale of the stepped leaves, written out (docs/tree-of-writing.md's table).
 PLOTS = {1: 0, 2: 0, 3: 0, 4: 5, 5: 5, 6: 5, 7: 5, 8: 10, 9: 10, 10: 10}
 PARAGRAPHING = {1: 0, 2: 5, 3: 10}
-CONTENT = ("opening_ending", "rhetoric", "logic", "emotion")
-FORMAT = ("plots", "paragraphing", "formatting")
+TREE = tree_for("guide")
+CONTENT = TREE.negotiated["content"]
+FORMAT = TREE.negotiated["format"]
 
 
 def answer_of(kind: str, column: int, question: Asked) -> Reply:
@@ -92,12 +103,15 @@ def mean(values: list[Fraction]) -> Fraction:
 
 
 def tree_of(leaves: Mapping[str, Fraction]) -> dict[str, Fraction]:
-    """The tree's numbers, exactly: weighted nodes, and the root at 4:3:1."""
+    """The tree's numbers, exactly: weighted nodes, and the root by leaf counts (4:3:1
+    on the paper's tree, §3.3)."""
     weight = {k: Fraction(str(w)) for k, w in WEIGHTS.items()}
     content = sum((weight[k] * leaves[k] for k in CONTENT), Fraction(0))
     form = sum((weight[k] * leaves[k] for k in FORMAT), Fraction(0))
     impression = leaves["impression"]
-    overall = (4 * content + 3 * form + impression) / 8
+    nodes = {"content": content, "format": form, "impression": impression}
+    root = TREE.root_weights
+    overall = sum((w * nodes[n] for n, w in root.items()), Fraction(0)) / sum(root.values())
     return {
         "overall": overall,
         "content": content,
@@ -109,10 +123,7 @@ def tree_of(leaves: Mapping[str, Fraction]) -> dict[str, Fraction]:
 
 def expected_tree(formatting: float, columns: range = range(3)) -> dict[str, Fraction]:
     """Each leaf the mean of its mapped answers (the rule's formatting as it came)."""
-    leaves = {
-        kind: mean([mapped(kind, ANSWERS[kind][j]) for j in columns])
-        for kind in (*CONTENT, "plots", "paragraphing", "impression")
-    }
+    leaves = {kind: mean([mapped(kind, ANSWERS[kind][j]) for j in columns]) for kind in experts()}
     return tree_of({**leaves, "formatting": Fraction(formatting)})
 
 
@@ -212,14 +223,8 @@ def test_judge_scorers_store_six_decimals(how: str, tmp_path: Path) -> None:
     leaves = tow.metadata["leaves"]
     assert all(leaves[k]["score"] == tow.value[k] for k in leaves)
     for j, judge in enumerate(judges):
-        own = {k: mapped(k, ANSWERS[k][j]) for k in (*CONTENT, "plots", "paragraphing")}
-        alone = tree_of(
-            {
-                **own,
-                "impression": Fraction(ANSWERS["impression"][j]),
-                "formatting": Fraction(tow.value["formatting"]),
-            }
-        )
+        own = {k: mapped(k, ANSWERS[k][j]) for k in experts()}
+        alone = tree_of({**own, "formatting": Fraction(tow.value["formatting"])})
         assert tow.metadata["by_judge"][f"mockllm/{judge.name}"] == six(alone["overall"])
 
 

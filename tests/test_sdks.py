@@ -27,7 +27,7 @@ from howtobench.cli import main
 from howtobench.simulator.protocol import Asked
 from howtobench.simulator.server import Fault, JudgeSimulator, Request
 from howtobench.studies import load_samples
-from howtobench.studies.cost import cost
+from howtobench.studies.token_costs import cost
 from howtobench.tree.spec import LEAVES
 from support.evals import run_eval
 from support.judges import Serve

@@ -17,7 +17,7 @@ from howtobench.simulator.protocol import Asked
 from howtobench.simulator.replies import Faults
 from howtobench.simulator.server import Fault, JudgeSimulator
 from support.evals import run_eval
-from support.judges import Serve
+from support.judges import Serve, experts
 
 LONG = "长" * 3000  # written out as "user\n" + text + "\n": 3006 characters, 1503 tokens
 MARK = {"type": "ephemeral"}
@@ -176,21 +176,7 @@ def test_tow_over_http_scores_every_sample(serve: Serve, tmp_path: Path) -> None
         guide(dataset="demo", replay="demo-writer-a"), tmp_path, "openai-api/sim/judge"
     )
     assert all(isinstance(s.scores["tow"].value, dict) for s in log.samples)
-    assert simulator.calls == {
-        "negotiator": 3,
-        **dict.fromkeys(
-            [
-                "opening_ending",
-                "rhetoric",
-                "logic",
-                "emotion",
-                "plots",
-                "paragraphing",
-                "impression",
-            ],
-            3,
-        ),
-    }
+    assert simulator.calls == {"negotiator": 3, **dict.fromkeys(experts("guide"), 3)}
     usage = log.stats.model_usage["openai-api/sim/judge"]
     assert usage.input_tokens == simulator.tokens["input"] > 0
     assert (usage.input_tokens_cache_read or 0) == simulator.tokens["cache_read"]

@@ -161,3 +161,22 @@ def test_the_demo_ratings_fit_the_demo_logs(tmp_path: Path) -> None:
         **{(scope, "system"): 2 for scope in instructions},
     }
     assert result.tables["raters"].loc[0, "writings_rated_twice_or_more"] == 20
+
+
+def test_each_study_of_the_table_is_a_command_and_a_public_name(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """One entry of `STUDIES` makes both: the command (with its summary in `--help`) and
+    `howtobench.studies.<name>`, the function of the entry's module."""
+    import importlib
+
+    import howtobench.studies as studies
+    from howtobench.studies.commands import STUDIES
+
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listing = " ".join(capsys.readouterr().out.split())
+    for name, study in STUDIES.items():
+        assert name in studies.__all__
+        assert getattr(studies, name) is getattr(importlib.import_module(study.module), name)
+        assert " ".join(study.summary.split()) in listing

@@ -28,7 +28,7 @@ from howtobench import open_writing
 from howtobench.cli import main
 from howtobench.simulator.protocol import Asked
 from howtobench.studies import StudyError
-from howtobench.studies.cost import cost
+from howtobench.studies.token_costs import cost
 from support.evals import run_eval
 from support.judges import SCORES, Reply, ScriptedJudge, fixed_scores
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from inspect_ai.log import read_eval_log, write_eval_log
+from inspect_ai.log import read_eval_log
 from scipy import stats
 
 from howtobench.cli import main
@@ -39,7 +39,7 @@ from howtobench.studies.leaderboard import (
 )
 from howtobench.studies.leaderboard_report import publish
 from howtobench.studies.tables import render
-from support.logs import WRITERS, log_of, raw_rows
+from support.logs import WRITERS, copied_as, raw_rows
 
 TRUE_MEANS = np.array([6.0, 6.2, 6.5])
 CHROMIUM = Path("/usr/bin/chromium")
@@ -350,10 +350,7 @@ def test_the_page_opens_offline_with_every_writer_and_escapes_names(
 ) -> None:
     """A copy of w-a's logs under a name that is HTML: shown as text, never run. The page
     makes no request but for itself and its inline images."""
-    for task in ("completion", "guide", "open"):
-        log = read_eval_log(str(log_of(writers_logs, "w-a", task)))
-        log.eval.metadata = {**log.eval.metadata, "replay": HOSTILE}
-        write_eval_log(log, str(tmp_path / "logs" / f"hostile-{task}.eval"))
+    copied_as(writers_logs, "w-a", HOSTILE, tmp_path / "logs", "hostile")
     out = tmp_path / "out"
     args = ["report", str(writers_logs), str(tmp_path / "logs"), "--bootstrap", "200"]
     assert main([*args, "--out", str(out)]) == 0

@@ -12,10 +12,12 @@ from howtobench import open_writing
 from howtobench.cli import main
 from howtobench.studies import StudyError, robustness
 from support.evals import run_eval
-from support.judges import ScriptedJudge, hashed_judge
+from support.judges import ScriptedJudge, hashed_judge, tow_metrics
 from support.logs import build_logs, log_of, mark_perturbed, raw_rows
 
 METRICS = ["tow.overall", "tow.content", "rouge_l"]
+# The metrics of an open run scored by tow and rouge_l (12 on the paper's tree).
+OPEN_METRICS = len(tow_metrics("open")) + 1
 
 
 def expected_changes(folder: Path) -> dict[tuple[str, str], float]:
@@ -111,8 +113,9 @@ def test_one_clean_writer_matches_another_writers_disturbed_log(perturbed_logs: 
         note.endswith("is by drop, the clean log by clean: matched by task, sample id and epoch")
         for note in result.notes
     )
-    # one row per metric (ToW's 11 nodes and leaves, rouge_l), each from the one writer
-    assert result.tables["detail"]["writers"].tolist() == [1] * 12
+    # one row per metric (ToW's nodes and leaves, 11 on the paper's tree; rouge_l), each
+    # from the one writer
+    assert result.tables["detail"]["writers"].tolist() == [1] * OPEN_METRICS
 
 
 # --- several writers: the paper's design (5 writings of each of 10 models) ---------------
@@ -198,7 +201,7 @@ def test_clean_runs_given_one_by_one_equal_a_folder(two_writers: Path, tmp_path:
     command = ["robustness", str(logs[0]), str(two_writers / "perturbed"), "--clean", str(logs[1])]
     assert main([*command, "--out", str(out)]) == 0
     written = pd.read_csv(out / "robustness_detail.csv")
-    assert written["writers"].tolist() == [2] * 12 * len(DISTURBANCES)  # 12 metrics
+    assert written["writers"].tolist() == [2] * OPEN_METRICS * len(DISTURBANCES)
     assert written["mean_change"].tolist() == pytest.approx(folder["mean_change"].tolist())
 
 
@@ -207,7 +210,7 @@ def test_one_clean_writer_and_another_writers_disturbed_runs(two_writers: Path) 
     epoch (as before pooling), and said so."""
     result = robustness(log_of(two_writers / "clean", "w-a"), [two_writers / "perturbed"])
     assert sum("is by w-b, the clean log by w-a" in note for note in result.notes) == 2
-    assert result.tables["detail"]["pairs"].tolist() == [8] * 12 * len(DISTURBANCES)
+    assert result.tables["detail"]["pairs"].tolist() == [8] * OPEN_METRICS * len(DISTURBANCES)
 
 
 def test_a_disturbed_writer_without_a_clean_run(

@@ -32,7 +32,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 from howtobench import guide
 from howtobench.cli import main
 from howtobench.studies import StudyError, consistency, load_samples, report
-from howtobench.studies.cost import cost
+from howtobench.studies.token_costs import cost
 from support.data import demo_record
 from support.evals import run_eval
 from support.judges import ScriptedJudge, hashed_judge

@@ -14,7 +14,7 @@ from howtobench import completion, guide, open_writing
 from howtobench.dataset import WritingRecord
 from howtobench.parameters import ParameterError, names
 from howtobench.scorers import check_names
-from howtobench.tasks import writing_parameters
+from howtobench.tasks import TASK_VERSION, writing_parameters
 from howtobench.writer import writer_prompt
 from support.data import MARKER
 from support.evals import run_eval
@@ -139,7 +139,7 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
     assert set(log.eval.task_args) == given
     assert log.eval.task_args["anchor"] == "human" and log.eval.task_args["judge_samples"] == 1
     assert log.eval.task_args["replay"] is None and log.eval.model == "replay/demo-writer-b"
-    assert log.eval.task_version == 5
+    assert log.eval.task_version == TASK_VERSION
 
 
 def test_the_writing_tasks_share_one_signature_and_refuse_unknown_names() -> None:

@@ -10,6 +10,7 @@ from inspect_ai.solver import generate
 
 from howtobench import completion, guide, open_writing, tree_of_writing
 from howtobench.sources import open_source
+from howtobench.tree.spec import tree_for
 from support.data import write_jsonl
 from support.evals import run_eval
 from support.judges import (
@@ -19,7 +20,11 @@ from support.judges import (
     Asked,
     Reply,
     ScriptedJudge,
+    experts,
     fixed_scores,
+    llm_calls,
+    negotiated,
+    root_of,
     weights_for,
 )
 
@@ -36,7 +41,9 @@ def test_guide_scores_every_sample_with_the_tree(tmp_path: Path) -> None:
         assert value["plots"] == 5 and value["paragraphing"] == 10
         formatting = value["formatting"]
         assert value["format"] == pytest.approx(0.6 * 5 + 0.3 * 10 + 0.1 * formatting)
-        assert value["overall"] == pytest.approx((4 * 6.9 + 3 * value["format"] + 7) / 8)
+        # overall = (4*6.9 + 3*format + 7) / 8 on the paper's tree (§3.3)
+        nodes = {"content": 6.9, "format": value["format"], "impression": 7}
+        assert value["overall"] == pytest.approx(root_of("guide", nodes))
         assert set(value) == {"overall", "content", "format", "impression", *WEIGHTS}
         meta = score.metadata
         assert meta["weights"] == WEIGHTS
@@ -47,7 +54,7 @@ def test_guide_scores_every_sample_with_the_tree(tmp_path: Path) -> None:
         assert "w=0.50  8.00" in score.explanation
     # one negotiator call per instruction, one call per LLM leaf per writing
     assert judge.count("negotiator") == 3
-    assert len(judge.questions) == 3 + 3 * 7
+    assert len(judge.questions) == 3 + 3 * llm_calls("guide")
     metrics = {s.name: s.metrics for s in log.results.scores}
     assert set(metrics) >= {"overall", "content", "format", "impression", "logic"}
     assert {"mean", "stderr"} <= set(metrics["content"])
@@ -91,26 +98,14 @@ def test_completion_has_no_format_node(tmp_path: Path) -> None:
         completion(dataset="demo", replay="demo-writer-a", genre="fiction"), tmp_path, judge
     )
     value = log.samples[0].scores["tow"].value
-    assert set(value) == {
-        "overall",
-        "content",
-        "impression",
-        "opening_ending",
-        "rhetoric",
-        "logic",
-        "emotion",
-    }
-    assert value["overall"] == pytest.approx((4 * 6.9 + 7) / 5)
+    assert set(value) == {"overall", "content", "impression", *negotiated("completion")}
+    # (4*6.9 + 7) / 5 on the paper's tree (§3.3)
+    assert value["overall"] == pytest.approx(
+        root_of("completion", {"content": 6.9, "impression": 7})
+    )
     negotiator_question = next(q for q in judge.questions if q.kind == "negotiator")
     assert "plots" not in negotiator_question.text
-    assert {q.kind for q in judge.questions} == {
-        "negotiator",
-        "opening_ending",
-        "rhetoric",
-        "logic",
-        "emotion",
-        "impression",
-    }
+    assert {q.kind for q in judge.questions} == {"negotiator", *experts("completion")}
 
 
 def test_bad_weights_are_asked_again_and_renormalised(tmp_path: Path) -> None:
@@ -239,8 +234,12 @@ def test_panel_averages_leaf_scores_and_keeps_every_reply(tmp_path: Path) -> Non
     assert set(by_judge) == {"mockllm/strict", "mockllm/kind"}
     # each judge's own tree: only logic and plots differ between them
     w = score.metadata["weights"]
-    gap = 4 * w["logic"] * (9 - 4) + 3 * w["plots"] * (10 - 0)
-    assert by_judge["mockllm/kind"] - by_judge["mockllm/strict"] == pytest.approx(gap / 8)
+    # (4·w_logic·(9 - 4) + 3·w_plots·(10 - 0)) / 8 on the paper's tree
+    root = tree_for("open").root_weights
+    gap = root["content"] * w["logic"] * (9 - 4) + root["format"] * w["plots"] * (10 - 0)
+    assert by_judge["mockllm/kind"] - by_judge["mockllm/strict"] == pytest.approx(
+        gap / sum(root.values())
+    )
     assert (by_judge["mockllm/kind"] + by_judge["mockllm/strict"]) / 2 == pytest.approx(
         score.value["overall"]
     )
@@ -263,15 +262,7 @@ def test_reference_anchor_and_reference_free(tmp_path: Path) -> None:
     # the paper's anchoring: the reference is a fixed 6 for the comparative leaves, an
     # 8-point standard to deduct from for logic, context without a baseline for
     # impression (its own absolute bands), and paragraphing never sees it
-    assert set(experts_with) == {
-        "opening_ending",
-        "rhetoric",
-        "logic",
-        "emotion",
-        "plots",
-        "paragraphing",
-        "impression",
-    }
+    assert set(experts_with) == set(experts("open"))
     for kind, text in experts_with.items():
         if kind == "paragraphing":
             assert reference not in text and "<reference>" not in text
@@ -303,8 +294,9 @@ def test_empty_writing_gets_minimums_without_expert_calls(
     score = log.samples[0].scores["tow"]
     assert log.samples[0].output.completion == ""
     assert judge.count("negotiator") == 1 and len(judge.questions) == 1
-    # content = 1, format = 0, impression = 1 -> (4 + 0 + 1) / 8
-    assert score.value["overall"] == pytest.approx(5 / 8)
+    # content = 1, format = 0, impression = 1 -> (4 + 0 + 1) / 8 on the paper's tree
+    nodes = {"content": 1, "format": 0, "impression": 1}
+    assert score.value["overall"] == pytest.approx(root_of("guide", nodes))
     assert score.metadata["empty_writing"] is True
     assert "empty writing" in score.explanation
 

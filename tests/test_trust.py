@@ -26,9 +26,10 @@ from inspect_ai.model import get_model
 from howtobench import guide
 from howtobench.baselines.prompts import genre_rubric
 from howtobench.simulator import Asked, Fault, JudgeSimulator, asked_ids, valid_weights
+from howtobench.tree.spec import tree_for
 from support.data import INSTRUCTIONS, OTHER, WRITINGS, write_guide_data
 from support.evals import run_eval, scores
-from support.judges import UNIFORM, Serve, simulator_model, weights_for
+from support.judges import UNIFORM, Serve, llm_calls, root_of, simulator_model, weights_for
 
 
 def asked_since(
@@ -236,7 +237,12 @@ def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Serve, tmp_path: Pa
     assert score.value["content"] == 10
     assert score.metadata["clipped"] == {"content": pytest.approx(17.2)}
     assert "content 10.00  [clipped from 17.20 to its scale 1-10]" in score.explanation
-    overall = (4 * 10 + 3 * score.value["format"] + score.value["impression"]) / 8
+    nodes = {
+        "content": 10,
+        "format": score.value["format"],
+        "impression": score.value["impression"],
+    }
+    overall = root_of("guide", nodes)  # (4·10 + 3·format + impression) / 8 on the paper's tree
     assert score.value["overall"] == pytest.approx(overall) and 0 <= overall <= 10
 
 
@@ -258,10 +264,7 @@ def test_concurrent_processes_negotiate_each_instruction_once(serve: Serve, tmp_
         with lock:  # not deterministic: any second negotiation would differ
             raw = {i: 0.5 + rng.random() for i in asked_ids(q)}
         weights = valid_weights(q)["weights"]
-        for group in (
-            ("opening_ending", "rhetoric", "logic", "emotion"),
-            ("plots", "paragraphing", "formatting"),
-        ):
+        for group in tree_for("guide").negotiated.values():
             total = sum(raw[i] for i in group)
             weights.update({i: raw[i] / total for i in group})
         return {"weights": weights, "explanation": "随机"}
@@ -362,7 +365,10 @@ def test_each_fault_costs_one_sample_with_a_reason_and_the_run_ends_complete(
     # a refused request is not asked again; an unreadable answer is, up to the tries
     refused = next(w for k, w in simulator.questions if k == "rhetoric" and w.startswith("被拒"))
     assert simulator.questions[("rhetoric", refused)] == 1
-    assert sum(n for (k, w), n in simulator.questions.items() if w.startswith("空的")) == 7 + 2
+    assert (
+        sum(n for (k, w), n in simulator.questions.items() if w.startswith("空的"))
+        == llm_calls() + 2
+    )
     # odd characters are cleaned for the judges, and the log says what was cleaned
     odd = found["odd"]
     assert isinstance(odd.value, dict)
@@ -476,7 +482,7 @@ def test_a_prompt_longer_than_the_context_costs_only_its_writing(
     assert "the prompt is longer than judge openai-api/sim/judge's context (4096 tokens)" in str(
         found["b"].explanation
     )
-    assert refused == 7  # each of the seven expert questions of b once, none asked again
+    assert refused == llm_calls()  # each expert question of b once, none asked again
 
 
 @pytest.mark.slow

@@ -9,11 +9,13 @@ import pytest
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage, get_model
 
 from howtobench import completion, guide, open_writing
+from howtobench.judge.inputs import PROMPTS
 from howtobench.parameters import ParameterError
 from howtobench.perturb import Perturbation, drop, inject, repeat, units
 from howtobench.sources import open_source
+from howtobench.tree.spec import tree_for
 from support.evals import run_eval
-from support.judges import SCORES, Asked, Reply, ScriptedJudge, fixed_scores, weights_for
+from support.judges import SCORES, Asked, Reply, ScriptedJudge, fixed_scores, root_of, weights_for
 
 TEXT = "第一段讲起因。\n\n第二段讲经过。\n\n第三段讲转折。\n\n第四段讲结果。\n\n第五段讲感想。"
 
@@ -125,13 +127,16 @@ def test_node_ablation(tmp_path: Path) -> None:
     )
     value = without_format.samples[0].scores["tow"].value
     assert "format" not in value and "plots" not in value
-    assert value["overall"] == pytest.approx((4 * value["content"] + value["impression"]) / 5)
+    # (4·content + impression) / 5 on the paper's tree
+    nodes = {"content": value["content"], "impression": value["impression"]}
+    assert value["overall"] == pytest.approx(root_of("guide", nodes, ("content", "impression")))
     assert not any(q.kind in ("plots", "paragraphing") for q in judge.questions)
     [format_only] = run_eval(
         guide(dataset="demo", replay="demo-writer-a", nodes="format"), tmp_path, judge
     )
     value = format_only.samples[0].scores["tow"].value
-    assert set(value) == {"overall", "format", "plots", "paragraphing", "formatting"}
+    format_leaves = tree_for("guide").negotiated["format"]
+    assert set(value) == {"overall", "format", *format_leaves}
     assert value["overall"] == pytest.approx(value["format"])
     # a node the task's tree lacks is refused while the task is built, naming the parameter
     with pytest.raises(
@@ -152,13 +157,21 @@ def test_a_model_writing_as_anchor(tmp_path: Path) -> None:
         judge,
     )
     sample = log.samples[0]
-    experts = [q for q in judge.questions if q.kind not in ("negotiator", "paragraphing")]
-    assert len(experts) == 6  # paragraphing sees no anchor, as in the paper
+    # every LLM leaf but paragraphing (which sees no anchor, as in the paper) sees it
+    anchored = {
+        leaf.id
+        for leaf in tree_for("open").leaves
+        if leaf.judge == "llm" and leaf.anchoring != "none"
+    }
+    assert "paragraphing" not in anchored
+    experts = [q for q in judge.questions if q.kind in anchored]
+    assert len(experts) == len(anchored)
     anchor = anchors[str(sample.id)].strip()
     human = next(r for r in records if r.id == str(sample.id)).reference.strip()
     # appendix B.3 swaps only the text: the model's writing is framed as the reference is
     assert all(anchor in q.text and human not in q.text for q in experts)
-    assert all("作为评分的比较基准" in q.text for q in experts)
+    label = (PROMPTS / "reference.zh.txt").read_text(encoding="utf-8").splitlines()[0]
+    assert all(label in q.text for q in experts)
     assert sample.scores["tow"].metadata["anchor"] == "demo-writer-b"
     assert log.eval.metadata["anchor"] == "demo-writer-b"
 

@@ -19,6 +19,7 @@ import pytest
 from howtobench.errors import UserError
 from howtobench.shards import Task, cut, read_capture, split, writing_calls
 from howtobench.simulator.process import Served, served
+from support.judges import experts, llm_calls
 from support.scale_out import (
     capture,
     finished,
@@ -32,24 +33,32 @@ from support.scale_out import (
 
 
 def test_the_calls_of_a_writing_come_from_the_tree() -> None:
+    # on the paper's tree: 5 for completion (4 content leaves and the impression), 7 for
+    # guide and open (+ plots, paragraphing), one more for the negotiator
     plan = {"weights": "plan.jsonl"}
-    assert writing_calls("completion", plan) == 5  # 4 content leaves and the impression
-    assert writing_calls("guide", plan) == writing_calls("open", plan) == 7  # + plots, paragraphing
-    assert writing_calls("guide", {}) == 8  # and the negotiator
-    assert writing_calls("guide", {"weights": "uniform"}) == 7
-    assert writing_calls("open", {**plan, "nodes": "content,impression"}) == 5
-    assert writing_calls("open", {**plan, "judges": "a,b", "judge_samples": 3}) == 42
-    assert writing_calls("open", {**plan, "scorers": ["tow", "rubric"]}) == 8
+    assert writing_calls("completion", plan) == llm_calls("completion")
+    assert writing_calls("guide", plan) == writing_calls("open", plan) == llm_calls("open")
+    assert writing_calls("guide", {}) == llm_calls("guide") + 1  # and the negotiator
+    assert writing_calls("guide", {"weights": "uniform"}) == llm_calls("guide")
+    narrowed = len(experts("open", ("content", "impression")))
+    assert writing_calls("open", {**plan, "nodes": "content,impression"}) == narrowed
+    assert writing_calls("open", {**plan, "judges": "a,b", "judge_samples": 3}) == 6 * llm_calls(
+        "open"
+    )
+    assert writing_calls("open", {**plan, "scorers": ["tow", "rubric"]}) == llm_calls("open") + 1
     assert writing_calls("open", {"scorers": "rouge_l,bleu"}) == 0
+
+
+# The published benchmark's instructions per task.
+PAPER_SIZES = {"completion": 379, "guide": 456, "open": 467}
 
 
 def paper_tasks(writers: int = 10) -> list[Task]:
     """The whole benchmark's tasks for `writers` writers, judged from a plan."""
-    sizes = {"completion": 379, "guide": 456, "open": 467}
     return [
         Task(f"{kind}-{w}", size, writing_calls(kind, {"weights": "plan.jsonl"}))
         for w in range(writers)
-        for kind, size in sizes.items()
+        for kind, size in PAPER_SIZES.items()
     ]
 
 
@@ -60,8 +69,10 @@ def test_workers_get_nearly_equal_judge_calls(workers: int) -> None:
     assert len(stretches) == workers
     calls = [sum(p.samples * p.task.calls for p in pieces) for pieces in stretches]
     total = sum(t.samples * t.calls for t in tasks)
-    # the issue's count for the full benchmark, less its 1,302 negotiator calls (a plan)
-    assert sum(calls) == total == 84_862 - 1_302
+    # the issue's count for the full benchmark on the paper's tree, 84,862, less its 1,302
+    # negotiator calls (a plan): 10 writers × (379·5 + 456·7 + 467·7)
+    expected = 10 * sum(size * llm_calls(kind) for kind, size in PAPER_SIZES.items())
+    assert sum(calls) == total == expected
     heaviest = max(t.calls for t in tasks)
     # each worker within one writing's calls of its share (each end within half of one)
     assert all(abs(c - total / workers) <= heaviest for c in calls)

@@ -214,11 +214,26 @@ def parse_user_record(
         grounding=grounding,
         reference=_text(obj, "reference", source, line, required=False),
         language=_text(obj, "language", source, line, required=False)
-        or detect_language(instruction + grounding),
+        or told_language(instruction + grounding, source, line, "instruction"),
         source=source,
         line=line,
         generations=generations,
     )
+
+
+def told_language(text: str, source: str, line: int, field: str) -> str:
+    """The language of a record that does not say it (`vocabulary.detect_language`); a
+    script that does not tell it is refused, asking for the record's `language`."""
+    language = detect_language(text)
+    if not language:
+        raise DataError(
+            source,
+            "its script does not tell the language: give the record a 'language' field"
+            " (zh, en, or the language's code)",
+            line,
+            field,
+        )
+    return language
 
 
 def parse_inference(obj: Mapping[str, Any], source: str, line: int) -> tuple[str, str]:

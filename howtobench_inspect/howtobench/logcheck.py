@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from howtobench.commands import add_command, add_logs
+from howtobench.names import shown_name
 
 if TYPE_CHECKING:
     from howtobench.commands import Commands
@@ -55,8 +56,10 @@ class Unfinished:
     reason: str  # the first line of the error, or ""
 
     def line(self) -> str:
+        """The run's line; a hidden character in its path or reason is shown escaped
+        (`howtobench.names`), so that two runs cannot look alike."""
         why = f": {self.reason}" if self.reason else ""
-        return f"{self.path}: {self.status}{why}"
+        return shown_name(f"{self.path}: {self.status}{why}", None)
 
 
 def read_runs(paths: Sequence[str]) -> list[Run]:

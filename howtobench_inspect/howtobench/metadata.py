@@ -60,6 +60,27 @@ class ScoreKey:
     PLAN: Final = "plan"
     FORMATTING: Final = "formatting"
     SHARES: Final = "shares"  # autoplan's dimension shares
+    # in a judge's record (and the transcript): the parse error of the broken answer
+    # object its score was read from, None when the reply parsed (`Form.salvage`)
+    RECOVERED: Final = "recovered"
+    # self-consistency (`-T judge_samples=N`): the record `SelfConsistencyKey` names
+    SELF_CONSISTENCY: Final = "self_consistency"
+
+
+class SelfConsistencyKey:
+    """Inside a judge score's `ScoreKey.SELF_CONSISTENCY` record: written by
+    `judge.sampling.self_consistent` when a writing is judged several times; read by the
+    studies (`studies.logs.judge_runs`: each judge sample's value, for their spread)."""
+
+    N: Final = "n"  # the judge samples asked for
+    SCORED: Final = "scored"  # how many of them were usable
+    NEEDED: Final = "needed"  # the fewest usable for a score (`enough_samples`)
+    VALUES: Final = "values"  # each usable sample's score value, in judge-sample order
+    UNSCORED_REASONS: Final = "unscored_reasons"  # why each unusable sample was unscored
+    # a scored writing only: the spread (population standard deviation per score key)
+    # and the metadata of every usable sample after the first (the score carries the first's)
+    STD: Final = "std"
+    SAMPLES_METADATA: Final = "samples_metadata"
 
 
 class TaskKey:

@@ -17,7 +17,7 @@ from howtobench.dataset import DataError, WritingRecord, filter_genre, record_to
 from howtobench.errors import UserError
 from howtobench.fingerprint import fingerprint
 from howtobench.genres import canonical_genre
-from howtobench.judge.calls import JUDGE_MAX_RETRIES
+from howtobench.judge.defaults import JUDGE_MAX_RETRIES
 from howtobench.judge.models import grader
 from howtobench.metadata import SampleKey, TaskKey
 from howtobench.parameters import (
@@ -44,8 +44,10 @@ from howtobench.vocabulary import TASKS, replay_model, replayed_writer
 from howtobench.writer import writer, writer_prompt
 
 # The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`; 5 names
-# a replayed writer as the model (`--model replay/<writer>`) and rounds score values.
-TASK_VERSION = 5
+# a replayed writer as the model (`--model replay/<writer>`) and rounds score values; 6
+# quotes without ASCII quotes in the prompts, recovers a lone score from a broken reply,
+# checks plans like replies and leaves unread prompts unscored.
+TASK_VERSION = 6
 
 logger = logging.getLogger(__name__)
 
@@ -238,6 +240,12 @@ def _samples(
     model = given.anchor.model
     if model is None:
         return samples
+    stored = given.source.models(task_type)
+    if model not in stored:  # said in anchor's words, not as a replay's data error
+        raise UserError(
+            f"-T anchor={model}: the data has no stored writings of {model}; stored writers"
+            f" are: {', '.join(stored) or 'none'} (or give anchor=human or anchor=none)"
+        )
     anchors = given.source.generations_for(task_type, model, records)
     for sample in samples:
         assert sample.metadata is not None

@@ -29,11 +29,30 @@ def replayed_writer(model: str) -> str | None:
 
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+# Scripts that share the Han characters with Chinese, or sit beside it: Japanese kana
+# (hiragana, katakana and their extensions, half-width katakana) and Korean Hangul.
+_KANA = re.compile(r"[\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9d]")
+_HANGUL = re.compile(r"[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 
 
 def detect_language(text: str) -> str:
-    """`zh` when at least a quarter of the non-space characters are CJK, else `en`."""
+    """The language of a text by its scripts, or "" when they do not tell.
+
+    Japanese is written with Han characters too: a text whose kana are a tenth or more
+    of its Han and kana is `ja` (a Chinese text may borrow a lone の, never that many);
+    Hangul for a quarter of the characters is `ko`; Han for a quarter is `zh`; a text
+    with no letters, or whose letters are mostly Latin, is `en`. Any other script
+    (Cyrillic, Arabic, Thai, ...) is "": the caller asks for the language instead of
+    guessing one.
+    """
     chars = [c for c in text if not c.isspace()]
-    if not chars:
-        return "en"
-    return "zh" if len(_CJK.findall(text)) * 4 >= len(chars) else "en"
+    han, kana = len(_CJK.findall(text)), len(_KANA.findall(text))
+    if kana and kana * 10 >= han + kana:
+        return "ja"
+    if len(_HANGUL.findall(text)) * 4 >= len(chars) > 0:
+        return "ko"
+    if han * 4 >= len(chars) > 0:
+        return "zh"
+    letters = [c for c in chars if c.isalpha()]
+    return "en" if len(_LATIN.findall(text)) * 2 > len(letters) or not letters else ""

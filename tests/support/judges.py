@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import threading
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -33,6 +33,7 @@ from howtobench.simulator import (
     classify,
     valid_weights,
 )
+from howtobench.tree.spec import LEAVES, tree_for
 
 Reply = str | dict[str, Any]
 
@@ -53,10 +54,10 @@ class ScriptedJudge:
         reply = self.answer(question)
         text = reply if isinstance(reply, str) else json.dumps(reply, ensure_ascii=False)
         output = ModelOutput.from_content(f"mockllm/{self.name}", text)
+        # a character a token: never fewer than the whole conversation's (a re-ask's too)
+        prompt = sum(len(m.text) for m in messages)
         output.usage = ModelUsage(
-            input_tokens=len(messages[-1].text),
-            output_tokens=len(text),
-            total_tokens=len(messages[-1].text) + len(text),
+            input_tokens=prompt, output_tokens=len(text), total_tokens=prompt + len(text)
         )
         return output
 
@@ -70,7 +71,10 @@ class ScriptedJudge:
 
 
 # Scripted verdicts per LLM leaf, and non-uniform weights, that tests compute with by hand.
-SCORES = {
+# The hand values name the leaves of TREE_VERSION 1; `padded` completes them for every
+# leaf the spec has, so a leaf added to the tree gets a verdict and a weight of 0 and
+# every sum worked by hand in the tests still holds.
+_HAND_SCORES = {
     "opening_ending": 7,
     "rhetoric": 6,
     "logic": 8,
@@ -79,7 +83,7 @@ SCORES = {
     "paragraphing": 3,
     "impression": 7,
 }
-WEIGHTS = {
+_HAND_WEIGHTS = {
     "opening_ending": 0.1,
     "rhetoric": 0.2,
     "logic": 0.5,
@@ -88,8 +92,7 @@ WEIGHTS = {
     "paragraphing": 0.3,
     "formatting": 0.1,
 }
-
-UNIFORM = {
+_HAND_UNIFORM = {
     "opening_ending": 0.25,
     "rhetoric": 0.25,
     "logic": 0.25,
@@ -98,6 +101,57 @@ UNIFORM = {
     "paragraphing": 0.25,
     "formatting": 0.25,
 }
+_LEAF = {leaf.id: leaf for leaf in LEAVES}
+
+
+def negotiated(task: str = "guide") -> tuple[str, ...]:
+    """The ids whose weights the negotiator sets for `task`, in the spec's order."""
+    return tuple(i for ids in tree_for(task).negotiated.values() for i in ids)
+
+
+def padded(given: Mapping[str, float], task: str = "guide") -> dict[str, float]:
+    """Weights for every negotiated leaf of `task`'s tree: `given` for the leaves it
+    names, 0 for the rest (a weight of 0 keeps each group's sum and every node score
+    worked by hand)."""
+    ids = negotiated(task)
+    if unknown := set(given) - set(ids):
+        raise KeyError(f"not negotiated leaves of the {task} tree: {sorted(unknown)}")
+    return {i: given.get(i, 0.0) for i in ids}
+
+
+def scored(given: Mapping[str, float], default: float = 6) -> dict[str, float]:
+    """Leaf scores for every leaf of the spec: `given`, `default` for the rest."""
+    return {leaf.id: given.get(leaf.id, default) for leaf in LEAVES}
+
+
+SCORES = {leaf.id: _HAND_SCORES.get(leaf.id, 6) for leaf in LEAVES if leaf.judge == "llm"}
+WEIGHTS = padded(_HAND_WEIGHTS)
+UNIFORM = padded(_HAND_UNIFORM)
+
+
+def experts(task: str = "guide", keep: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """The LLM leaves of `task`'s tree (narrowed to `keep`): one expert call each per
+    writing and judge."""
+    return tuple(leaf.id for leaf in tree_for(task, keep).leaves if leaf.judge == "llm")
+
+
+def llm_calls(task: str = "guide") -> int:
+    """Expert calls for one writing of `task` and one judge."""
+    return len(experts(task))
+
+
+def tow_metrics(task: str = "guide") -> tuple[str, ...]:
+    """The names ToW reports a metric by for `task`: the root, each node and each leaf
+    (impression is a node and its one leaf, one metric)."""
+    tree = tree_for(task)
+    return tuple(dict.fromkeys(("overall", *tree.nodes, *(leaf.id for leaf in tree.leaves))))
+
+
+def root_of(task: str, nodes: Mapping[str, float], keep: tuple[str, ...] | None = None) -> float:
+    """The root of `task`'s tree (narrowed to `keep`) over these node scores, weighted by
+    the spec's leaf counts (4:3:1 for the paper's tree, §3.3)."""
+    weights = tree_for(task, keep).root_weights
+    return sum(weights[n] * nodes[n] for n in weights) / sum(weights.values())
 
 
 def weights_for(question: Asked, weights: dict[str, float] = UNIFORM) -> dict[str, Any]:
@@ -141,8 +195,9 @@ def hashed_judge(salt: str, broken: str | None = None) -> Callable[[Asked], Repl
         writing = question.writing or ""
         if question.kind == "emotion" and broken is not None and writing.strip() == broken.strip():
             return "no score here"
-        high = 3 if question.kind == "paragraphing" else 10
-        score = 1 + (hashed(salt, question.kind, writing) + len(writing) // 40) % high
+        leaf = _LEAF[question.kind]
+        span = leaf.high - leaf.low + 1
+        score = leaf.low + (hashed(salt, question.kind, writing) + len(writing) // 40) % span
         return {"score": score, "reason": "hashed"}
 
     return answer

@@ -141,3 +141,13 @@ def log_of(folder: Path, replay: str, task: str | None = None) -> Path:
         ):
             return path
     raise LookupError(f"no log of {replay} {task or ''} in {folder}")
+
+
+def copied_as(folder: Path, replay: str, name: str, out: Path, prefix: str) -> None:
+    """The three task logs of `replay` in `folder`, written to `out` as if another writer,
+    `name`, had been replayed (`<prefix>-<task>.eval`): a report then counts a writer
+    whose name is whatever a test needs."""
+    for task in ("completion", "guide", "open"):
+        log = read_eval_log(str(log_of(folder, replay, task)))
+        log.eval.metadata = {**log.eval.metadata, "replay": name}
+        write_eval_log(log, str(out / f"{prefix}-{task}.eval"))

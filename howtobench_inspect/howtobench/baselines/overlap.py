@@ -28,7 +28,7 @@ from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
 from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
-from howtobench._inspect import PrerequisiteError
+from howtobench.errors import OneLineError
 from howtobench.judge.guards import excerpt, incomparable
 from howtobench.metadata import SampleKey
 from howtobench.parameters import refuses_unknown
@@ -167,7 +167,7 @@ def bleu_scorer(tokenize: str = BLEU_TOKENIZE) -> Scorer:
     if tokenize not in TOKENIZATIONS:
         # not a UserError: inspect's scorer loader takes any ValueError for "no such
         # scorer" and prints that instead of this line
-        raise PrerequisiteError(
+        raise OneLineError(
             f"-S tokenize: expected one of {', '.join(TOKENIZATIONS)}, got {tokenize!r}"
         )
     return _overlap_scorer(_bleu_value, tokenize)

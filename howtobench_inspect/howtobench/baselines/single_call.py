@@ -18,6 +18,7 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, stderr
 from inspect_ai.solver import TaskState
 
+from howtobench.judge.defaults import TRIES
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
@@ -66,7 +67,7 @@ def single_call_settings(
     judge_samples: int = 1,
     cache: bool = True,
     judge_temperature: float | None = None,
-    tries: int = 3,
+    tries: int = TRIES,
 ) -> SingleCallSettings:
     """The parameters of every single-call judge scorer (`rubric`, `autoplan`).
 

@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz
 
-from howtobench.dataset import DataError, jsonl_text, read_jsonl
+from howtobench.dataset import DataError, jsonl_text, read_jsonl, told_language
 from howtobench.genres import canonical_genre
-from howtobench.vocabulary import FILL_MARKER, detect_language
+from howtobench.vocabulary import FILL_MARKER
 
 if TYPE_CHECKING:
     import numpy as np
@@ -119,7 +119,7 @@ def parse_corpus_line(
         id=(_string(obj, "id", source, line) or default_id).strip(),
         text=text,
         genre_raw=(_string(obj, "genre", source, line) or "").strip(),
-        language=_primary(language) if language else detect_language(text),
+        language=_primary(language) if language else told_language(text, source, line, "text"),
         source=(_string(obj, "source", source, line) or "").strip(),
         line=line,
     )

@@ -9,7 +9,8 @@ quality filter rates, are the dimensions of the package's genre rubric
 genre asks for. The sections of a guide grounding (`prompts/sections.<language>.txt`,
 `layout | id | title | what it holds`) are the headings the published guide items use,
 and the placeholders (`prompts/placeholders.<language>.txt`, `kind | placeholder |
-what counts`) are the published data's `[具体姓名]` kind.
+what counts`) are the forms the published data masks each kind of personal detail with
+(`[具体姓名]`, `[具体地名]`, `[具体民族]`, `[具体年份]`, `XX`, ...).
 """
 
 from __future__ import annotations

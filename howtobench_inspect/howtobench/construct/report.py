@@ -8,8 +8,9 @@ The manifest also names, per task, the items that await the reference check (sec
 4.6, appendix G): the hook for the rating studio's pick mode; the corpus's
 duplicates: how many second copies were dropped, and the near-duplicate pairs that were
 kept, for a person to look at (a build cannot tell a retelling from a copy); and what
-was de-identified, per item: the kind of each detail replaced, its placeholder and how
-often in each field, never the detail itself.
+was de-identified, by kind (the items, details and occurrences per field of each kind
+of personal detail) and per item (the kind of each detail replaced, its placeholder and
+how often in each field), never the detail itself.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from howtobench.construct.deidentify import FIELDS
 from howtobench.construct.items import Item
 from howtobench.construct.ledger import DUPLICATE, NO_REPLY, STEPS, Ledger
 from howtobench.construct.options import BuildOptions
+from howtobench.construct.prompts import placeholders
 from howtobench.construct.runs import Runs
 from howtobench.dataset import jsonl_text
 from howtobench.vocabulary import TASKS
@@ -45,9 +47,12 @@ DUPLICATE_RULE = (
     "near-duplicates: listed here, not rejected."
 )
 DEIDENTIFY_RULE = (
-    "Each personal detail the screen step quoted (a private person's name, a phone number, "
-    "an e-mail address, an ID or account number, an address, ...) is replaced by its kind's "
-    "placeholder ([具体姓名], [name], ...) wherever it occurs in the item's instruction, "
+    "Each personal detail the screen step quoted (a private person's name; the places, "
+    "ethnic group, years and dates of their life; their position, organisation and "
+    "writings; their phone, e-mail, address, ID or account number) is replaced by its "
+    "kind's placeholder, the form the published data masks that kind with ([具体姓名], "
+    "[具体地名], [具体民族], [具体年份], XX, ...; [name], [place], ... in English), "
+    "wherever it occurs in the item's instruction, "
     "grounding and reference; the item is kept. Only unsafe content and advertising get an "
     "item rejected. The step logs and work/ still hold the texts as given."
 )
@@ -101,6 +106,7 @@ def manifest(
         "duplicates": _duplicates(ledger),
         "deidentified": {
             "rule": DEIDENTIFY_RULE,
+            "by_kind": _by_kind(ledger),
             "items": {
                 ledger.items[text_id].infer_id: [r.record() for r in replaced]
                 for text_id, replaced in ledger.deidentified.items()
@@ -152,6 +158,30 @@ def _duplicates(ledger: Ledger) -> dict[str, Any]:
                 for a, b, ratio in ledger.near[:NEAR_LISTED]
             ],
         },
+    }
+
+
+def _by_kind(ledger: Ledger) -> dict[str, dict[str, Any]]:
+    """Per kind of detail replaced, in the placeholder files' order (the same in every
+    language): its placeholders (one per language built), the items and the distinct
+    details it was replaced in, and its occurrences in each field."""
+    table: dict[str, dict[str, Any]] = {}
+    for text_id, replaced in ledger.deidentified.items():
+        for r in replaced:
+            entry = table.setdefault(
+                r.kind,
+                {"placeholders": [], "items": set(), "details": 0, **dict.fromkeys(FIELDS, 0)},
+            )
+            if r.placeholder not in entry["placeholders"]:
+                entry["placeholders"].append(r.placeholder)
+            entry["items"].add(text_id)
+            entry["details"] += 1
+            for field in FIELDS:
+                entry[field] += r.counts[field]
+    order = list(placeholders("en"))
+    return {
+        kind: {**table[kind], "items": len(table[kind]["items"])}
+        for kind in sorted(table, key=order.index)
     }
 
 
@@ -285,8 +315,13 @@ def _duplicates_text(duplicates: dict[str, Any]) -> str:
 
 
 def _deidentified_text(deidentified: dict[str, Any]) -> str:
-    """The rule, then one row per detail replaced: the item, the kind, the placeholder
-    and how often in each field."""
+    """The rule, then one row per kind (its placeholders, items, details and occurrences
+    per field), then one row per detail replaced: the item, the kind, the placeholder and
+    how often in each field."""
+    by_kind = [
+        [kind, ", ".join(k["placeholders"]), k["items"], k["details"], *(k[f] for f in FIELDS)]
+        for kind, k in deidentified["by_kind"].items()
+    ]
     rows = [
         [item, r["kind"], r["placeholder"], *(r[field] for field in FIELDS)]
         for item, replaced in deidentified["items"].items()
@@ -294,8 +329,11 @@ def _deidentified_text(deidentified: dict[str, Any]) -> str:
     ]
     if not rows:
         return f"{deidentified['rule']}\n\nNo personal details were found."
+    kinds = tabulate(
+        by_kind, headers=["kind", "placeholder", "items", "details", *FIELDS], tablefmt="github"
+    )
     table = tabulate(rows, headers=["item", "kind", "placeholder", *FIELDS], tablefmt="github")
-    return f"{deidentified['rule']}\n\n{table}"
+    return f"{deidentified['rule']}\n\nBy kind:\n\n{kinds}\n\nBy item:\n\n{table}"
 
 
 def _quality_table(quality: dict[str, Any]) -> str:

@@ -37,9 +37,9 @@ from howtobench.construct.corpus import CorpusText, read_corpus
 from howtobench.construct.prompts import build_prompt
 from howtobench.dataset import DataError
 from howtobench.errors import UserError
-from howtobench.judge.calls import JUDGE_MAX_RETRIES
+from howtobench.judge.defaults import JUDGE_MAX_RETRIES, LONGEST_WRITING
 from howtobench.judge.guards import unscored
-from howtobench.judge.inputs import LONGEST_WRITING, clean_text, fence
+from howtobench.judge.inputs import clean_text, fence
 from howtobench.judge.replies import Asking, Form, ReplyError, ask
 from howtobench.judge.store import ReplyStore
 from howtobench.parameters import ParameterError

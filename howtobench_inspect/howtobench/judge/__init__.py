@@ -2,12 +2,22 @@
 
 # The subpackage's modules; none is imported here, so importing the package costs nothing.
 __all__ = [
+    "batching",
     "calls",
+    "defaults",
+    "failures",
     "guards",
     "inputs",
+    "lost_batches",
     "models",
+    "outages",
+    "question_locks",
     "replies",
+    "request_shape",
     "runs",
     "sampling",
+    "server_words",
+    "settings",
     "store",
+    "unread",
 ]

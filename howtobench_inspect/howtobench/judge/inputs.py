@@ -16,6 +16,7 @@ from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
 from howtobench.genres import DEFAULT_GENRE
+from howtobench.judge.defaults import LONGEST_WRITING
 from howtobench.metadata import SampleKey, ScoreKey
 from howtobench.templates import render
 from howtobench.vocabulary import TASKS, detect_language
@@ -27,9 +28,6 @@ _FENCE_LIKE = re.compile(r"<\s*/\s*writing\s*>", re.IGNORECASE)
 _LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
 # Unicode's control characters (category Cc: C0, DEL and C1) other than tab and line breaks
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-# Seven times the longest of the 13,020 published writings (7,128 characters): a longer
-# one is refused with a record rather than sent to a paid judge.
-LONGEST_WRITING = 50_000
 
 
 def clean_text(text: str) -> tuple[str, dict[str, int]]:

@@ -24,16 +24,18 @@ from inspect_ai.model import (
     Model,
 )
 
-from howtobench.judge.calls import CallFailed, generate_reply, judge_config
+from howtobench.judge.calls import generate_reply
+from howtobench.judge.defaults import REASK_TEMPERATURE, SAMPLED_TEMPERATURE
+from howtobench.judge.failures import CallFailed
 from howtobench.judge.inputs import PROMPTS
+from howtobench.judge.question_locks import LockWaitExpired, held, holds
+from howtobench.judge.settings import judge_config
 from howtobench.judge.store import ReplyStore
+from howtobench.metadata import ScoreKey
 from howtobench.templates import render
 
 T = TypeVar("T")
 
-# A re-ask after an unusable reply is sampled at least this warm: a judge at temperature
-# 0 repeats an invalid reply word for word when only a short correction is appended.
-REASK_TEMPERATURE = 0.7
 # A reasoning model's closed think block: only what follows the last one is its answer.
 _THINK_END = re.compile(r"</think(?:ing)?\s*>", re.IGNORECASE)
 
@@ -42,23 +44,61 @@ class ReplyError(ValueError):
     """Why a judge's reply cannot be used; said back to the judge when it is asked again."""
 
 
-def json_objects(text: str) -> list[dict[str, Any]]:
-    """Every top-level JSON object in a reply, in order (fences and prose are skipped)."""
+class BrokenJSON(ReplyError):
+    """The answer object is there but does not parse (a judge that echoes a quoted word
+    with ASCII quotes in its reason ends the string early). It says where, in the words
+    of the JSON parser, and keeps the reply from the object's opening brace on, from
+    which a form may still read a lone number (`Form.salvage`)."""
+
+    def __init__(self, message: str, fragment: str) -> None:
+        super().__init__(message)
+        self.fragment = fragment
+
+
+# Where a JSON object may begin: a brace and a quoted key, so that prose braces ("the
+# set {a, b}") are never taken for a broken answer.
+_OBJECT_START = re.compile(r'\{\s*"')
+
+
+@dataclass(frozen=True)
+class _Scan:
+    """A reply's top-level JSON objects with their spans, and where objects begin that
+    do not parse, each with the parser's error."""
+
+    objects: list[tuple[int, int, dict[str, Any]]]
+    broken: list[tuple[int, json.JSONDecodeError]]
+
+
+def _scan(text: str) -> _Scan:
     decoder = json.JSONDecoder()
-    found: list[dict[str, Any]] = []
+    scan = _Scan([], [])
     start = text.find("{")
     while start != -1:
         try:
             value, end = decoder.raw_decode(text, start)
-        except json.JSONDecodeError:
+        except json.JSONDecodeError as error:
+            if _OBJECT_START.match(text, start):
+                scan.broken.append((start, error))
             start = text.find("{", start + 1)
             continue
         if isinstance(value, dict):
-            found.append(value)
+            scan.objects.append((start, end, value))
             start = text.find("{", end)
         else:
             start = text.find("{", start + 1)
-    return found
+    return scan
+
+
+def json_objects(text: str) -> list[dict[str, Any]]:
+    """Every top-level JSON object in a reply, in order (fences and prose are skipped)."""
+    return [value for _, _, value in _scan(text).objects]
+
+
+def _where(text: str, position: int) -> str:
+    """`line L column C` of a position in `text`, both counted from 1."""
+    line = text.count("\n", 0, position) + 1
+    column = position - (text.rfind("\n", 0, position) + 1) + 1
+    return f"line {line} column {column}"
 
 
 def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
@@ -67,16 +107,24 @@ def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
     Reasoning models draft before they answer (`draft {"score": 4} ... final
     {"score": 8}`): the last object wins, and anything inside a closed think block is a
     draft, never the answer. An object without the keys (an echo of the materials, a
-    nested part) is passed over.
+    nested part) is passed over. An object that names every key but does not parse,
+    after the last good one, is the final word too: `BrokenJSON` says where it breaks.
     """
     parts = _THINK_END.split(text)
     answer: str = parts[-1]
-    objects = json_objects(answer)
-    answers = [candidate for candidate in objects if all(key in candidate for key in keys)]
+    offset = len(text) - len(answer)
+    scan = _scan(answer)
+    answers = [(end, found) for _, end, found in scan.objects if all(k in found for k in keys)]
+    after = answers[-1][0] if answers else -1
+    for start, error in scan.broken:
+        fragment = answer[start:]
+        if start > after and all(f'"{key}"' in fragment for key in keys):
+            where = _where(text, offset + error.pos)
+            raise BrokenJSON(f"the JSON does not parse at {where}: {error.msg}", fragment)
     if answers:
-        return answers[-1]
+        return answers[-1][1]
     wanted = ", ".join(f'"{k}"' for k in keys)
-    if objects:
+    if scan.objects:
         raise ReplyError(f"the reply holds no JSON object with {wanted}")
     if len(parts) > 1 and json_objects(text):
         raise ReplyError(f"the JSON is only inside the reasoning; answer with {wanted} after it")
@@ -122,13 +170,42 @@ def exact_keys(found: Iterable[object], expected: Sequence[str], name: str) -> N
 @dataclass(frozen=True)
 class Form(Generic[T]):
     """What a question's answer must look like: the keys that mark the answer object
-    (so drafts and echoes are passed over), and the check that turns it into a value."""
+    (so drafts and echoes are passed over), and the check that turns it into a value.
+
+    `salvage` names the number keys that may still be read from an answer object that
+    does not parse, when each occurs in it exactly once as `"key": <number>`: the
+    reading says it was recovered, and the check still applies. Two of them are two
+    answers, and no number is read."""
 
     keys: tuple[str, ...]
     check: Callable[[dict[str, Any]], T]
+    salvage: tuple[str, ...] = ()
 
     def read(self, reply: str) -> T:
-        return self.check(final_answer(reply, self.keys))
+        return self.reading(reply)[0]
+
+    def reading(self, reply: str) -> tuple[T, str | None]:
+        """The checked value, and the parse error of the broken object it was recovered
+        from (None: the reply parsed)."""
+        try:
+            return self.check(final_answer(reply, self.keys)), None
+        except BrokenJSON as broken:
+            if not self.salvage:
+                raise
+            return self.check(_salvaged(broken, self.salvage)), str(broken)
+
+
+def _salvaged(broken: BrokenJSON, keys: Sequence[str]) -> dict[str, Any]:
+    """The lone `"key": <number>` of each key in a broken object, or the parse error."""
+    found = {key: _number_of(key).findall(broken.fragment) for key in keys}
+    unclear = [f'{len(values)} "{key}" values' for key, values in found.items() if len(values) != 1]
+    if unclear:
+        raise ReplyError(f"{broken} (it holds {', '.join(unclear)}, so none is taken)")
+    return {key: float(values[0]) for key, values in found.items()}
+
+
+def _number_of(key: str) -> re.Pattern[str]:
+    return re.compile(rf'"{re.escape(key)}"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
 
 
 @dataclass(frozen=True)
@@ -146,9 +223,9 @@ class Asking:
     ) -> Asking:
         """A judge scorer's asking: the reply store unless `cache=False` (read when
         scoring starts, so `INSPECT_CACHE_DIR` set for a run is honoured), and 0 as the
-        fallback temperature, or 0.7 when several judge samples need spread."""
+        fallback temperature, or `SAMPLED_TEMPERATURE` when several judge samples need spread."""
         store = ReplyStore.beside_inspect_cache() if cache else None
-        return cls(tries, store, temperature, 0.0 if judge_samples <= 1 else 0.7)
+        return cls(tries, store, temperature, 0.0 if judge_samples <= 1 else SAMPLED_TEMPERATURE)
 
     def config(self, model: Model) -> GenerateConfig:
         """The settings of every call to `model` (see `judge_config`)."""
@@ -184,6 +261,8 @@ class Exchange(Generic[T]):
     stored: bool = False  # answered from the reply store, without a call
     temperature: float | None = None  # the sampling temperature it was asked at
     reasked_at: list[float | None] = field(default_factory=list)  # each re-ask's temperature
+    # the value was read from an answer that does not parse: its parse error
+    recovered: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -197,7 +276,18 @@ class Exchange(Generic[T]):
             "from_store": self.stored,
             "temperature": self.temperature,
             "reasked_at": self.reasked_at,
+            ScoreKey.RECOVERED: self.recovered,
         }
+
+    def take(self, form: Form[T], reply: str) -> None:
+        """Read `reply` with `form` (raising `ReplyError`); a value recovered from a
+        broken answer is said in the transcript, as it is in the record."""
+        self.value, self.recovered = form.reading(reply)
+        if self.recovered:
+            transcript().info(
+                {ScoreKey.RECOVERED: self.recovered, "model": self.model, "reply": reply},
+                source="howtobench",
+            )
 
 
 async def ask(
@@ -212,7 +302,10 @@ async def ask(
     """Ask until the reply passes `form`, at most `asking.tries` times.
 
     A checked reply kept from an earlier run (same model, settings, question and
-    `scope`) answers without a call. Each new try repeats the conversation with the bad
+    `scope`) answers without a call. A question the store lacks is asked holding its
+    lock (`howtobench.judge.question_locks`): another task or process asking it
+    meanwhile waits for this answer, and a wait past the bound is the exchange's error.
+    Each new try repeats the conversation with the bad
     reply and the error, so the judge knows what to fix, and is sampled at
     `REASK_TEMPERATURE` at least, so that a deterministic judge can answer differently
     (recorded in `reasked_at` and in the transcript); the reply store keeps the answer
@@ -225,7 +318,7 @@ async def ask(
     key = asking.store.key(model, messages, config, scope) if asking.store else ""
     if asking.store and (kept := asking.store.get(key)) is not None:
         try:
-            exchange.value = form.read(kept)
+            exchange.take(form, kept)
         except ReplyError:
             pass  # kept under older rules: ask again
         else:
@@ -235,6 +328,17 @@ async def ask(
                 {"answered_from_store": key, "model": str(model), "reply": kept},
                 source="howtobench",
             )
+            return exchange
+    if asking.store and not holds(asking.store, key):
+        try:
+            async with held(asking.store, key):
+                # asked again holding the question: the store is read anew (another task
+                # or process may have kept its answer meanwhile), then the judge if not
+                return await ask(
+                    model, messages, form, language=language, asking=asking, scope=scope
+                )
+        except LockWaitExpired as expired:
+            exchange.error = str(expired)
             return exchange
     conversation = list(messages)
     asked = config
@@ -255,7 +359,7 @@ async def ask(
             continue
         exchange.replies.append(reply)
         try:
-            exchange.value = form.read(reply)
+            exchange.take(form, reply)
         except ReplyError as error:
             exchange.error = str(error)
         else:

@@ -8,7 +8,7 @@ endpoint, that its chat template refuses a system message, is learnt again by th
 run at the price of one refused request: the server behind a URL may have been restarted
 with another model or template since, and each run's log then says why its system
 prompts travelled in the first user message. A batched judge's endpoint is likewise
-asked once per run whether it has a batch API (`judge.calls`).
+asked once per run whether it has a batch API (`judge.batching`).
 
 The run, not the Model: inspect memoizes models for the whole process, so a memo on one
 would outlive the run. Not the scorer: it is built per task (two tasks of one run would

@@ -19,9 +19,10 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
-from howtobench.judge.calls import surface_outage
 from howtobench.judge.guards import excerpt, unjudgeable, unscored
 from howtobench.judge.inputs import JudgeInput
+from howtobench.judge.outages import surface_outage
+from howtobench.metadata import ScoreKey, SelfConsistencyKey
 from howtobench.rounding import rounded
 
 
@@ -83,11 +84,11 @@ async def self_consistent(judge_samples: int, judge: Callable[[int], Awaitable[S
     reasons = [str(s.explanation) for s in scores if _values(s) is None]
     needed = enough_samples(judge_samples)
     record: dict[str, Any] = {
-        "n": judge_samples,
-        "scored": len(scored),
-        "needed": needed,
-        "values": [s.value for s, _ in scored],
-        "unscored_reasons": reasons,
+        SelfConsistencyKey.N: judge_samples,
+        SelfConsistencyKey.SCORED: len(scored),
+        SelfConsistencyKey.NEEDED: needed,
+        SelfConsistencyKey.VALUES: [s.value for s, _ in scored],
+        SelfConsistencyKey.UNSCORED_REASONS: reasons,
     }
     if len(scored) < needed:
         first_failed = next(s for s in scores if _values(s) is None)
@@ -95,16 +96,16 @@ async def self_consistent(judge_samples: int, judge: Callable[[int], Awaitable[S
             "grader_failed",
             f"only {len(scored)} of {judge_samples} judge samples were usable "
             f"(at least {needed} needed): {reasons[0]}",
-            {**(first_failed.metadata or {}), "self_consistency": record},
+            {**(first_failed.metadata or {}), ScoreKey.SELF_CONSISTENCY: record},
         )
     keys = list(scored[0][1])
     mean = rounded({k: fmean(v[k] for _, v in scored) for k in keys})
     std = rounded({k: pstdev([v[k] for _, v in scored]) for k in keys})
-    record["std"] = std[""] if keys == [""] else std
-    record["samples_metadata"] = [s.metadata for s, _ in scored[1:]]
+    record[SelfConsistencyKey.STD] = std[""] if keys == [""] else std
+    record[SelfConsistencyKey.SAMPLES_METADATA] = [s.metadata for s, _ in scored[1:]]
     first = scored[0][0]
     return Score(
         value=mean[""] if keys == [""] else mean,
         explanation=f"mean of {len(scored)} of {judge_samples} judge samples; the first:\n{first.explanation}",
-        metadata={**(first.metadata or {}), "self_consistency": record},
+        metadata={**(first.metadata or {}), ScoreKey.SELF_CONSISTENCY: record},
     )

@@ -9,8 +9,8 @@ failed, and none that succeeded.
 
 It lives beside inspect's cache (`$INSPECT_CACHE_DIR/howtobench/`, or inspect's default
 cache folder), one small JSON file per question, written atomically, so that several
-processes can share it. A file lock per key lets concurrent processes negotiate an
-instruction's weights once (`howtobench.tree.negotiator`).
+processes can share it. A lock per key (`lock`) lets concurrent processes ask each
+question once (`howtobench.judge.question_locks`).
 
 A store that cannot be written (a full disk, a read-only copy or mount, no permission)
 costs nothing but the keeping: the checked reply is still used for the score, one

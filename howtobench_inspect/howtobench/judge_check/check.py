@@ -1,5 +1,20 @@
 """The whole check (`judge_check`): every input checked, then the probes, then a small
-ToW eval with a fresh reply store, then the summary of its logs."""
+ToW eval with a fresh reply store, then the summary of its logs.
+
+Two bounds keep the check honest about a slow local judge:
+
+- `--max-connections` (default `DEFAULT_MAX_CONNECTIONS`, 1): the eval's connections to
+  the judge. A local server with one slot (llama.cpp's `--parallel 1`, Ollama's
+  `OLLAMA_NUM_PARALLEL=1`) queues every request it is not serving, and inspect's default
+  of 10 connections would make each call's measured time the server's queue plus its
+  answer; with no more connections than slots, the time measured is the server's answer.
+- `--time-limit` (default `DEFAULT_TIME_LIMIT`, 900 s): the whole check, probes and eval.
+  inspect's `time_limit` and `working_limit` bound each sample, not the run, and a
+  per-sample bound would still let many slow writings add up; so the check bounds its
+  own run: the eval is cancelled at the deadline (inspect writes the cancelled log with
+  the writings judged so far), and the report shows those, with a verdict that says the
+  check ran out of time.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +22,35 @@ import asyncio
 import contextlib
 import os
 import tempfile
-from collections.abc import Callable, Iterator, Sequence
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from pathlib import Path
+from typing import TypeVar
 
-from inspect_ai import eval
-from inspect_ai.log import read_eval_log
-from inspect_ai.model import compute_model_cost
+import anyio
+from inspect_ai import Task, eval_async
+from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
+from inspect_ai.model import Model, compute_model_cost
+from inspect_ai.util._display import init_display_type  # no public way in 0.3.285
 
 from howtobench._inspect import endpoint
 from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS
 from howtobench.construct.runs import BuildIncomplete
 from howtobench.errors import UserError
+from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMIT
+from howtobench.judge.unread import CONTEXT_SETTINGS
+from howtobench.judge_check.agreement import agree, read_reference
 from howtobench.judge_check.probes import Probe, probe
+from howtobench.judge_check.quality import measure, quality_tasks
 from howtobench.judge_check.report import Report
 from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
 from howtobench.judge_check.writings import build_tasks, default_replay, present_tasks
-from howtobench.studies.cost import load_prices
+from howtobench.studies.token_costs import load_prices
 from howtobench.vocabulary import replay_model
+
+T = TypeVar("T")
 
 
 class JudgeCannotServe(BuildIncomplete):
@@ -45,44 +70,72 @@ def judge_check(
     prices: Path | None = None,
     log_dir: str | None = None,
     progress: Callable[[str], None] | None = None,
+    quality: bool = False,
+    against: Sequence[str] = (),
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    time_limit: float = DEFAULT_TIME_LIMIT,
 ) -> Report:
     """Check the judge: probes, then a small ToW eval, then the log's summary.
 
     Every input is checked before the first request (bad input is a `UserError` or,
     for the prices file, a `StudyError`). The eval runs with `INSPECT_CACHE_DIR` set to
     a new empty folder, so no reply store answers for the judge; its logs go to
-    `log_dir`, or to a temporary folder removed afterwards.
+    `log_dir`, or to a temporary folder removed afterwards. With `quality` the eval
+    also judges damaged copies and a retest (`judge_check.quality`), and the report
+    carries the quality verdict; with `against` (a reference judge's logs) it carries
+    the agreement with that judge (`judge_check.agreement`).
     """
     if limit < 1:
         raise UserError(f"--limit {limit}: give how many writings per task, 1 or more")
+    if max_connections < 1:
+        raise UserError(
+            f"--max-connections {max_connections}: give the judge server's parallel slots, "
+            "1 or more"
+        )
+    if not time_limit > 0:  # also NaN
+        raise UserError(f"--time-limit {time_limit:g}: give the check's seconds, above 0")
+    deadline = time.monotonic() + time_limit
     spec = parse_role(roles)
     rates = load_prices(prices) if prices is not None else None
     run = present_tasks(dataset, tasks)
     writer = replay or default_replay(dataset, run)
-    evaluated = build_tasks(dataset, writer, run)
+    reference = read_reference(against, writer, run) if against else None
+    evaluated = (quality_tasks if quality else build_tasks)(dataset, writer, run)
     model = spec.model()
     report = Report(str(model), endpoint(model), dataset, writer, run, limit)
     say = progress or (lambda text: None)
     say(f"probing {report.judge} at {report.endpoint or 'its default endpoint'} ...")
-    report.probes = asyncio.run(probe(model))
+    if asyncio.run(_within(deadline, probe(model, report.probes))) is None:
+        report.stopped = _ran_out(time_limit, "during the probes")
+        return report
     plain = report.probes[0]
     if not plain.accepted:
         report.stopped = _stopped(report, plain)
         return report
-    say(f"judging up to {many(limit, 'writing')} per task of {dataset} ({', '.join(run)}) ...")
+    extra = " with damaged copies and a retest" if quality else ""
+    say(
+        f"judging up to {many(limit, 'writing')} per task of {dataset}{extra} ({', '.join(run)}) ..."
+    )
     with tempfile.TemporaryDirectory(prefix="howtobench-judge-check-") as scratch:
         with _environment("INSPECT_CACHE_DIR", str(Path(scratch) / "cache")):
-            logs = eval(
-                evaluated,
-                model=replay_model(writer),
-                model_roles={ROLE: spec.model()},
-                limit=limit,
-                log_dir=log_dir or str(Path(scratch) / "logs"),
-                display="none",
-            )
+            folder = log_dir or str(Path(scratch) / "logs")
+            before = _log_files(folder)
+            run_eval = _evaluate(evaluated, writer, spec.model(), limit, folder, max_connections)
+            done = asyncio.run(_within(deadline, run_eval))
+        # a cancelled eval returns nothing: its logs are the ones it wrote meanwhile
+        locations = (
+            [log.location for log in done] if done is not None else _log_files(folder) - before
+        )
+        ran_out = None if done is not None else _ran_out(time_limit, _judged(evaluated, limit))
         # inspect loads a log's samples lazily, from the file: read them before the
         # temporary folder goes
-        summary = report.summary = summarize([read_eval_log(log.location) for log in logs])
+        logs = [read_eval_log(location) for location in sorted(locations)]
+        summary = report.summary = summarize(logs, ran_out)
+        summary.cut_prompts = _cut_prompts(report.probes)
+        if quality:
+            report.quality = measure([log.location for log in logs])
+        if reference is not None:
+            report.agreement = agree([log.location for log in logs], reference)
     if log_dir:
         report.log_files = [log.location for log in logs]
     if summary.outage:
@@ -97,6 +150,64 @@ def judge_check(
         else:
             report.price_note = f"no price for {report.judge} in {prices}"
     return report
+
+
+async def _within(deadline: float, work: Awaitable[T]) -> T | None:
+    """`work`'s result, or None when `deadline` (`time.monotonic()`) came first."""
+    with anyio.move_on_after(max(0.0, deadline - time.monotonic())):
+        return await work
+    return None
+
+
+async def _evaluate(
+    tasks: list[Task], writer: str, judge: Model, limit: int, folder: str, connections: int
+) -> list[EvalLog]:
+    """The check's eval, in the event loop that bounds its time (`_within`). inspect's
+    async entry point shows its plain display unless one is set: the check shows none,
+    for the whole process (stdout carries the report, or its JSON)."""
+    init_display_type("none")
+    return await eval_async(
+        tasks,
+        model=replay_model(writer),
+        model_roles={ROLE: judge},
+        limit=limit,
+        log_dir=folder,
+        max_connections=connections,
+    )
+
+
+def _cut_prompts(probes: Sequence[Probe]) -> str | None:
+    """A reason the judge cannot serve when the server cut the long probe's prompt: the
+    benchmark's own prompts (longer writings than the demo's) would be cut too, and
+    their replies left unscored (`howtobench.judge.unread`)."""
+    for found in probes:
+        if found.cut:
+            return (
+                f"the server {found.message} of the long probe: it cuts prompts to its "
+                "context, and a reply to a cut prompt is not scored; raise the context "
+                f"({CONTEXT_SETTINGS})"
+            )
+    return None
+
+
+def _log_files(folder: str) -> set[str]:
+    """The logs in `folder`, as paths (inspect lists them as file URIs)."""
+    if not Path(folder).is_dir():
+        return set()
+    return {info.name.removeprefix("file://") for info in list_eval_logs(folder)}
+
+
+def _judged(tasks: Sequence[Task], limit: int) -> str:
+    planned = sum(min(limit, len(task.dataset)) for task in tasks)
+    return f"before it judged its {many(planned, 'writing')}"
+
+
+def _ran_out(limit: float, when: str) -> str:
+    return (
+        f"the check ran out of time (--time-limit {limit:g} s) {when}: the table shows what "
+        "was judged by then. Give it more time (--time-limit), fewer writings (--limit), or "
+        "more connections where the server has the slots (--max-connections)"
+    )
 
 
 @contextlib.contextmanager

@@ -14,13 +14,18 @@ from typing import TYPE_CHECKING
 
 from howtobench.commands import add_command, add_prices, names
 from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS
+from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMIT
 
 if TYPE_CHECKING:
     from howtobench.commands import Commands
 
 SUMMARY = "before a large run: can this judge serve Tree-of-Writing? (a small real run)"
 # The options that `judge_check()` takes as they are, under their own names.
-CHECK_OPTIONS = ("dataset", "limit", "tasks", "replay", "prices", "log_dir")
+CHECK_OPTIONS = (
+    "dataset", "limit", "tasks", "replay", "prices", "log_dir", "quality", "against",
+    "max_connections",
+    "time_limit",
+)  # fmt: skip
 
 
 def add_judge_check_command(commands: Commands) -> None:
@@ -53,6 +58,37 @@ def add_judge_check_command(commands: Commands) -> None:
     )
     add_prices(p, "as for howtobench cost")
     p.add_argument("--log-dir", metavar="DIR", help="keep the check's logs here")
+    p.add_argument(
+        "--quality",
+        action="store_true",
+        help="also judge damaged copies (drop, repeat) and a retest of the writings: does "
+        "the judge see quality? (about 4 times the calls; docs/judges.md)",
+    )
+    p.add_argument(
+        "--against",
+        nargs="+",
+        default=[],
+        metavar="LOGS",
+        help="a reference judge's ToW logs (files or folders) of the same writings: report "
+        "Pearson and Kendall of overall with it",
+    )
+    p.add_argument(
+        "--max-connections",
+        type=int,  # checked by judge-check itself, with the other inputs
+        default=DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
+        help=f"connections to the judge at once (default {DEFAULT_MAX_CONNECTIONS}, for a "
+        "local server with one slot; give the server's parallel slots, or more for a hosted "
+        "API)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=DEFAULT_TIME_LIMIT,
+        metavar="SECONDS",
+        help="stop the whole check after this long, reporting what was judged "
+        f"(default {DEFAULT_TIME_LIMIT:g})",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(run=run_judge_check)
 
@@ -71,11 +107,16 @@ def run_judge_check(args: argparse.Namespace) -> None:
     elif not report.stopped:  # an outage is its one line, below
         print(render(report))
     if not report.ok:
+        if report.quality is not None and not report.usability_reasons:
+            raise JudgeCannotServe(report.quality.verdict)  # usable, but blind to quality
         reasons = report.reasons
         first = reasons[0]
         more = f" (and {len(reasons) - 1} more reasons in the report)" if len(reasons) > 1 else ""
+        ran_out = report.summary is not None and report.summary.ran_out is not None
         raise JudgeCannotServe(
-            first if report.stopped else f"the judge cannot serve Tree-of-Writing: {first}{more}"
+            first
+            if report.stopped or ran_out
+            else f"the judge cannot serve Tree-of-Writing: {first}{more}"
         )
 
 

@@ -1,9 +1,16 @@
 """The probes: a handful of tiny direct calls (a few tokens each, no cache), made before
 the eval, that say which request shapes the endpoint refuses. The first of them also
 tells an endpoint that answers nothing from one that answers badly, in seconds rather
-than after a run's retries. They are reported, not ruled on: what ToW needs from them (a
-system message for the negotiator, temperature 0 for judging, 0.7 for re-asks) the eval
-has already exercised.
+than after a run's retries. The tiny ones are reported, not ruled on: what ToW needs
+from them (a system message for the negotiator, temperature 0 for judging, 0.7 for
+re-asks) the eval has already exercised. The last one sends a prompt as long as a ToW
+question's and reads the reply's usage: a server that cut it to its context (Ollama's
+`num_ctx`, llama.cpp's `-c`) answers anyway, and only its usage says so
+(`howtobench.judge.unread`). That one is ruled on (`Probe.cut`): the demo's prompts are
+shorter than the benchmark's, so the eval may not meet the cut.
+
+Each probe is labelled by what the server did (`Probe.state`): "answered", "refused:
+HTTP 500: <its message>", "no answer (timeout)".
 """
 
 from __future__ import annotations
@@ -19,7 +26,8 @@ from inspect_ai.model import (
     Model,
 )
 
-from howtobench.judge.calls import server_message, status_of
+from howtobench.judge.server_words import redirect_loop, server_message, status_of
+from howtobench.judge.unread import cut_short
 
 # The probes: (name, what it asks the endpoint to accept). The prompt names the probe,
 # so a scripted test server can refuse one by its text.
@@ -29,6 +37,7 @@ PROBES: tuple[tuple[str, str], ...] = (
     ("system", "a system message"),
     ("temperature_0", "temperature 0"),
     ("temperature_0.7", "temperature 0.7"),
+    ("long_prompt", "a prompt as long as a ToW question"),
 )
 # What ToW uses each probe's feature for, said beside a refusal.
 NEEDED_FOR = {
@@ -36,7 +45,12 @@ NEEDED_FOR = {
     "system": "the negotiator's system prompt",
     "temperature_0": "every first ask (ToW judges at temperature 0 unless set)",
     "temperature_0.7": "re-asks after an unusable reply, and -T judge_samples",
+    "long_prompt": "every question (the reply to a prompt cut to the context is not scored)",
 }
+# The long probe's filler: one sentence of our own, repeated to about the size of a ToW
+# negotiator prompt over a few writings (4,000 characters: 2,700 to 4,000 tokens).
+_FILLER = "这是一段用来检验评审服务器是否完整读取长提示的填充文字，请忽略其内容。"
+_LONG_CHARACTERS = 4000
 _PROBE_CONFIG = GenerateConfig(max_tokens=16, max_retries=1, timeout=60, attempt_timeout=30)
 
 
@@ -49,7 +63,21 @@ class Probe:
     accepted: bool
     status: int | None = None  # the HTTP status of a refusal, where there was one
     message: str | None = None  # the endpoint's message (or the error) of a refusal
-    answered: bool = True  # False: no answer at all (connection refused, timeout, 5xx)
+    answered: bool = True  # False: no answer at all (connection refused, timeout)
+    cut: bool = False  # answered, but its usage shows the prompt cut to the context
+
+    @property
+    def state(self) -> str:
+        """What the server did, for the report: "answered", "refused: HTTP 500: ...",
+        "answered, but ..." (the long prompt, cut), or "no answer (timeout)"."""
+        if self.accepted:
+            return "answered"
+        if not self.answered:
+            return f"no answer ({self.message})"
+        if self.cut:
+            return f"answered, but {self.message}"
+        said = f"HTTP {self.status}: {self.message}" if self.status else self.message
+        return f"refused: {said}"
 
 
 def _probe_request(name: str) -> tuple[list[ChatMessage], GenerateConfig]:
@@ -62,31 +90,42 @@ def _probe_request(name: str) -> tuple[list[ChatMessage], GenerateConfig]:
         messages = [ChatMessageUser(content=list(parts))]
     elif name == "system":
         messages = [ChatMessageSystem(content="You are a careful judge."), *messages]
+    elif name == "long_prompt":
+        filler = (_FILLER * (_LONG_CHARACTERS // len(_FILLER) + 1))[:_LONG_CHARACTERS]
+        messages = [ChatMessageUser(content=f"{filler}\n\n{ask}")]
     elif name.startswith("temperature_"):
         temperature = float(name.removeprefix("temperature_"))
         config = config.merge(GenerateConfig(temperature=temperature))
     return messages, config
 
 
-async def probe(model: Model) -> list[Probe]:
-    """The probes, one after the other (tiny, uncached); stops after the plain one when
-    it got no answer at all, since every other would wait out the same retries."""
-    found = []
+async def probe(model: Model, found: list[Probe]) -> list[Probe]:
+    """The probes, one after the other (tiny, uncached), each added to `found` as it
+    ends (so a check out of time keeps those made); stops after the plain one when it
+    got no answer at all, since every other would wait out the same retries."""
     own = model.config  # the role's own bounds, where it sets them, else the probes'
     bounds = GenerateConfig(max_retries=own.max_retries, attempt_timeout=own.attempt_timeout)
     for name, label in PROBES:
         messages, config = _probe_request(name)
         config = config.merge(bounds)
         try:
-            await model.generate(messages, config=config, cache=False)
+            output = await model.generate(messages, config=config, cache=False)
         except Exception as error:
             status, message, answered = _refusal(error)
             found.append(Probe(name, label, False, status, message, answered))
             if name == "plain" and not answered:
                 break
         else:
-            found.append(Probe(name, label, True))
+            cut = cut_short(messages, output.usage)
+            if cut is None:
+                found.append(Probe(name, label, True))
+            else:
+                found.append(Probe(name, label, False, message=_cut(*cut), cut=True))
     return found
+
+
+def _cut(read: int, estimate: int) -> str:
+    return f"read {read:,} of at least {estimate:,} prompt tokens"
 
 
 def _refusal(error: BaseException) -> tuple[int | None, str, bool]:
@@ -98,7 +137,11 @@ def _refusal(error: BaseException) -> tuple[int | None, str, bool]:
         error = last.exception()
     if not isinstance(error, Exception):
         return None, type(error).__name__, False
+    if loop := redirect_loop(error):
+        return None, loop, True
     status = status_of(error)
+    names = {cls.__name__ for cls in type(error).__mro__}
+    if status is None and names & {"APITimeoutError", "TimeoutError", "TimeoutException"}:
+        return None, "timeout", False
     message = server_message(error) or type(error).__name__
-    answered = status is not None and status < 500 and status != 429
-    return status, message[:200], answered
+    return status, message[:200], status is not None

@@ -10,7 +10,9 @@ from typing import Any
 
 from inspect_ai.model import ModelUsage
 
+from howtobench.judge_check.agreement import Agreement, agreement_json, render_agreement
 from howtobench.judge_check.probes import NEEDED_FOR, Probe
+from howtobench.judge_check.quality import Quality, quality_json, render_quality
 from howtobench.judge_check.summary import RULE, USABLE_SHARE, Summary, verdict
 from howtobench.judge_check.text import WIDTH, many, shorten
 
@@ -31,12 +33,24 @@ class Report:
     dollars_per_writing: float | None = None
     price_note: str | None = None
     log_files: list[str] = field(default_factory=list)
+    quality: Quality | None = None  # `--quality`: does the judge see damage?
+    agreement: Agreement | None = None  # `--against`: with a reference judge's logs
 
     @property
-    def reasons(self) -> list[str]:
+    def usability_reasons(self) -> list[str]:
+        """Why the judge cannot serve ToW at all; empty when it can."""
         if self.stopped:
             return [self.stopped]
         return verdict(self.summary) if self.summary else ["nothing was judged"]
+
+    @property
+    def reasons(self) -> list[str]:
+        """Every reason for exit status 1: the usability reasons, then the quality verdict
+        of a judge that does not see quality (`--quality`)."""
+        found = self.usability_reasons
+        if self.quality is not None and not self.quality.passes:
+            found.append(self.quality.verdict)
+        return found
 
     @property
     def ok(self) -> bool:
@@ -71,41 +85,47 @@ def render(report: Report) -> str:
                 )
         lines += ["", *_tokens(report, summary)]
     if report.probes:
-        lines += ["", "requests the endpoint accepts:"]
+        lines += ["", "probes, by what the server did:"]
         for p in report.probes:
-            state = "accepted" if p.accepted else _refused(p)
-            lines.append(shorten(f"  {p.label:<33} {state}"))
+            lines.append(shorten(f"  {p.label:<36} {p.state}"))
             if not p.accepted and p.name in NEEDED_FOR:
-                lines.append(shorten(f"  {'':<33} (ToW uses it for {NEEDED_FOR[p.name]})"))
+                lines.append(shorten(f"  {'':<36} (ToW uses it for {NEEDED_FOR[p.name]})"))
     lines += [""]
     lines += [f"log: {path}" for path in report.log_files]
-    reasons = report.reasons
+    reasons = report.usability_reasons
     if not reasons:
         lines.append(
             f"verdict: can serve Tree-of-Writing (every kind of question usable in "
             f">= {USABLE_SHARE:.0%} of its asks)"
         )
+    elif summary is not None and summary.ran_out:
+        lines.append("verdict: not known, the check ran out of time:")
     else:
         lines.append("verdict: the judge cannot serve Tree-of-Writing:")
         for reason in reasons:
             lines += textwrap.wrap(
                 reason, WIDTH, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False
             )
+    if report.agreement is not None:
+        lines += ["", *textwrap.wrap(render_agreement(report.agreement), WIDTH)]
+    if report.quality is not None:  # its verdict last
+        lines += ["", *render_quality(report.quality)]
     return "\n".join(lines)
 
 
 def _table(summary: Summary) -> list[str]:
     head = (
         f"{'question':<15}{'asked':>6}{'at once':>9}{'re-asked':>10}{'unusable':>10}"
-        f"{'median s':>10}{'prompt tok':>12}{'reply tok':>11}"
+        f"{'median s':>10}{'waited s':>10}{'prompt tok':>12}{'reply tok':>11}"
     )
     rows = [head]
     for kind in summary.kinds.values():
         calls = max(kind.calls, 1)
-        median = kind.median_latency
+        median, wait = kind.median_latency, kind.median_wait
         rows.append(
             f"{kind.name:<15}{kind.asked:>6}{kind.at_once:>9}{kind.after_reask:>10}"
             f"{kind.unusable:>10}{'-' if median is None else f'{median:.2f}':>10}"
+            f"{'-' if wait is None else f'{wait:.2f}':>10}"
             f"{_prompt_tokens(kind.usage) / calls:>12,.0f}{kind.usage.output_tokens / calls:>11,.0f}"
             + (f"  ({kind.from_store} from store)" if kind.from_store else "")
         )
@@ -141,12 +161,6 @@ def _tokens(report: Report, summary: Summary) -> list[str]:
     return lines
 
 
-def _refused(p: Probe) -> str:
-    if not p.answered:
-        return f"no answer ({p.message})"
-    return f"refused (HTTP {p.status}: {p.message})" if p.status else f"refused ({p.message})"
-
-
 def as_json(report: Report) -> dict[str, Any]:
     """The report as one JSON object for scripts."""
     summary = report.summary
@@ -163,6 +177,7 @@ def as_json(report: Report) -> dict[str, Any]:
                 "reasons": dict(k.reasons),
                 "calls": k.calls,
                 "median_latency_s": k.median_latency,
+                "median_wait_s": k.median_wait,
                 "input_tokens": k.usage.input_tokens,
                 "cache_read_tokens": k.usage.input_tokens_cache_read or 0,
                 "cache_write_tokens": k.usage.input_tokens_cache_write or 0,
@@ -200,11 +215,15 @@ def as_json(report: Report) -> dict[str, Any]:
             p.name: {
                 "label": p.label,
                 "accepted": p.accepted,
+                "state": p.state,
                 "answered": p.answered,
+                "cut": p.cut,
                 "status": p.status,
                 "message": p.message,
             }
             for p in report.probes
         },
         "logs": report.log_files,
+        "quality": quality_json(report.quality) if report.quality is not None else None,
+        "agreement": agreement_json(report.agreement) if report.agreement is not None else None,
     }

@@ -7,6 +7,13 @@ writing ended in an error. One failure in four is allowed because a single timeo
 odd reply on a small sample says little; a kind that fails more often will leave a
 matching share of a large run's writings unscored.
 
+A call's latency is the time the server took to answer it (inspect's `working_time`:
+the HTTP request that succeeded, measured by the provider's client), apart from the time
+the call waited in the client (for one of `--max-connections` slots, and through retries
+and their backoff): the rest of its span from `timestamp` to `completed`. A server with
+fewer slots than the client's connections queues the rest itself, which only a lower
+`--max-connections` shows.
+
 Reads logs only, so it can be tested and reused without an endpoint.
 """
 
@@ -25,7 +32,7 @@ from inspect_ai.model import ModelUsage
 from howtobench.judge_check.role import ROLE
 from howtobench.judge_check.text import one_line
 from howtobench.metadata import ScoreKey
-from howtobench.studies.cost import batched_roles
+from howtobench.studies.token_costs import batched_roles
 from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.vocabulary import replayed_writer
 
@@ -50,7 +57,8 @@ class Kind:
     unusable: int = 0  # no usable reply after every try
     from_store: int = 0  # answered from the reply store: no call, not ruled on
     reasons: Counter[str] = field(default_factory=Counter)  # why unusable, from `error`
-    latencies: list[float] = field(default_factory=list)  # seconds, one per call
+    latencies: list[float] = field(default_factory=list)  # seconds the server took, per call
+    waits: list[float] = field(default_factory=list)  # seconds waited in the client, per call
     usage: ModelUsage = field(default_factory=ModelUsage)  # every call's tokens
 
     @property
@@ -64,6 +72,10 @@ class Kind:
     @property
     def median_latency(self) -> float | None:
         return statistics.median(self.latencies) if self.latencies else None
+
+    @property
+    def median_wait(self) -> float | None:
+        return statistics.median(self.waits) if self.waits else None
 
     @property
     def passes(self) -> bool:
@@ -84,6 +96,8 @@ class Summary:
     calls: int = 0  # judge calls in the logs
     unattributed: int = 0  # judge calls in no question's span
     batched: bool = False  # the judge ran in batch mode (priced at batch rates)
+    ran_out: str | None = None  # the check stopped at its --time-limit (`summarize`)
+    cut_prompts: str | None = None  # the long probe's prompt was cut to the context
 
     def per_writing(self) -> ModelUsage:
         """The judge's tokens per writing judged (the negotiator once per writing here,
@@ -98,20 +112,23 @@ class Summary:
         )
 
 
-def summarize(logs: Sequence[EvalLog]) -> Summary:
+def summarize(logs: Sequence[EvalLog], ran_out: str | None = None) -> Summary:
     """Per kind of question: how many asks were usable at once, after re-asks, or not
     (with the scorer's recorded reason); each call's latency and tokens, found by the
     span of the question it was made in (`negotiator`, or the leaf's id under
-    `experts`), since a writing's calls run concurrently."""
+    `experts`), since a writing's calls run concurrently.
+
+    `ran_out`: why the check stopped early (its time limit); the evals it cancelled and
+    their unfinished writings are then not errors but the part not run."""
     expected = {
         leaf.id for log in logs for leaf in tree_for(_task_of(log)).leaves if leaf.judge == "llm"
     }
     kinds = {k: Kind(k) for k in KINDS if k == NEGOTIATOR or k in expected}
-    summary = Summary(kinds)
+    summary = Summary(kinds, ran_out=ran_out)
     instructions: set[tuple[str, str]] = set()
     for log in logs:
         task = _task_of(log)
-        if log.status != "success":
+        if log.status != "success" and not (ran_out and log.status == "cancelled"):
             message = one_line(log.error.message) if log.error else log.status
             if log.error and _is_outage(log.error.message, log.error.traceback):
                 summary.outage = message
@@ -122,6 +139,8 @@ def summarize(logs: Sequence[EvalLog]) -> Summary:
         for sample in log.samples or []:
             calls = _calls_by_kind(sample, summary)
             if sample.error is not None:
+                if ran_out and "CancelledError" in sample.error.message:
+                    continue
                 summary.errors.append(
                     f"{task} {sample.id}: the sample ended in an error: "
                     f"{one_line(sample.error.message)[:200]}"
@@ -180,6 +199,7 @@ def _calls_by_kind(sample: EvalSample, summary: Summary) -> dict[str, int]:
             counts[kind] += 1
             record = summary.kinds[kind]
             record.latencies.append(_latency(event))
+            record.waits.append(_wait(event))
             if event.output.usage is not None:
                 record.usage += event.output.usage
     return dict(counts)
@@ -196,13 +216,22 @@ def _kind_of(span_id: str | None, spans: Mapping[str, tuple[str, str | None]]) -
 
 
 def _latency(event: ModelEvent) -> float:
-    """The call's own time: inspect's working time (without waiting for a connection
-    slot), else from its start to its end."""
+    """The time the server took: inspect's working time (the request that succeeded),
+    else from the call's start to its end."""
     if event.working_time is not None:
         return float(event.working_time)
     if event.completed is not None:
         return (event.completed - event.timestamp).total_seconds()
     return float("nan")
+
+
+def _wait(event: ModelEvent) -> float:
+    """The time the call spent in the client before its answering request: waiting for
+    a connection slot, and failed attempts with their backoff."""
+    if event.completed is None:
+        return float("nan")
+    span = (event.completed - event.timestamp).total_seconds()
+    return max(0.0, span - _latency(event))
 
 
 def _count_questions(metadata: Mapping[str, Any], calls: Mapping[str, int], s: Summary) -> None:
@@ -240,10 +269,15 @@ def _count(kind: Kind, exchange: Mapping[str, Any], usable: bool, calls: Mapping
 
 
 def verdict(summary: Summary) -> list[str]:
-    """Why the judge cannot serve ToW, one line each; empty when it can."""
+    """Why the judge cannot serve ToW, one line each; empty when it can. A check that ran
+    out of time says so first; a judge whose experts are usable but whose negotiator is
+    not is told how it can serve without negotiating."""
     if summary.outage:
         return [summary.outage]
-    reasons = list(summary.errors)
+    reasons = [summary.ran_out] if summary.ran_out else []
+    reasons += summary.errors
+    if summary.cut_prompts:
+        reasons.append(summary.cut_prompts)
     for kind in summary.kinds.values():
         if kind.asked == 0:
             if kind.from_store == 0:
@@ -251,8 +285,25 @@ def verdict(summary: Summary) -> list[str]:
             continue
         if not kind.passes:
             why = "; ".join(f"{r} ({n})" for r, n in kind.reasons.most_common(2))
+            served = kind.name == NEGOTIATOR and _experts_pass(summary)
             reasons.append(
                 f"{kind.name}: usable in {kind.usable} of {kind.asked} asks"
                 + (f": {why}" if why else "")
+                + (f"; {EXPERTS_ONLY}" if served else "")
             )
     return reasons
+
+
+# What a judge whose experts serve and whose negotiator does not can do: the weights
+# are the negotiator's (paper, Figure 1), and Table 3's "Average scoring (ToW w/o plan)"
+# does without them.
+EXPERTS_ONLY = (
+    "its experts are usable, so it can serve without negotiating: with `-T "
+    "weights=uniform` (every leaf weighted alike), or with the weights of a stronger judge "
+    '(`howtobench plan export`, docs/large-runs.md, "Scale out")'
+)
+
+
+def _experts_pass(summary: Summary) -> bool:
+    experts = [k for k in summary.kinds.values() if k.name != NEGOTIATOR and k.asked]
+    return bool(experts) and all(k.passes for k in experts)

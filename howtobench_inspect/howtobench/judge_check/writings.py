@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from inspect_ai import Task
 
@@ -59,11 +60,12 @@ def _stores_all(source: DataSource, task: str, model: str) -> bool:
     return all(record.id in stored for record in source.records(task))
 
 
-def build_tasks(dataset: str, replay: str, tasks: Sequence[str]) -> list[Task]:
-    """The ToW tasks of the check, to be run with the model `replay/<replay>`; a bad
-    parameter is the task's own one-line error, and a writing the writer lacks is the
-    source's (built from Python, a task cannot know its model to check that itself)."""
+def build_tasks(dataset: str, replay: str, tasks: Sequence[str], **parameters: Any) -> list[Task]:
+    """The ToW tasks of the check, to be run with the model `replay/<replay>`, with these
+    task `parameters` (`perturb=`, for `--quality`); a bad parameter is the task's own
+    one-line error, and a writing the writer lacks is the source's (built from Python, a
+    task cannot know its model to check that itself)."""
     source = open_source(dataset)
     for task in tasks:
         source.generations_for(task, replay, source.records(task))
-    return [_BUILDERS[task](dataset=dataset) for task in tasks]
+    return [_BUILDERS[task](dataset=dataset, **parameters) for task in tasks]

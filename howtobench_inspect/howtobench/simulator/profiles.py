@@ -62,7 +62,11 @@ messages are quoted from the code, numbers filled in by the simulator):
   refused). Ollama refuses nothing: it truncates the prompt to `num_ctx` (default 4096),
   keeping its first `num_keep` (4) tokens and the tail (ollama `llm/llama_server.go`,
   "truncating input prompt"; `server/sched.go` enables the context shift by default), so
-  the judge reads a prompt cut in the middle and answers something else.
+  the judge reads a prompt cut in the middle and answers something else. Its usage
+  then counts the prompt it read (`prompt_eval_count`), not the prompt sent, as
+  llama.cpp with a small `-c` and context shift does: `get_profile("ollama",
+  context=1024, usage_read=True)` plays that (the profile as listed bills the prompt
+  sent).
 - `max_tokens` over what is left of the context: vLLM 400 "'max_tokens' or
   'max_completion_tokens' is too large: X. This model's maximum context length is N tokens
   and your request has M input tokens (X > N - M)."; SGLang 400 "Requested token count
@@ -119,6 +123,20 @@ class Refusal:
         return self.message.format(**values)
 
 
+# What a server means by each refusal (`Refused.reason`): the judge reads the first two
+# from the words alone (`howtobench.judge.server_words.PHRASES`); the others it tells by
+# the status, or by a tiny request that still gets an answer.
+MEANT: dict[str, str] = {
+    "context": "context too long",
+    "max_tokens": "context too long",
+    "system_role": "system role refused",
+    "list_content": "refused shape",
+    "temperature": "refused parameter",
+    "n": "refused parameter",
+    "stop": "refused parameter",
+}
+
+
 @dataclass(frozen=True)
 class Profile:
     """One server's behaviour towards a chat-completions request."""
@@ -141,9 +159,25 @@ class Profile:
     reasoning: str | None = None
     cached_tokens: bool = True  # usage has prompt_tokens_details.cached_tokens
     keep: int = 4  # tokens a truncating server keeps from the start of the prompt
+    usage_read: bool = False  # a truncating server's usage counts the context it read
     reply_extra: Mapping[str, Any] = field(default_factory=dict)  # top-level reply fields
     choice_extra: Mapping[str, Any] = field(default_factory=dict)
     message_extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def refusals(self) -> dict[str, Refusal]:
+        """Every refusal this server can send, by the reason `check` names it with (a
+        key of `MEANT`); the system-role refusal too, which it sends when it plays a
+        template without a system role (`system_role=False`)."""
+        sent = {
+            "temperature": self.zero_temperature,
+            "n": self.several_choices,
+            "stop": self.stop_error,
+            "list_content": self.list_content,
+            "system_role": self.system_refusal,
+            "context": self.context_error,
+            "max_tokens": self.max_tokens_error,
+        }
+        return {reason: refusal for reason, refusal in sent.items() if refusal is not None}
 
     def error_body(
         self, status: int, message: str, refusal: Refusal | None = None, **extra: Any

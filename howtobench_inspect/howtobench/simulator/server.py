@@ -35,7 +35,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -71,6 +71,10 @@ from howtobench.simulator.wire import (
 
 _ANTHROPIC = AnthropicMessages()
 CONTEXT_FAULT = "context"
+# HTTP 200 with an error object for a body, as OpenAI-compatible proxies and overloaded
+# local servers answer (a scripted fault only)
+ERROR_OBJECT_FAULT = "error_object"
+ERROR_OBJECT_MESSAGE = "model overloaded"
 
 
 class _Server(ThreadingHTTPServer):
@@ -80,11 +84,12 @@ class _Server(ThreadingHTTPServer):
 
 @dataclass(frozen=True)
 class Fault:
-    """A scripted fault (one of `FAULTS`, or `context`) instead of a reply.
+    """A scripted fault (one of `FAULTS`, `context` or `error_object`) instead of a reply.
 
     `context` is the refusal of a prompt over the model's context, in the words of the
     profile played; the default profile (OpenAI, whose context no judge prompt fills)
     answers as vLLM serving a 4,096-token model does, the local server a test stands for.
+    `error_object` answers HTTP 200 with `{"error": {"message": "model overloaded"}}`.
     """
 
     name: str
@@ -346,6 +351,10 @@ class JudgeSimulator:
             with self._lock:
                 self._keep(carried(None, None))
             return Outcome(refused.status, json.dumps(refused.body).encode())
+        if fault == ERROR_OBJECT_FAULT:
+            with self._lock:
+                self._keep(carried(None, None))
+            return Outcome(200, json.dumps(api.error(200, ERROR_OBJECT_MESSAGE)).encode())
         if fault in UNANSWERED_FAULTS:
             with self._lock:
                 self._keep(carried(None, None))
@@ -356,6 +365,8 @@ class JudgeSimulator:
             content = reply_text(question, fault)
         with self._lock:
             usage = api.bill(self._cache, model, conversation, content)
+            if read is not conversation.messages and self._profile.usage_read:
+                usage = replace(usage, input=self._profile.context, cache_read=0, cache_write=0)
             self._count(conversation, content, usage)
             self._keep(carried(content, usage))
         answer = api.answer(model, content, usage, conversation.stream)
@@ -455,6 +466,12 @@ def main() -> None:
         "--context", type=int, help="the profile's context size in tokens (two characters a token)"
     )
     parser.add_argument(
+        "--usage-read",
+        action="store_true",
+        help="a truncating profile's usage counts the context it read, not the prompt sent "
+        "(Ollama past num_ctx): --profile ollama --context 1024 --usage-read",
+    )
+    parser.add_argument(
         "--no-system-role",
         action="store_true",
         help="play a chat template that refuses a system role (Gemma's), in the profile's words",
@@ -478,6 +495,8 @@ def main() -> None:
     changes: dict[str, Any] = {"system_role": False} if args.no_system_role else {}
     if args.context is not None:
         changes["context"] = args.context
+    if args.usage_read:
+        changes["usage_read"] = True
     profile = get_profile(args.profile, **changes)
     # a served simulator may answer long runs: it keeps counts, not every request's text
     simulator = JudgeSimulator(

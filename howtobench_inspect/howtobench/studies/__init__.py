@@ -5,10 +5,12 @@ One module per study, named for what it measures: `human_correlation` (`metaeval
 3), `judge_agreement` (`judges`, figure 4), `weight_consistency` (`consistency`, section
 5.3), `perturbation_effects` (`robustness`, Table 7), `length_bias` (`lengths`, Table 6),
 `leaderboard_report` (`report`, Table 4; the board's intervals in `leaderboard`, its page
-in `page`) and `cost`. They stand on `logs` (reading logs from any fsspec URL), `runs`,
+in `page`) and `token_costs` (`cost`). They stand on `logs` (reading logs from any fsspec URL), `runs`,
 `ratings`, `correlation`, `bootstrap`, `weighting`, `plots` and `tables` (showing and
 writing a result); `plans` exports judge plans. `commands` registers the studies and
-`plan export` as `howtobench` commands, from light modules alone.
+`plan export` as `howtobench` commands, from light modules alone: its table `STUDIES` has
+one entry per study (its module, summary, options and call), from which the commands and
+the public names below both come.
 
 The public names load on first use (PEP 562, `howtobench.lazy`), so that `howtobench
 --help` and the commands' parsers do not pay for pandas, scipy, matplotlib or inspect-ai:
@@ -21,50 +23,37 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from howtobench.lazy import lazy_names
+from howtobench.studies.commands import STUDIES
 
-if TYPE_CHECKING:
-    from howtobench.studies.human_correlation import metaeval
-    from howtobench.studies.judge_agreement import judges
-    from howtobench.studies.leaderboard_report import report
-    from howtobench.studies.length_bias import lengths
-    from howtobench.studies.logs import Samples, StudyError, load_samples
-    from howtobench.studies.perturbation_effects import robustness
-    from howtobench.studies.ratings import read_ratings
-    from howtobench.studies.tables import StudyResult, show, write
-    from howtobench.studies.weight_consistency import consistency
+if TYPE_CHECKING:  # the types of the names below (re-exported, for mypy and ruff)
+    from howtobench.studies.human_correlation import metaeval as metaeval
+    from howtobench.studies.judge_agreement import judges as judges
+    from howtobench.studies.leaderboard_report import report as report
+    from howtobench.studies.length_bias import lengths as lengths
+    from howtobench.studies.logs import Samples as Samples
+    from howtobench.studies.logs import StudyError as StudyError
+    from howtobench.studies.logs import load_samples as load_samples
+    from howtobench.studies.perturbation_effects import robustness as robustness
+    from howtobench.studies.ratings import read_ratings as read_ratings
+    from howtobench.studies.tables import StudyResult as StudyResult
+    from howtobench.studies.tables import show as show
+    from howtobench.studies.tables import write as write
+    from howtobench.studies.token_costs import cost as cost
+    from howtobench.studies.weight_consistency import consistency as consistency
 
-# Each public name and the module that defines it.
+# Each public name and the module that defines it: every study of the command table
+# (`commands.STUDIES`, one entry per study), and what the studies stand on.
 _HOMES = {
+    **{name: study.module for name, study in STUDIES.items()},
     "Samples": "howtobench.studies.logs",
     "StudyError": "howtobench.studies.logs",
     "StudyResult": "howtobench.studies.tables",
-    "consistency": "howtobench.studies.weight_consistency",
-    "judges": "howtobench.studies.judge_agreement",
-    "lengths": "howtobench.studies.length_bias",
     "load_samples": "howtobench.studies.logs",
-    "metaeval": "howtobench.studies.human_correlation",
     "read_ratings": "howtobench.studies.ratings",
-    "report": "howtobench.studies.leaderboard_report",
-    "robustness": "howtobench.studies.perturbation_effects",
     "show": "howtobench.studies.tables",
     "write": "howtobench.studies.tables",
 }
 
-__all__ = [
-    "Samples",
-    "StudyError",
-    "StudyResult",
-    "consistency",
-    "judges",
-    "lengths",
-    "load_samples",
-    "metaeval",
-    "read_ratings",
-    "report",
-    "robustness",
-    "show",
-    "write",
-]
-
+__all__ = sorted(_HOMES)  # derived from the table above
 
 __getattr__, __dir__ = lazy_names(__name__, _HOMES)

@@ -26,7 +26,7 @@ import pandas as pd
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
 from howtobench.errors import UserError
-from howtobench.metadata import SampleKey, ScoreKey, TaskKey, current
+from howtobench.metadata import SampleKey, ScoreKey, SelfConsistencyKey, TaskKey, current
 from howtobench.studies import storage
 from howtobench.studies.runs import Run, first_few, grader_model, group_runs, writer_model
 from howtobench.vocabulary import TASK_PREFIX, TASKS
@@ -270,17 +270,17 @@ def judge_runs(scorer: str, metadata: dict[str, Any] | None) -> dict[str, list[f
     their indices, so run k is the k-th usable sample; the list is padded with NaN to the
     n samples asked for, so that a writing with an unusable sample lacks the last run.
     """
-    record = (metadata or {}).get("self_consistency")
-    if not isinstance(record, dict) or not record.get("values"):
+    record = (metadata or {}).get(ScoreKey.SELF_CONSISTENCY)
+    if not isinstance(record, dict) or not record.get(SelfConsistencyKey.VALUES):
         return {}
     runs: dict[str, list[float]] = {}
-    for value in record["values"]:
+    for value in record[SelfConsistencyKey.VALUES]:
         found = value if isinstance(value, dict) else {"": value}
         for key, number in found.items():
             metric = f"{scorer}.{key}" if key else scorer
             given = _number(number)
             runs.setdefault(metric, []).append(math.nan if given is None else given)
-    n = max(int(record.get("n") or 0), *(len(values) for values in runs.values()))
+    n = max(int(record.get(SelfConsistencyKey.N) or 0), *(len(values) for values in runs.values()))
     return {metric: values + [math.nan] * (n - len(values)) for metric, values in runs.items()}
 
 

@@ -4,7 +4,9 @@ Everything is inline: the styles in the template (`templates/report.html`), the 
 interval bars as small SVG drawn here, the weight figures as base64 PNG. The page has no
 script at all, and its Content-Security-Policy allows no request but `data:` images.
 Every text that comes from the logs (writer, genre and judge names, notes, provenance)
-is HTML-escaped, since a writer's name is whatever a run called it.
+is HTML-escaped, since a writer's name is whatever a run called it; the names are shown
+through `howtobench.names` (hidden characters made visible, long names cut, the whole
+name on hover), so that no two writers look alike.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from matplotlib import colormaps
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
+from howtobench.names import html_name, shown_name
 from howtobench.studies.leaderboard import ALL, MIN_INSTRUCTIONS, Board, no_interval
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html"
@@ -81,7 +84,7 @@ def _scope_table(rows: pd.DataFrame, why: str) -> str:
             else f"<td class=num>[{row['low']:.3f}, {row['high']:.3f}]</td>"
         )
         lines.append(
-            f"<tr><td>{_rank(row)}</td><td>{escape(str(row['writer']))}</td>"
+            f"<tr><td>{_rank(row)}</td><td>{html_name(row['writer'])}</td>"
             f"<td class=num>{row['mean']:.3f}</td><td class=bar>{_bar(row, low, high)}</td>"
             f"{interval}<td class=num>{_number(row['p_above_next'], 2)}</td>"
             f"<td class=num>{row['n']}</td></tr>"
@@ -111,7 +114,7 @@ def _heatmap(board: Board, writers: list[str]) -> str:
     genres = list(dict.fromkeys(cells["genre"]))
     by_cell = cells.set_index(["writer", "genre"])
     low, high = cells["mean"].min(), cells["mean"].max()
-    head = "".join(f"<th class=num>{escape(str(g))}</th>" for g in genres)
+    head = "".join(f"<th class=num>{html_name(g)}</th>" for g in genres)
 
     def cells_of(writer: str) -> Iterator[str]:
         for genre in genres:
@@ -126,7 +129,7 @@ def _heatmap(board: Board, writers: list[str]) -> str:
             )
             few = " few" if np.isnan(cell["low"]) else ""
             tip = (
-                f"{writer}, {genre}: {cell['mean']:.3f}"
+                f"{shown_name(writer, None)}, {shown_name(genre, None)}: {cell['mean']:.3f}"
                 + (
                     f" [{cell['low']:.3f}, {cell['high']:.3f}]"
                     if not few
@@ -171,7 +174,7 @@ def _writer_table(
     table = f"<table class={kind}>" if kind else "<table>"
     lines = [f"{table}<thead><tr><th>writer</th>{head}</tr></thead><tbody>"]
     for writer in writers:
-        lines.append(f"<tr><td>{escape(str(writer))}</td>{''.join(cells_of(writer))}</tr>")
+        lines.append(f"<tr><td>{html_name(writer)}</td>{''.join(cells_of(writer))}</tr>")
     lines.append("</tbody></table>")
     return "\n".join(lines)
 
@@ -214,7 +217,10 @@ def page(
     summary = (
         f"{len(writers)} writers, {overall['instructions'].iloc[0]} instructions, "
         f"{board.provenance.get('logs', 0)} runs; judges: "
-        + ", ".join([*board.provenance.get("judges", []), *board.provenance.get("panel", [])])
+        + ", ".join(
+            shown_name(judge)
+            for judge in [*board.provenance.get("judges", []), *board.provenance.get("panel", [])]
+        )
     )
     panel = method["judges_resampled"]
     judges = method["judges"] + (f" ({', '.join(panel)})" if panel else "")

@@ -81,10 +81,14 @@ def _pairs(
     return matched
 
 
-def _changes(
+def paired_changes(
     clean: Samples, perturbed: Samples, metrics: list[str], notes: list[str]
 ) -> pd.DataFrame:
-    """Long table: disturbance, metric, writer, clean, perturbed, change (one row per pair)."""
+    """The score change of every perturbed sample paired with its clean one, as a long
+    table: disturbance, metric, writer, clean, perturbed, change (perturbed minus clean),
+    one row per pair and metric. What the robustness study pools, and what the judge
+    check's quality report tells damaged from intact writings with; the notes get the
+    perturbed samples left unpaired (`_pairs`)."""
     base = _clean_table(clean, metrics)
     parts = []
     for log, rows in perturbed.frame.groupby("run", sort=False):
@@ -136,7 +140,7 @@ def robustness(clean: Logs, perturbed: Samples | Sequence[str | Path]) -> StudyR
             f"{', '.join(clean_samples.metrics)}; perturbed: {', '.join(perturbed_samples.metrics)})"
         )
     matching: list[str] = []
-    long = _changes(clean_samples, perturbed_samples, metrics, matching)
+    long = paired_changes(clean_samples, perturbed_samples, metrics, matching)
     grouped = long.groupby(["metric", "disturbance"], sort=False)
     detail = grouped.agg(
         pairs=("change", "size"),

@@ -1,7 +1,10 @@
 """What a study returns, and how its tables and figures reach the terminal and the disk.
 
 CSV files keep full precision (for further analysis); Markdown and the terminal show
-three decimals (p-values three significant digits) and leave missing cells blank. A CSV's
+three decimals (p-values three significant digits) and leave missing cells blank; their
+headers, index labels and name columns (writers, judges, genres) show each name through
+`howtobench.names.shown_name`, so that no two look alike and none is wider than a
+screen. A CSV's
 text cells (model names, labels and ids from the logs) are written safe for a
 spreadsheet (`howtobench.csv_safety`: a quote in front of a cell that would be a
 formula, text quoted); its numeric columns are written as they are.
@@ -20,6 +23,10 @@ from matplotlib.figure import Figure
 from tabulate import tabulate
 
 from howtobench.csv_safety import write_frame_csv
+from howtobench.names import shown_name
+
+# The columns whose text cells are names from the logs (besides a table's index).
+NAME_COLUMNS = frozenset({"writer", "model", "judge", "judges", "grader", "anchor", "genre"})
 
 
 @dataclass
@@ -32,7 +39,9 @@ class StudyResult:
     notes: list[str] = field(default_factory=list)
 
 
-def _cell(value: object, column: str) -> str:
+def _cell(value: object, column: str, names: set[str]) -> str:
+    if isinstance(value, str) and column in names:
+        return shown_name(value)
     if isinstance(value, bool | np.bool_):
         return "yes" if value else ""
     if isinstance(value, float):
@@ -43,10 +52,12 @@ def _cell(value: object, column: str) -> str:
 
 
 def _display(table: pd.DataFrame) -> list[list[str]]:
-    shown = table.reset_index() if _has_index(table) else table
+    indexed = _has_index(table)
+    shown = table.reset_index() if indexed else table
     columns = [str(c) for c in shown.columns]
-    return [columns] + [
-        [_cell(value, column) for value, column in zip(row, columns, strict=True)]
+    names = set(columns[: table.index.nlevels] if indexed else ()) | (NAME_COLUMNS & set(columns))
+    return [[shown_name(c) for c in columns]] + [
+        [_cell(value, column, names) for value, column in zip(row, columns, strict=True)]
         for row in shown.itertuples(index=False)
     ]
 

@@ -50,7 +50,7 @@ def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> l
 
 def score_form(leaf: Leaf) -> Form[Verdict]:
     """The last object with a "score": a whole number within the leaf's scale; the
-    reason is kept as given."""
+    reason is kept as given. A lone score in an answer that does not parse is read."""
 
     def check(reply: dict[str, Any]) -> Verdict:
         if "score" not in reply:
@@ -58,7 +58,7 @@ def score_form(leaf: Leaf) -> Form[Verdict]:
         score = bounded(reply["score"], '"score"', leaf.low, leaf.high, whole=True)
         return Verdict(score, reason_of(reply))
 
-    return Form(("score",), check)
+    return Form(("score",), check, salvage=("score",))
 
 
 async def judge_leaf(

@@ -12,10 +12,11 @@ from __future__ import annotations
 from inspect_ai.scorer import Score, Scorer, Target, mean, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from howtobench.judge.calls import surface_outage
+from howtobench.judge.defaults import TRIES
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import grader
+from howtobench.judge.outages import surface_outage
 from howtobench.judge.replies import Asking
 from howtobench.metadata import ScoreKey
 from howtobench.parameters import refuses_unknown
@@ -37,7 +38,7 @@ def instruction_only() -> Solver:
 @scorer(name="negotiation", metrics={"*": [mean()]})
 @refuses_unknown("negotiation")
 def negotiation(
-    judge_temperature: float | None = None, cache: bool = True, tries: int = 3
+    judge_temperature: float | None = None, cache: bool = True, tries: int = TRIES
 ) -> Scorer:
     """The instruction's negotiated weights as the score (one key per weighted leaf),
     rounded as every score stores its numbers; the metadata keeps them as negotiated,

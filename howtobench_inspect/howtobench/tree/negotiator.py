@@ -3,43 +3,31 @@
 It reads task type, genre, instruction and grounding, never the writing or the
 reference, so its weights are a property of the instruction, and every writer of an
 instruction must be judged with the same weights. They are negotiated once per
-instruction and judge model: in a process, concurrent epochs and writings wait for the
-same call (`SettledWeights`, owned by the scorer); across processes sharing a cache folder, a file lock per
-instruction makes the others wait and then read the kept reply (`ReplyStore`); later
-runs read it too. Each score records the weights' fingerprint.
+instruction and judge model: concurrent epochs and writings wait for the same call
+(`SettledWeights`, owned by the scorer), and across processes sharing a reply store the
+question's lock (`howtobench.judge.question_locks`, as every judge question) makes the
+others wait and then read the kept reply; later runs read it too. Each score records
+the weights' fingerprint.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import AsyncIterator, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-import anyio
-from anyio.lowlevel import current_token
-from filelock import Timeout
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Model
 
+from howtobench.judge.defaults import SUM_TOLERANCE
 from howtobench.judge.inputs import JudgeInput
+from howtobench.judge.question_locks import LockWaitExpired, held
 from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, exact_keys, number
 from howtobench.judge.store import ReplyStore
 from howtobench.metadata import ScoreKey
 from howtobench.tree.prompts import leaf_summaries, tree_prompt
 from howtobench.tree.spec import Tree
-
-SUM_TOLERANCE = 0.01
-LOCK_POLL_SECONDS = 0.2
-# How long a writing waits for another process that is negotiating the same instruction
-# (the lock is the operating system's, so a process that died has released it). Past
-# this the writing is left unscored with the reason, and a rerun asks again.
-LOCK_WAIT_SECONDS = 900.0
-
-
-class LockWaitExpired(Exception):
-    """Another process held an instruction's negotiation lock for too long."""
 
 
 @dataclass(frozen=True)
@@ -156,7 +144,6 @@ class SettledWeights:
 
     def __init__(self) -> None:
         self._settled: dict[tuple[str, str], Exchange[Weights]] = {}
-        self._locks: dict[tuple[object, str, str], anyio.Lock] = {}
 
     async def negotiate(
         self,
@@ -184,49 +171,18 @@ class SettledWeights:
             return exchange, False
         key = ReplyStore.key(model, messages, asking.config(model), {})
         memo = (str(asking.store.root) if asking.store else "", key)
-        async with self._locks.setdefault((current_token(), *memo), anyio.Lock()):
-            if memo in self._settled:
-                return self._settled[memo], True
-            try:
-                async with _held(asking.store, key):
-                    # one entry per instruction: not per epoch, not per judge sample
-                    exchange = await ask(
-                        model, messages, form, language=language, asking=asking, scope={}
-                    )
-            except LockWaitExpired as expired:
-                return Exchange(model=str(model), error=str(expired)), False
-            if exchange.ok:
-                self._settled[memo] = exchange
-            return exchange, exchange.stored
-
-
-@asynccontextmanager
-async def _held(store: ReplyStore | None, key: str) -> AsyncIterator[None]:
-    """Hold the store's lock on `key` without blocking the event loop (polled, so no
-    thread waits), waiting at most `LOCK_WAIT_SECONDS` for another process to release
-    it. A store that cannot hold a lock (read-only, full) is used unlocked, with the
-    store's one warning: reading a kept reply needs no lock."""
-    lock = store.lock(key) if store else None
-    if store is None or lock is None:
-        yield
-        return
-    deadline = anyio.current_time() + LOCK_WAIT_SECONDS
-    while True:
         try:
-            lock.acquire(blocking=False)
-            break
-        except Timeout:
-            if anyio.current_time() >= deadline:
-                raise LockWaitExpired(
-                    f"another process has been negotiating this instruction for over "
-                    f"{LOCK_WAIT_SECONDS:g} s (lock {lock.lock_file}); rerun to ask again"
-                ) from None
-            await anyio.sleep(LOCK_POLL_SECONDS)
-        except OSError as error:  # the lock file cannot be created
-            store.cannot_write(error)
-            yield
-            return
-    try:
-        yield
-    finally:
-        lock.release()
+            # held around the memo and the ask (which then holds it already): with no
+            # store too, concurrent writings wait for one negotiation
+            async with held(asking.store, key):
+                if memo in self._settled:
+                    return self._settled[memo], True
+                # one entry per instruction: not per epoch, not per judge sample
+                exchange = await ask(
+                    model, messages, form, language=language, asking=asking, scope={}
+                )
+                if exchange.ok:
+                    self._settled[memo] = exchange
+                return exchange, exchange.stored
+        except LockWaitExpired as expired:
+            return Exchange(model=str(model), error=str(expired)), False

@@ -17,10 +17,17 @@ instruction:
      "fingerprint": "<12 hex>", "explanation": "..."}
 
 `digest` is the SHA-256 of the instruction lines exactly as written (each with its line
-end), so an edited or truncated plan is refused, and two plans with the same weights have
-the same digest whatever logs they came from. `data` is the fingerprint of each task's
-records in the data source (`howtobench.fingerprint`), `tree` the version of the tree's
-negotiated leaves, `prompts` a digest of the negotiator's prompt files.
+end, `plan_digest`), so an edited or truncated plan is refused, and two plans with the
+same weights have the same digest whatever logs they came from. `data` is the
+fingerprint of each task's records in the data source (`howtobench.fingerprint`), `tree`
+the version of the tree's negotiated leaves, `prompts` a digest of the negotiator's
+prompt files.
+
+A digest proves only that the file is whole, not that whoever recomputed it kept the
+weights sound, so every entry is also held to the rules a negotiator's reply is
+(`negotiator.weights_form`, one rule in one place): the tree's leaves exactly, finite
+weights inside (-1, 1) as the paper's (§3.3), each group summing to 1 within the
+negotiator's tolerance; and one line per instruction, so that none silently wins.
 """
 
 from __future__ import annotations
@@ -36,7 +43,8 @@ import fsspec
 
 from howtobench.errors import UserError
 from howtobench.fingerprint import Fingerprint
-from howtobench.tree.negotiator import Weights
+from howtobench.judge.replies import Form, ReplyError
+from howtobench.tree.negotiator import Weights, weights_form
 from howtobench.tree.prompts import PROMPTS
 from howtobench.tree.spec import tree_for
 from howtobench.vocabulary import TASKS
@@ -135,6 +143,12 @@ class Plan:
             )
 
 
+def plan_digest(body: str) -> str:
+    """The manifest's digest of the instruction lines `body` (every line after the
+    manifest, each with its line end)."""
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
+
+
 def plan_text(entries: Iterable[PlanEntry], manifest: Mapping[str, Any]) -> str:
     """The plan file: `manifest` (judge, temperature, data, sources) completed with the
     format, tree and prompt versions, the count and the digest, then the entries in
@@ -147,7 +161,7 @@ def plan_text(entries: Iterable[PlanEntry], manifest: Mapping[str, Any]) -> str:
         "prompts": prompts_digest(),
         **manifest,
         "instructions": len(ordered),
-        "digest": hashlib.sha256(body.encode("utf-8")).hexdigest(),
+        "digest": plan_digest(body),
     }
     return json.dumps(head, ensure_ascii=False) + "\n" + body
 
@@ -169,7 +183,7 @@ def read_plan(path: str | Path) -> Plan:
         raise PlanError(f"{where}: not a plan (the file is not UTF-8 text)") from None
     head, _, body = text.partition("\n")
     manifest = _manifest(where, head)
-    if hashlib.sha256(body.encode("utf-8")).hexdigest() != manifest["digest"]:
+    if plan_digest(body) != manifest["digest"]:
         raise PlanError(
             f"{where}: the plan's instructions do not match its digest (the file was edited "
             "or cut short): export it again"
@@ -180,9 +194,18 @@ def read_plan(path: str | Path) -> Plan:
             f"tree is version {TREE_VERSION}: negotiate and export a new plan"
         )
     entries: dict[tuple[str, str], PlanEntry] = {}
+    lines: dict[tuple[str, str], int] = {}
+    forms = {task: weights_form(tree_for(task)) for task in TASKS}
     for number, line in enumerate(body.splitlines(), start=2):
-        entry = _entry(where, number, line)
-        entries[(entry.task, entry.id)] = entry
+        entry = _entry(where, number, line, forms)
+        instruction = (entry.task, entry.id)
+        if instruction in lines:
+            raise PlanError(
+                f"{where}, line {number}, {entry.task}/{entry.id}: the instruction is also on "
+                f"line {lines[instruction]} (one line per instruction): export the plan again"
+            )
+        lines[instruction] = number
+        entries[instruction] = entry
     return Plan(where, manifest, entries)
 
 
@@ -207,7 +230,7 @@ def _manifest(where: str, head: str) -> dict[str, Any]:
     return manifest
 
 
-def _entry(where: str, number: int, line: str) -> PlanEntry:
+def _entry(where: str, number: int, line: str, forms: Mapping[str, Form[Weights]]) -> PlanEntry:
     try:
         row = json.loads(line)
     except ValueError:
@@ -219,20 +242,15 @@ def _entry(where: str, number: int, line: str) -> PlanEntry:
         raise PlanError(
             f"{where}, line {number}: 'task' must be one of {', '.join(TASKS)} and 'id' a string"
         )
-    expected = [i for ids in tree_for(task).negotiated.values() for i in ids]
-    if (
-        not isinstance(weights, dict)
-        or sorted(weights) != sorted(expected)
-        or not all(isinstance(w, int | float) and not isinstance(w, bool) for w in weights.values())
-    ):
+    try:
+        # the negotiator's own rules, as its reply would be checked
+        checked = forms[task].check({"weights": weights})
+    except ReplyError as error:
         raise PlanError(
-            f"{where}, line {number}: 'weights' must give a number for each of "
-            f"{', '.join(expected)}"
-        )
+            f"{where}, line {number}, {task}/{sample_id}: {error} (a negotiator reply with "
+            "these weights would be refused): export the plan again"
+        ) from None
     explanation = row.get("explanation")
     return PlanEntry(
-        task,
-        sample_id,
-        {k: float(v) for k, v in weights.items()},
-        explanation if isinstance(explanation, str) else "",
+        task, sample_id, checked.values, explanation if isinstance(explanation, str) else ""
     )

@@ -19,6 +19,7 @@ from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stde
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect, span
 
+from howtobench.judge.defaults import TRIES
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
@@ -71,7 +72,7 @@ def tree_of_writing(
     formatting: str = DEFAULT_FORMATTING,
     cache: bool = True,
     judge_temperature: float | None = None,
-    tries: int = 3,
+    tries: int = TRIES,
 ) -> Scorer:
     """Score a writing with the Tree-of-Writing.
 

@@ -1,0 +1,181 @@
+"""A judge in batch mode: its batch API checked, its wait for the batch bounded.
+
+A judge in batch mode (its role's own `batch` setting, on a provider that batches)
+waits for its batch, which inspect polls with no bound at all. Two more ways it cannot
+answer end the run as an outage does: its endpoint has no batch API (asked once per
+judge and run before the first batch is sent, since a failed batch creation inside
+inspect would bring the eval down with a traceback and no word in the log), and its
+batch did not finish within `HOWTOBENCH_BATCH_WAIT` seconds, counted from when the call
+was queued (`BatchUnfinished`, naming the batches). The answered questions are in the
+reply store either way. A batch that inspect's OpenAI batcher failed as a whole (one
+failed request in it is enough) is read back from the provider's files
+(`howtobench.judge.lost_batches`).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import time
+from collections.abc import Sequence
+
+import anyio
+from inspect_ai.model import ChatMessage, GenerateConfig, Model
+
+from howtobench._inspect import batch_list_request, endpoint, listen_to_batch_log
+from howtobench.errors import UserError
+from howtobench.judge.defaults import DEFAULT_BATCH_WAIT
+from howtobench.judge.failures import CallFailed, JudgeUnavailable, Lasting, classified, reply_text
+from howtobench.judge.lost_batches import LostBatches
+from howtobench.judge.request_shape import endpoint_key
+from howtobench.judge.runs import this_run
+from howtobench.judge.server_words import server_message
+
+__all__ = ["BATCH_WAIT_VARIABLE", "BatchUnfinished", "batch_wait", "batched_reply"]
+
+BATCH_WAIT_VARIABLE = "HOWTOBENCH_BATCH_WAIT"
+
+
+class BatchUnfinished(JudgeUnavailable):
+    """A batched judge call waited `HOWTOBENCH_BATCH_WAIT` seconds: the run stops here."""
+
+
+async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateConfig) -> str:
+    """The reply of a batched judge call: the endpoint's batch API checked first, then
+    at most `batch_wait()` seconds for its batch; a lost batch's reply is read back."""
+    await _check_batch_api(model)
+    wait = batch_wait()
+    started = time.time()
+    waiting = anyio.move_on_after(None if math.isinf(wait) else wait)
+    try:
+        with waiting:
+            output = await model.generate(sent, config=config, cache=False)
+    except Exception as error:
+        lost = await _LOST.answer(model, sent, error, started)
+        if isinstance(lost, str):
+            return lost
+        if lost is not None:
+            raise CallFailed(lost.message, final=lost.final) from None
+        failure = classified(error, model)
+        raise (failure.outage if isinstance(failure, Lasting) else failure) from None
+    if waiting.cancelled_caught:
+        raise _unfinished(model, wait, _BATCHES.unfinished(since=started))
+    return reply_text(output, model, sent)
+
+
+def batch_wait() -> float:
+    """Seconds a batched judge call waits for its batch: `HOWTOBENCH_BATCH_WAIT`, or 24 h.
+
+    An environment variable rather than a scorer option: the wait changes no answer, so
+    it belongs with the operational settings, not the task's arguments; it reaches every
+    judge scorer, `inspect score` and `inspect eval-retry` alike; and a role's generate
+    config cannot carry it (inspect forbids unknown settings there).
+    """
+    text = os.environ.get(BATCH_WAIT_VARIABLE, "").strip()
+    if not text:
+        return DEFAULT_BATCH_WAIT
+    try:
+        wait = float(text)
+    except ValueError:
+        wait = math.nan
+    if not wait > 0:  # also NaN
+        raise UserError(
+            f"{BATCH_WAIT_VARIABLE}={text!r}: give the seconds a batched judge call may "
+            "wait for its batch (a number above 0, or inf for no bound)"
+        )
+    return wait
+
+
+class _BatchBook:
+    """The batches inspect reported created and finished in this process, read from its
+    batch log (inspect gives no other account of them)."""
+
+    _CREATED = re.compile(r"Created batch (\S+) with (\d+) requests")
+    _ENDED = re.compile(r"Batch (\S+) (?:completed|failed)")
+
+    def __init__(self) -> None:
+        self.created: dict[str, float] = {}
+        self.ended: set[str] = set()
+
+    def read(self, message: str) -> None:
+        if created := self._CREATED.match(message):
+            self.created[created.group(1)] = time.time()
+            self.ended.discard(created.group(1))  # an id used again (a restarted server)
+        elif ended := self._ENDED.match(message):
+            self.ended.add(ended.group(1))
+
+    def unfinished(self, since: float) -> list[str]:
+        """Batches created since a call was queued that have not finished: the call's
+        own batch among them (the log does not say which model a batch belongs to)."""
+        return [
+            batch
+            for batch, created in self.created.items()
+            if created >= since and batch not in self.ended
+        ]
+
+
+_BATCHES = _BatchBook()
+_LOST = LostBatches()
+
+
+async def _check_batch_api(model: Model) -> None:
+    """Raise `JudgeUnavailable` when the judge's endpoint has no batch API.
+
+    Asked once per judge and run (`RunNotes.batch_api`), before inspect's batcher sends
+    anything: a batch creation that fails inside inspect is raised from its background
+    worker and ends the eval with a traceback and a cancelled log, instead of one line.
+    Any answer but 404 (or 405) counts as "has one"; inspect's own retries deal with the
+    rest.
+    """
+    listen_to_batch_log(_BATCHES.read)
+    listen_to_batch_log(_LOST.read)
+    known = this_run().batch_api
+    key = endpoint_key(model)
+    state = known.get(key)
+    if isinstance(state, anyio.Event):
+        await state.wait()
+        state = known.get(key)
+    elif key not in known:
+        checking = anyio.Event()
+        known[key] = checking
+        state = None
+        try:
+            request = batch_list_request(model)
+            if request is not None:
+                await request
+        except Exception as error:
+            status = getattr(error, "status_code", None)
+            if status in (404, 405):
+                state = f"HTTP {status}: {server_message(error)}"
+        finally:
+            known[key] = state
+            checking.set()
+    if isinstance(state, str):
+        raise _no_batch_api(model, state)
+
+
+def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:
+    where = endpoint(model) or "its default endpoint"
+    return JudgeUnavailable(
+        f"judge {model} runs in batch mode but {where} has no batch API ({reason}); "
+        "the run stops here. Bind the judge without `batch` (or to a provider with a batch "
+        "API) and run the same `inspect eval` again: answered judge questions are kept and "
+        "not asked again."
+    )
+
+
+def _unfinished(model: Model, wait: float, batches: Sequence[str]) -> BatchUnfinished:
+    where = endpoint(model) or "its default endpoint"
+    named = (
+        f"batch {', '.join(batches)}"
+        if batches
+        else "its batch (no batch was reported created for it)"
+    )
+    return BatchUnfinished(
+        f"judge {model} at {where}: {named} did not finish within "
+        f"{BATCH_WAIT_VARIABLE}={wait:g} s; the run stops here. Finish the run with "
+        "`inspect eval-retry <log>`: answered judge questions are kept and not asked again, "
+        "the unfinished batch's questions are sent again (cancel it at the provider if it "
+        "should not run on)."
+    )

@@ -1,0 +1,159 @@
+"""What a failed judge call means: this question fails, or the judge is gone.
+
+inspect retries transient faults (429, 5xx, dropped connections, attempt timeouts) with
+backoff. What is left after that falls in two classes:
+
+- the judge cannot answer *this* question: the provider refuses the request (a 4xx
+  such as 400 or 413), answers 200 with a body that is not a chat completion, or stops
+  on its content filter (`CallFailed`). The question fails (it counts as a try), and the
+  sample is left unscored with the reason when its tries are spent; the run goes on.
+- the judge cannot answer *at all*: it refused connections, timed out, or kept
+  answering 429/5xx through every retry (`Lasting`, which `howtobench.judge.outages`
+  tells from a question the server keeps failing). Scoring more samples would only wait
+  out the same retries, so `JudgeUnavailable` ends the run with one line naming the
+  model and its base URL; `inspect eval-retry` finishes it once the judge is back, and
+  every answered question is kept in the reply store.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from inspect_ai.model import ChatMessage, Model, ModelOutput
+from tenacity import RetryError
+
+from howtobench._inspect import endpoint
+from howtobench.judge.server_words import (
+    context_refusal,
+    context_size,
+    last_line,
+    one_line,
+    redirect_loop,
+    said,
+    server_message,
+    status_of,
+)
+from howtobench.judge.unread import unread_prompt
+
+__all__ = [
+    "CallFailed",
+    "JudgeUnavailable",
+    "Lasting",
+    "classified",
+    "looping",
+    "reply_text",
+]
+
+_TRANSIENT_STATUS = {408, 409, 425, 429}
+
+
+class JudgeUnavailable(RuntimeError):
+    """The judge did not answer at all, through every retry: the run stops here."""
+
+
+class CallFailed(Exception):
+    """The judge could not answer this question; `final` when asking again is pointless."""
+
+    def __init__(self, message: str, *, final: bool) -> None:
+        super().__init__(message)
+        self.final = final
+
+
+class Lasting(Exception):
+    """A fault that outlasted inspect's retries (5xx, 429, timeouts, refused
+    connections): an outage, unless the endpoint still answers
+    (`howtobench.judge.outages.diagnosed`)."""
+
+    def __init__(self, cause: BaseException, outage: JudgeUnavailable) -> None:
+        super().__init__(str(outage))
+        self.cause, self.outage = cause, outage
+
+
+def classified(error: Exception, model: Model) -> Exception:
+    """The judge-level meaning of an exception raised by `model.generate`: a failure of
+    this question, or a fault that outlasted the retries (`Lasting`)."""
+    if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
+        cause = error.last_attempt.exception() or error
+        if isinstance(cause, Exception) and (loop := redirect_loop(cause)):
+            return looping(model, loop)
+        return Lasting(cause, _unavailable(model, cause))
+    if loop := redirect_loop(error):
+        return looping(model, loop)
+    status = status_of(error)
+    message = server_message(error)
+    if context_refusal(message) and (status is None or 400 <= status < 500):
+        return CallFailed(_too_long(model, message), final=True)
+    if status == 200:  # an error object where the reply should be
+        return CallFailed(
+            f"the judge answered HTTP 200 with an error instead of a reply: {message[:300]}",
+            final=False,
+        )
+    if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
+        return Lasting(error, _unavailable(model, error))
+    if isinstance(status, int) and 400 <= status < 500:
+        return CallFailed(f"the judge refused the request (HTTP {status}: {message})", final=True)
+    if _is_connection_fault(error):
+        return Lasting(error, _unavailable(model, error))
+    if isinstance(error, UnicodeError):
+        return CallFailed(f"the request could not be encoded: {error}", final=True)
+    return CallFailed(
+        f"the judge's answer could not be read ({type(error).__name__}: {last_line(str(error))})",
+        final=False,
+    )
+
+
+def reply_text(output: ModelOutput, model: Model, sent: Sequence[ChatMessage]) -> str:
+    """The reply's text, or `CallFailed` for a reply that cannot be scored. A reply to a
+    prompt the server did not read whole (`howtobench.judge.unread`) is final, like a
+    context refusal: asked again, the same prompt is cut the same way."""
+    if output.stop_reason == "model_length" and context_refusal(output.completion):
+        raise CallFailed(_too_long(model, output.completion), final=True)
+    if output.error:
+        raise CallFailed(f"the judge answered with an error: {one_line(output.error)}", final=False)
+    unread = unread_prompt(str(model), sent, output.usage)
+    if unread is not None:
+        raise CallFailed(unread, final=True)
+    if output.stop_reason == "content_filter":
+        raise CallFailed("the judge's provider filtered the reply (content filter)", final=False)
+    if output.stop_reason in ("max_tokens", "model_length"):
+        raise CallFailed(
+            f"the reply was cut off ({output.stop_reason}) before the judge finished",
+            final=False,
+        )
+    return output.completion
+
+
+def looping(model: Model, loop: str) -> JudgeUnavailable:
+    """The end of the run for a base URL that redirects in a loop (`redirect_loop`)."""
+    return JudgeUnavailable(
+        f"judge {model}: {loop}; the run stops here. Check the base URL (the scheme, "
+        "http or https, and the path, such as /v1, that the server answers on itself)."
+    )
+
+
+def _too_long(model: Model, message: str) -> str:
+    size = context_size(message)
+    limit = f" ({size} tokens)" if size else ""
+    return (
+        f"the prompt is longer than judge {model}'s context{limit}, so it was not asked "
+        f"again; choose a judge with a longer context (server: {one_line(message)[:300]})"
+    )
+
+
+def _is_connection_fault(error: BaseException) -> bool:
+    """No answer at all: refused or dropped connections and timeouts, from any client."""
+    if isinstance(error, TimeoutError | ConnectionError):
+        return True
+    names = {cls.__name__ for cls in type(error).__mro__}
+    return bool(names & {"APIConnectionError", "APITimeoutError", "TransportError"})
+
+
+def _unavailable(model: Model, cause: BaseException) -> JudgeUnavailable:
+    where = endpoint(model) or "its default endpoint"
+    return JudgeUnavailable(
+        f"judge {model} at {where} did not answer ({said(cause)}) "
+        "through its retries, nor a tiny request after them; the run stops here. Check "
+        "that the server is running and reachable at that address, and the key "
+        "(<SERVICE>_API_KEY). When it answers again, finish the run with "
+        "`inspect eval-retry <log>`: answered judge questions are kept and not asked again."
+    )

@@ -1,0 +1,124 @@
+"""Whether a judge that kept failing is gone: a tiny probe, and one outage per writing.
+
+A fault that outlasted inspect's retries (`howtobench.judge.failures.Lasting`) may be
+this question's alone (a request shape the server cannot handle, like llama-cpp-python's
+500 on content parts) or the server's: a tiny request tells them apart, and a listing of
+the server's models tells an overloaded server from one that is down.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable
+from typing import TypeVar
+
+import anyio
+from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model
+from tenacity import RetryError
+
+from howtobench._inspect import endpoint, model_list_request
+from howtobench.judge.failures import CallFailed, JudgeUnavailable, Lasting
+from howtobench.judge.server_words import said, server_message, status_of
+
+__all__ = ["diagnosed", "surface_outage"]
+
+T = TypeVar("T")
+
+# The probe that tells a question the server keeps failing from a server that is down:
+# one tiny request, not retried, answered in seconds by any live server.
+_PROBE: list[ChatMessage] = [ChatMessageUser(content="Reply with OK.")]
+_PROBE_SECONDS = 30
+_PROBE_CONFIG = GenerateConfig(max_tokens=8, max_retries=0)
+
+
+async def diagnosed(model: Model, lasting: Lasting, config: GenerateConfig) -> Exception:
+    """This question's failure when the endpoint answers a tiny request now (a request
+    shape it cannot handle, like llama-cpp-python's 500 on content parts), else the
+    end of the run: an overloaded server when it still answers a listing of its models
+    (its chat requests wait in its queue past their timeout), or an outage."""
+    wait = min(_PROBE_SECONDS, config.attempt_timeout or _PROBE_SECONDS)
+    probe = _PROBE_CONFIG.merge(GenerateConfig(attempt_timeout=wait, timeout=wait))
+    try:
+        await model.generate(_PROBE, config=probe, cache=False)
+    except Exception as error:
+        refused = error.last_attempt.exception() if isinstance(error, RetryError) else error
+        if isinstance(refused, Exception) and status_of(refused) is not None:
+            return _refusing(model, refused)
+        return _overloaded(model, lasting.cause) if await _reachable(model) else lasting.outage
+    cause = lasting.cause
+    status = status_of(cause) if isinstance(cause, Exception) else None
+    what = f"HTTP {status}" if status else type(cause).__name__
+    message = server_message(cause) if isinstance(cause, Exception) else str(cause)
+    return CallFailed(
+        f'this question kept failing ({what} "{message[:300]}") through its retries while '
+        "the judge answers other requests",
+        final=True,
+    )
+
+
+async def _reachable(model: Model) -> bool:
+    """Whether the server answers HTTP at all (any status), within 10 s."""
+    try:
+        with anyio.fail_after(10):
+            request = model_list_request(model)
+            if request is None:
+                return False
+            await request
+    except Exception as error:
+        return isinstance(error, Exception) and status_of(error) is not None
+    return True
+
+
+def _refusing(model: Model, cause: Exception) -> JudgeUnavailable:
+    where = endpoint(model) or "its default endpoint"
+    return JudgeUnavailable(
+        f"judge {model} at {where} did not answer: every request, a tiny one too, got an "
+        f"error ({said(cause)}) through its retries; the run stops here. When it answers "
+        "again, finish the run with `inspect eval-retry <log>`: answered judge questions "
+        "are kept."
+    )
+
+
+def _overloaded(model: Model, cause: BaseException) -> JudgeUnavailable:
+    where = endpoint(model) or "its default endpoint"
+    return JudgeUnavailable(
+        f"judge {model} at {where} is up but did not answer in time ({said(cause)}), "
+        "nor a tiny request after its retries: it queues more requests than it "
+        "serves at once. Lower --max-connections to the server's parallel slots (llama.cpp's "
+        "--parallel, vLLM's max_num_seqs), or raise the role's attempt_timeout "
+        "(--model-role 'grader={model: ..., attempt_timeout: 900}'); the run stops here. "
+        "Then finish it with `inspect eval-retry <log>`: answered judge questions are kept."
+    )
+
+
+async def surface_outage(judging: Awaitable[T]) -> T:
+    """`judging`, with an outage raised as its own one-line `JudgeUnavailable`.
+
+    A writing's judge calls run concurrently, so when the judge is gone several of them
+    fail at once and reach inspect as an exception group ("unhandled errors in a
+    TaskGroup"), which would hide the reason: the first outage is raised instead, and
+    any other error out of a group as itself.
+    """
+    try:
+        return await judging
+    except Exception as error:
+        found = _outage_in(error) or _first_leaf(error)
+        if found is error:
+            raise
+        raise found from None
+
+
+def _first_leaf(error: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups: the real cause, where the
+    group's own message would say only "unhandled errors in a TaskGroup"."""
+    inner = getattr(error, "exceptions", ())
+    return _first_leaf(inner[0]) if inner else error
+
+
+def _outage_in(error: BaseException) -> JudgeUnavailable | None:
+    if isinstance(error, JudgeUnavailable):
+        return error
+    for inner in getattr(error, "exceptions", ()):  # an exception group
+        found = _outage_in(inner)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,293 @@
+"""What a judge's server said: its status, its own words, and the phrases we act on.
+
+Servers refuse a request in their own error bodies and their own words; the judge
+reads the words out of any of those shapes (`server_message`) and recognises a few
+phrases by their meaning (`PHRASES`): a prompt longer than the model's context (asked
+again, it is cut the same way: the question fails for good), and a chat template that
+has no system role (the conversation is sent again with the system prompt folded into
+the first user message). Every other refusal is judged by its status alone
+(`howtobench.judge.failures`): an overloaded server answers 429/5xx, a request shape a
+server cannot handle shows when a tiny request still gets an answer
+(`howtobench.judge.outages`), neither by its words.
+
+The table names the simulator's profiles (`howtobench.simulator.profiles`) that send
+each phrase, or where a real server was seen to say it when no profile plays it;
+`tests/test_server_phrases.py` keeps the two in step.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = [
+    "CONTEXT_TOO_LONG",
+    "PHRASES",
+    "SYSTEM_ROLE_REFUSED",
+    "Meaning",
+    "Phrase",
+    "context_refusal",
+    "context_size",
+    "last_line",
+    "meanings",
+    "one_line",
+    "redirect_loop",
+    "said",
+    "server_message",
+    "status_of",
+    "system_refusal",
+]
+
+Meaning = Literal["context too long", "system role refused"]
+CONTEXT_TOO_LONG: Meaning = "context too long"
+SYSTEM_ROLE_REFUSED: Meaning = "system role refused"
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """A phrase a server's refusal says (a case-insensitive regex), what it means, the
+    simulator profiles that send it (`servers`), and, for a phrase no profile sends,
+    where a real server says it (`seen`)."""
+
+    pattern: str
+    meaning: Meaning
+    servers: tuple[str, ...] = ()
+    seen: str = ""
+
+    def found_in(self, text: str) -> bool:
+        return re.search(self.pattern, text, re.IGNORECASE) is not None
+
+
+PHRASES: tuple[Phrase, ...] = (
+    # OpenAI's error code, beside its message in the body (and in the SDK error's text)
+    Phrase("context_length_exceeded", CONTEXT_TOO_LONG, servers=("openai", "llama-cpp-python")),
+    Phrase(
+        "maximum context length",
+        CONTEXT_TOO_LONG,
+        servers=("openai", "vllm", "sglang", "llama-cpp-python"),
+    ),
+    Phrase(
+        "context length",
+        CONTEXT_TOO_LONG,
+        servers=("openai", "vllm", "sglang", "llama-cpp-python", "lmstudio"),
+    ),
+    Phrase(r"exceeds? the (?:available )?context", CONTEXT_TOO_LONG, servers=("llama-cpp",)),
+    Phrase("context size", CONTEXT_TOO_LONG, servers=("llama-cpp",)),
+    Phrase(
+        "context window",
+        CONTEXT_TOO_LONG,
+        seen="llama-cpp-python in process: 'Requested tokens (N) exceed context window of "
+        "M' (issue abetlen/llama-cpp-python#416)",
+    ),
+    Phrase(
+        "too many tokens",
+        CONTEXT_TOO_LONG,
+        seen="llama.cpp's tokenizer: 'llama_tokenize: too many tokens' (issue "
+        "abetlen/llama-cpp-python#416)",
+    ),
+    Phrase(
+        r"must have less than \d+ (?:input )?tokens",
+        CONTEXT_TOO_LONG,
+        seen="TGI with --max-input-tokens below the context: 'Input validation error: "
+        "`inputs` must have less than N tokens. Given: M' (huggingface/"
+        "text-generation-inference router/src/validation.rs, ValidationError::InputLength)",
+    ),
+    Phrase(r"tokens \+ `?max_new_tokens`? must be <=", CONTEXT_TOO_LONG, servers=("tgi", "tgi-1")),
+    Phrase(
+        "prompt is too long",
+        CONTEXT_TOO_LONG,
+        seen="Anthropic's Messages API: 'prompt is too long: N tokens > M maximum' (played "
+        "by the simulator's Anthropic route, not a profile: simulator/server.py)",
+    ),
+    Phrase(
+        "input length",
+        CONTEXT_TOO_LONG,
+        seen="a broad wording kept from before this table; not traced to a server's source",
+    ),
+    # A chat template without a system role (Gemma's raises "System role not supported")
+    Phrase(
+        r"system (?:role|message|prompt)s? (?:is |are )?not supported",
+        SYSTEM_ROLE_REFUSED,
+        servers=("vllm", "sglang", "llama-cpp", "llama-cpp-python", "tgi", "tgi-1"),
+    ),
+)
+
+
+def _joined(meaning: Meaning) -> re.Pattern[str]:
+    return re.compile(
+        "|".join(f"(?:{p.pattern})" for p in PHRASES if p.meaning == meaning), re.IGNORECASE
+    )
+
+
+_CONTEXT_REFUSAL = _joined(CONTEXT_TOO_LONG)
+_SYSTEM_REFUSED = _joined(SYSTEM_ROLE_REFUSED)
+# The model's context in a context refusal, where the server names it
+_CONTEXT_SIZE = re.compile(
+    r"(?:maximum context length|context size|context length|context window|"
+    r"max_new_tokens`? must be <=)\D{0,20}(\d[\d,]*)",
+    re.IGNORECASE,
+)
+
+
+def meanings(message: str) -> set[Meaning]:
+    """What the table reads in a server's message: every meaning one of its phrases has."""
+    return {phrase.meaning for phrase in PHRASES if phrase.found_in(message)}
+
+
+def context_refusal(message: str) -> bool:
+    """Whether a server's message says the prompt is longer than the model's context."""
+    return bool(_CONTEXT_REFUSAL.search(message))
+
+
+def system_refusal(message: str) -> bool:
+    """Whether a server's message says its chat template has no system role."""
+    return bool(_SYSTEM_REFUSED.search(message))
+
+
+def context_size(message: str) -> str | None:
+    """The context size (in tokens, as written) a context refusal names, if it names one."""
+    size = _CONTEXT_SIZE.search(message)
+    return size.group(1) if size else None
+
+
+def status_of(error: Exception) -> int | None:
+    """The HTTP status an error stands for.
+
+    The SDK's error class says it first where it names one (`BadRequestError`: 400):
+    inspect builds the error of a request that failed inside an Anthropic batch as the
+    class of its error type but with status 500, which would turn a refused question
+    into an outage that ends the run. inspect raises a provider's error as its own
+    `ModelGenerateError`, with the provider's error as the cause.
+    """
+    if _error_in_reply(error) is not None:
+        return 200
+    cause = error.__cause__ if isinstance(error.__cause__, Exception) else error
+    for holder in (type(cause), cause, error):
+        status = getattr(holder, "status_code", None)
+        if isinstance(status, int):
+            return status
+    return None
+
+
+def server_message(error: Exception) -> str:
+    """The server's own words, on one line, whatever shape its refusal took.
+
+    From an SDK error's body, in any of the shapes servers use: `{"error": {"message":
+    ...}}` (OpenAI, vLLM, llama.cpp, Anthropic), a string under `"error"` (LM Studio,
+    TGI), a top-level `"message"` (SGLang), plain text, or an HTML page (a proxy's
+    502, read as its title or its text); inspect's own error keeps the SDK's error as its
+    cause. An error object in a 200 answer (`_error_in_reply`) and a redirect loop
+    (`redirect_loop`) are said too. Else the error's text."""
+    if loop := redirect_loop(error):
+        return loop
+    in_reply = _error_in_reply(error)
+    for body in (in_reply, *(getattr(h, "body", None) for h in (error, error.__cause__))):
+        if words := _body_words(body):
+            return words
+    return one_line(getattr(error, "provider_message", None) or last_line(str(error)))
+
+
+def said(cause: BaseException) -> str:
+    """What a failure says, in the server's words where it sent any."""
+    if not isinstance(cause, Exception):
+        return type(cause).__name__
+    status = status_of(cause)
+    message = server_message(cause)[:300] or type(cause).__name__
+    return f"HTTP {status}: {message}" if status else f"{type(cause).__name__}: {message}"
+
+
+def _body_words(body: object) -> str | None:
+    """The message of an error body (`server_message`), or None when it has none."""
+    if isinstance(body, str) and body.strip():  # the openai SDK unwraps "error"
+        return _page_text(body)
+    if not isinstance(body, dict):
+        return None
+    inner = body.get("error", body)
+    if isinstance(inner, str) and inner.strip():
+        return one_line(inner)
+    message = inner.get("message") if isinstance(inner, dict) else None
+    if isinstance(message, str) and message.strip():
+        return one_line(message)
+    return None
+
+
+_HTML = re.compile(r"<\s*(?:!doctype|html|head|body|title)\b", re.IGNORECASE)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+_TAGS = re.compile(r"<(script|style)\b.*?</\1\s*>|<[^>]+>", re.IGNORECASE | re.DOTALL)
+
+
+def _page_text(body: str) -> str:
+    """A text body on one line; an HTML page (a proxy's error page) as its title, else
+    its text without tags, at most 300 characters."""
+    if not _HTML.search(body):
+        return one_line(body)
+    title = _TITLE.search(body)
+    text = title.group(1) if title and title.group(1).strip() else _TAGS.sub(" ", body)
+    return one_line(html.unescape(text))[:300]
+
+
+def _error_in_reply(error: BaseException) -> str | None:
+    """The error object of a 200 answer that is no chat completion, in its own words.
+
+    A server that answers HTTP 200 with `{"error": {"message": ...}}` (seen from
+    OpenAI-compatible proxies and overloaded local servers) gets through the openai SDK
+    as a completion with no `choices`; inspect 0.3.285 then reads `choices` and raises
+    `TypeError: 'NoneType' object is not iterable`, which says nothing of the server's
+    words. The parsed completion is still a local (`completion`) of the provider's
+    frame that raised, where it is read from.
+    """
+    if not isinstance(error, TypeError | AttributeError):
+        return None
+    trace = error.__traceback__
+    while trace is not None:
+        completion = trace.tb_frame.f_locals.get("completion")
+        extra = getattr(completion, "model_extra", None)
+        if (
+            isinstance(extra, dict)
+            and extra.get("error")
+            and not getattr(completion, "choices", None)
+        ):
+            return _body_words({"error": extra["error"]}) or one_line(str(extra["error"]))
+        trace = trace.tb_next
+    return None
+
+
+def redirect_loop(error: BaseException) -> str | None:
+    """When the client gave up following redirects (httpx's `TooManyRedirects`, which
+    the openai SDK reports as "Connection error."): "the server redirects in a loop:
+    <request URL> -> <last redirect>". Else None."""
+    seen: set[int] = set()
+    found: BaseException | None = error
+    while found is not None and id(found) not in seen:
+        seen.add(id(found))
+        if type(found).__name__ == "TooManyRedirects":
+            last = getattr(getattr(found, "request", None), "url", None)
+            first = _request_url(error) or last
+            return f"the server redirects in a loop: {first} -> {last}"
+        found = found.__cause__ or found.__context__
+    return None
+
+
+def _request_url(error: BaseException) -> str | None:
+    """The URL of the request an SDK error (or its cause) was raised for."""
+    for holder in (error, error.__cause__):
+        try:
+            url = getattr(getattr(holder, "request", None), "url", None)
+        except RuntimeError:  # httpx raises when an error has no request
+            url = None
+        if url is not None:
+            return str(url)
+    return None
+
+
+def last_line(text: str) -> str:
+    """The last non-blank line of a text (a traceback's or an SDK error's own line)."""
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def one_line(text: str) -> str:
+    """A text with its runs of whitespace, line breaks included, as single spaces."""
+    return " ".join(text.split())

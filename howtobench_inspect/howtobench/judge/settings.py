@@ -1,0 +1,47 @@
+"""The settings of every call to one judge model: temperature and bounded retries.
+
+Retries are bounded by default (`JUDGE_MAX_RETRIES` on our tasks, `JUDGE_ATTEMPT_TIMEOUT`
+per attempt on every judge call, `howtobench.judge.defaults`) so that a dead or hung
+endpoint ends a run in minutes instead of retrying forever, as inspect does when
+nothing is set.
+"""
+
+from __future__ import annotations
+
+from inspect_ai.model import GenerateConfig, Model
+
+from howtobench._inspect import batched
+from howtobench.errors import UserError
+from howtobench.judge.defaults import JUDGE_ATTEMPT_TIMEOUT
+
+__all__ = ["judge_config"]
+
+
+def judge_config(model: Model, temperature: float | None, fallback: float) -> GenerateConfig:
+    """The settings of every call to one judge model.
+
+    Temperature: the scorer's (`-T judge_temperature`), else the role's own
+    (`--model-role 'grader={model: ..., temperature: 0.7}'`), else `fallback`; when the
+    scorer's and the role's disagree, neither is silently dropped: the run stops.
+    Retries are bounded: the role's own settings when it has them (`attempt_timeout`,
+    `max_retries`, `timeout`), else our attempt timeout; the number of retries otherwise
+    comes from the eval (`--max-retries`, or our tasks' default), which inspect passes on
+    to every role. A batched judge gets no attempt timeout of ours: inspect would abandon
+    its call while the batch runs and queue the question again in a new batch, every
+    `JUDGE_ATTEMPT_TIMEOUT` seconds; `HOWTOBENCH_BATCH_WAIT` bounds its wait instead
+    (`howtobench.judge.batching`).
+    """
+    own = model.config
+    if temperature is not None and own.temperature is not None and own.temperature != temperature:
+        raise UserError(
+            f"-T judge_temperature={temperature:g} and the temperature {own.temperature:g} "
+            f"of judge {model} disagree: set only one of them"
+        )
+    chosen = temperature if temperature is not None else own.temperature
+    attempt_timeout = own.attempt_timeout or (None if batched(model) else JUDGE_ATTEMPT_TIMEOUT)
+    return GenerateConfig(
+        temperature=chosen if chosen is not None else fallback,
+        attempt_timeout=attempt_timeout,
+        max_retries=own.max_retries,
+        timeout=own.timeout,
+    )

@@ -1,0 +1,232 @@
+"""One answer per question across the processes and tasks sharing a reply store.
+
+The judge here samples its expert scores (a new draw at every call, as a judge at
+temperature 0.7 would), so a question asked twice is answered differently: two runs
+that each asked it would log different scores for the same writing.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessageUser, get_model
+
+from howtobench import tasks
+from howtobench.judge import question_locks
+from howtobench.judge.question_locks import LockWaitExpired, held
+from howtobench.judge.replies import Asking, Exchange, Form, ask, bounded
+from howtobench.judge.store import ReplyStore
+from howtobench.simulator import Asked, JudgeSimulator, valid_weights
+from support.evals import run_eval, scores
+from support.judges import Serve
+
+GUIDE = 3  # the demo's guide instructions: 1 negotiator and 7 expert questions each
+WAIT = 90.0  # seconds an awaited event may take on a busy machine before the test fails
+
+# A run of `howtobench/guide` in a process of its own: it prints "ready" once built and
+# starts when told (a line on stdin), so that two runs ask at the same time.
+RUN = textwrap.dedent(
+    """
+    import sys
+    from inspect_ai import eval
+    from howtobench import tasks
+    task = tasks.guide(dataset="demo", replay="demo-writer-a")
+    print("ready", flush=True)
+    sys.stdin.readline()
+    [log] = eval(task, model="none", model_roles={"grader": "openai-api/sim/judge"},
+                 log_dir=sys.argv[1], display="none")
+    assert log.status == "success", log.error
+    """
+)
+
+# A process that holds one question's lock, says so, and waits to be killed.
+HOLD = textwrap.dedent(
+    """
+    import sys, anyio
+    from pathlib import Path
+    from howtobench.judge.question_locks import held
+    from howtobench.judge.store import ReplyStore
+
+    async def hold() -> None:
+        async with held(ReplyStore(Path(sys.argv[1])), sys.argv[2]):
+            print("held", flush=True)
+            await anyio.sleep_forever()
+
+    anyio.run(hold)
+    """
+)
+
+
+def sampled_scores(question: Asked) -> dict[str, Any]:
+    if question.kind == "negotiator":
+        return valid_weights(question)
+    high = 3 if question.kind == "paragraphing" else 10
+    return {"score": random.randint(1, high), "reason": "sampled"}
+
+
+def started(code: str, *args: str) -> subprocess.Popen[str]:
+    """`code` run by this interpreter in a process of its own, with this environment."""
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def said(process: subprocess.Popen[str], word: str) -> None:
+    """Return once the process printed `word` (it fails the test if it exits first)."""
+    assert process.stdout is not None
+    line = process.stdout.readline().strip()
+    if line != word:
+        process.kill()
+        _, errors = process.communicate(timeout=WAIT)
+        pytest.fail(f"the process printed {line!r}, not {word!r}: {errors[-3000:]}")
+
+
+@pytest.mark.slow
+def test_two_runs_on_one_store_ask_each_question_once(serve: Serve, tmp_path: Path) -> None:
+    """Two processes run one writer on one store at once: 24 calls in all (each asked
+    its 21 expert questions before, 45 calls) and the same scores in both logs."""
+    judge = serve(script=sampled_scores, latency=0.5)
+    runs = [started(RUN, str(tmp_path / f"logs-{n}")) for n in (1, 2)]
+    for run in runs:
+        said(run, "ready")
+    for run in runs:  # both start now
+        assert run.stdin is not None
+        run.stdin.write("go\n")
+        run.stdin.flush()
+    for run in runs:
+        _, errors = run.communicate(timeout=WAIT * 2)
+        assert run.returncode == 0, errors[-3000:]
+    assert sum(judge.calls.values()) == GUIDE * (1 + 7)
+    assert set(judge.questions.values()) == {1}  # no question asked twice
+    logged = []
+    for n in (1, 2):
+        [path] = (tmp_path / f"logs-{n}").glob("*.eval")
+        logged.append({i: s.value for i, s in scores(read_eval_log(str(path))).items()})
+    assert len(logged[0]) == GUIDE and logged[0] == logged[1]
+
+
+def score_form() -> Form[float]:
+    return Form(("score",), lambda reply: bounded(reply["score"], "the score", 1, 10, whole=True))
+
+
+def answer_after_reask(question: Asked) -> Any:
+    """A judge whose first answer to any question is unusable; a re-ask gets a score."""
+    return "no score here" if question.attempt == 1 else {"score": 7, "reason": "re-asked"}
+
+
+def asked(judge: JudgeSimulator) -> int:
+    return sum(judge.calls.values())
+
+
+def until(condition: Callable[[], bool], what: str) -> None:
+    """Return once `condition()` holds (polled); fail the test after `WAIT` seconds."""
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {WAIT:g} s for {what}"
+        time.sleep(0.05)
+
+
+@pytest.mark.slow
+def test_concurrent_questions_in_one_process_wait_for_one_answer(
+    serve: Serve, tmp_path: Path
+) -> None:
+    """Two tasks asking one question: one asks (and re-asks), the other uses its answer.
+    A holder whose tries all fail keeps nothing and releases, and its waiter asks itself."""
+    judge = serve(script=answer_after_reask, latency=0.3)
+    # its own endpoint: a bare name may be inspect's cached model of an earlier simulator
+    model = get_model(
+        "openai-api/sim/judge", base_url=judge.base_url, api_key="none", memoize=False
+    )
+    store = ReplyStore(tmp_path / "store")
+
+    async def both(writing: str, first_tries: int) -> list[Exchange[float]]:
+        messages = [ChatMessageUser(content=f"评分：\n```\n{writing}\n```")]
+        found: dict[int, Exchange[float]] = {}
+
+        async def one(slot: int, tries: int) -> None:
+            found[slot] = await ask(
+                model,
+                messages,
+                score_form(),
+                language="zh",
+                asking=Asking(tries, store),
+                scope={},
+            )
+
+        start = asked(judge)
+        async with anyio.create_task_group() as group:
+            group.start_soon(one, 0, first_tries)
+            with anyio.fail_after(WAIT):  # the second asks once the first is with the judge
+                while asked(judge) == start:
+                    await anyio.sleep(0.01)
+            group.start_soon(one, 1, 2)
+        return [found[0], found[1]]
+
+    start = asked(judge)
+    shared = anyio.run(both, "一篇作文", 2)
+    assert [e.value for e in shared] == [7, 7] and [e.stored for e in shared] == [False, True]
+    assert asked(judge) - start == 2  # one ask and its re-ask, for both
+    start = asked(judge)
+    failed, retried = anyio.run(both, "另一篇作文", 1)
+    assert failed.value is None and failed.error and not failed.stored
+    assert retried.value == 7 and not retried.stored and len(retried.replies) == 2
+    assert asked(judge) - start == 3  # the failed ask; the waiter's own ask and re-ask
+
+
+@pytest.mark.slow
+def test_a_killed_holder_blocks_no_one(
+    serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process killed (SIGKILL) while it holds a question's lock: the operating system
+    releases it, so the next asker takes it at once; while it lives, a waiter gives up
+    after the bound with the reason."""
+    store = ReplyStore(tmp_path / "store")
+    holder = started(HOLD, str(store.root), "a-question")
+    said(holder, "held")
+    monkeypatch.setattr(question_locks, "LOCK_WAIT_SECONDS", 0.5)
+
+    async def take() -> None:
+        async with held(store, "a-question"):
+            pass
+
+    with pytest.raises(LockWaitExpired, match="another process has been asking this question"):
+        anyio.run(take)
+    holder.kill()
+    holder.wait(WAIT)
+    anyio.run(take)  # at once: the bound is still 0.5 s
+
+    # a run killed while its questions are with the judge (holding their locks), then a
+    # run of the same questions on the same store: it finishes with every score
+    judge = serve(latency=WAIT)
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(question_locks, "LOCK_WAIT_SECONDS", 10.0)
+    killed = started(RUN, str(tmp_path / "killed"))
+    said(killed, "ready")
+    assert killed.stdin is not None
+    killed.stdin.write("go\n")
+    killed.stdin.flush()
+    until(lambda: judge.calls["negotiator"] == GUIDE, "the run's negotiations")
+    killed.kill()
+    killed.wait(WAIT)
+    judge.latency = 0.0
+    [log] = run_eval(
+        tasks.guide(dataset="demo", replay="demo-writer-a"),
+        tmp_path / "after",
+        "openai-api/sim/judge",
+    )
+    assert len(scores(log)) == GUIDE
+    assert all(isinstance(s.value, dict) for s in scores(log).values())
