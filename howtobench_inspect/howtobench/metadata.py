@@ -37,6 +37,9 @@ class SampleKey:
     ANCHOR_SOURCE: Final = "anchor_source"  # "human" or the model that wrote the anchor
     PERTURBATION: Final = "perturbation"
     UNSCORABLE: Final = "unscorable"  # why the writing under test cannot be judged
+    # the writing's state (`writing_state.WritingState.record`): complete, cut, filtered or
+    # empty, the reasoning removed and the artifacts found; written by `writer.final_writing`
+    WRITING: Final = "writing"
     # the sample's data source, as a `-T dataset=` value that opens it again (an absolute
     # path, `demo` or `hub`): where `--model replay/<writer>` finds the stored writing
     DATASET: Final = "dataset"
@@ -49,6 +52,8 @@ class ScoreKey:
     TASK: Final = "task"
     ANCHOR: Final = "anchor"  # the anchor the judges saw: "human", a model, "none"
     EMPTY_WRITING: Final = "empty_writing"
+    # the writing's state when it is not simply whole (`SampleKey.WRITING`'s record)
+    WRITING: Final = "writing"
     WRITING_CLEANED: Final = "writing_cleaned"
     WEIGHTS: Final = "weights"
     WEIGHTS_FINGERPRINT: Final = "weights_fingerprint"
@@ -99,6 +104,9 @@ class TaskKey:
     WEIGHTS: Final = "weights"
     PLAN: Final = "plan"
     FORMATTING: Final = "formatting"
+    CUT: Final = "cut"  # what a cut writing gets: scored (as written, flagged) or unscored
+    ARTIFACTS: Final = "artifacts"  # the completion artifacts: strip or keep
+    WRITER_MAX_TOKENS: Final = "writer_max_tokens"  # the task's default length limit
 
 
 # Keys of task versions 1 to 3 and their task version 4 names (score and task metadata).

@@ -80,7 +80,10 @@ class ReplayAPI(ModelAPI):
         tool_choice: ToolChoice,
         config: GenerateConfig,
     ) -> ModelOutput:
-        output = ModelOutput.from_content(self.model_name, self.stored_writing(input))
+        # nobody recorded why the writer stopped: `final_writing` reads a cut from the text
+        output = ModelOutput.from_content(
+            self.model_name, self.stored_writing(input), stop_reason="unknown"
+        )
         output.usage = ModelUsage(input_tokens=0, output_tokens=0, total_tokens=0)
         return output
 

@@ -41,13 +41,22 @@ from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
 from howtobench.tree.scorer import DEFAULT_FORMATTING, FORMATTINGS, weighting
 from howtobench.tree.spec import tree_for
 from howtobench.vocabulary import TASKS, replay_model, replayed_writer
-from howtobench.writer import writer, writer_prompt
+from howtobench.writer import WRITER_MAX_TOKENS, final_writing, writer, writer_prompt
+from howtobench.writing_state import (
+    ARTIFACT_POLICIES,
+    CUT_POLICIES,
+    DEFAULT_ARTIFACTS,
+    DEFAULT_CUT,
+)
 
 # The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`; 5 names
 # a replayed writer as the model (`--model replay/<writer>`) and rounds score values; 6
 # quotes without ASCII quotes in the prompts, recovers a lone score from a broken reply,
-# checks plans like replies and leaves unread prompts unscored.
-TASK_VERSION = 6
+# checks plans like replies and leaves unread prompts unscored; 7 judges the writer's
+# final writing (reasoning removed, the completion artifacts stripped, `-T artifacts`),
+# records each writing's state and flags or unscores a cut one (`-T cut`), and gives a
+# live writer a length limit.
+TASK_VERSION = 7
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +73,8 @@ class WritingParameters:
     plan: Plan | None  # the plan file of `weights=`, read and checked
     perturbation: Perturbation | None
     perturb_seed: int
+    cut: str  # what a cut writing gets: scored (flagged) or unscored
+    artifacts: str  # the completion artifacts: strip (the fill alone) or keep
     options: ScorerOptions  # what reaches the scorers
 
 
@@ -84,6 +95,8 @@ def writing_parameters(
     bleu_tokenize: str = BLEU_TOKENIZE,
     perturb: str | None = None,
     perturb_seed: int = 0,
+    cut: str = DEFAULT_CUT,
+    artifacts: str = DEFAULT_ARTIFACTS,
     **unknown: Any,
 ) -> WritingParameters:
     """The parameters of the three writing tasks (`-T name=value`), read and checked.
@@ -120,6 +133,12 @@ def writing_parameters(
         perturb: disturb the writing before scoring: drop, repeat, inject,
             transfer:<comment|letter|official|poem>.
         perturb_seed: seed of the disturbances.
+        cut: a writing the writer was stopped in (the length limit, the context; a stored
+            writing that ends mid-sentence): `scored` as written and flagged (the
+            default), or `unscored` with the reason.
+        artifacts: the explanation blocks and generation tags of the paper's completion
+            prompt: `strip` (the default) judges the fill alone, as appendix J's raters
+            did; `keep` judges the writing as published, as the paper's ToW read it.
         **unknown: refused with the nearest parameter name (inspect itself would only
             warn and run without it).
 
@@ -164,6 +183,8 @@ def writing_parameters(
         plan=plan,
         perturbation=_perturbation(perturb),
         perturb_seed=seed,
+        cut=choice(cut, "cut", CUT_POLICIES),
+        artifacts=choice(artifacts, "artifacts", ARTIFACT_POLICIES),
         options=options,
     )
 
@@ -217,10 +238,15 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
             TaskKey.WEIGHTS: "plan" if given.plan is not None else options.weights,
             TaskKey.PLAN: given.plan.digest if given.plan is not None else None,
             TaskKey.FORMATTING: options.formatting,
+            TaskKey.CUT: given.cut,
+            TaskKey.ARTIFACTS: given.artifacts,
+            TaskKey.WRITER_MAX_TOKENS: WRITER_MAX_TOKENS,
         },
         # bounded retries (inspect's default is to retry forever): a dead judge or
-        # writer ends the run in about a minute; --max-retries overrides it
-        config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
+        # writer ends the run in about a minute; --max-retries overrides it. The length
+        # limit reaches the evaluated model only (inspect gives the roles their own), and
+        # --max-tokens overrides it.
+        config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES, max_tokens=WRITER_MAX_TOKENS),
         # the old form's model is 'none': the log list of `inspect view` shows tags
         tags=[f"writer:{given.replay}"] if given.replay else None,
         version=TASK_VERSION,
@@ -255,9 +281,9 @@ def _samples(
 
 
 def _solvers(given: WritingParameters) -> list[Solver]:
-    """The writer (the evaluated model, or the old form's replayed one), then the
-    disturbance."""
-    solvers = [writer(given.replay)]
+    """The writer (the evaluated model, or the old form's replayed one), its final
+    writing, then the disturbance."""
+    solvers = [writer(given.replay), final_writing(given.cut, given.artifacts)]
     if given.perturbation:
         solvers.append(perturb_solver(given.perturbation.name, given.perturb_seed))
     return solvers

@@ -1,15 +1,27 @@
-"""The writer side of a task: the prompt a model writes from, and replay of stored writings."""
+"""The writer side of a task: the prompt a model writes from, its generation settings,
+replay of stored writings, and the writing the judges read (`final_writing`)."""
 
 from pathlib import Path
 
-from inspect_ai.model import get_model
+from inspect_ai.model import ContentReasoning, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from howtobench.dataset import WritingRecord
+from howtobench.metadata import SampleKey
 from howtobench.templates import render
 from howtobench.vocabulary import replay_model
+from howtobench.writing_state import CUT, DEFAULT_ARTIFACTS, DEFAULT_CUT, examine
 
 PROMPTS = Path(__file__).parent / "prompts"
+
+# A live writer's length limit when the command line sets none (`--max-tokens` overrides
+# it). The longest writing the benchmark asks for is its longest reference, 10,423
+# characters, which Qwen2.5's tokenizer counts as 6,303 tokens (0.55-0.76 a character
+# over the longest references); a tokenizer twice as costly on Chinese still fits, and a
+# reasoning model whose trace counts against the limit keeps about 10,000 tokens for it
+# beside a typical 2,000-character writing. Without a limit a local server may write for
+# tens of minutes, and an API's own default cuts a long essay short.
+WRITER_MAX_TOKENS = 16_384
 
 
 def writer_prompt(record: WritingRecord) -> str:
@@ -42,3 +54,38 @@ def writer(replayed: str | None = None) -> Solver:
     """Ask the `-T replay=` writer's stored writings when given, else the evaluated model
     (a live writer, or `--model replay/<writer>`)."""
     return replay(replayed) if replayed is not None else generate()
+
+
+@solver
+def final_writing(cut: str = DEFAULT_CUT, artifacts: str = DEFAULT_ARTIFACTS) -> Solver:
+    """Make the writer's reply the writing every scorer reads, and record its state.
+
+    The reasoning is removed (a trace in the text, whatever its form; a provider's
+    reasoning field never reaches `output.completion`, and is counted), the completion
+    artifacts too with `artifacts="strip"`; the sample records the `WritingState`
+    (`SampleKey.WRITING`). A cut writing is judged as written and flagged, or with
+    `cut="unscored"` marked unscorable, so that no scorer reads it as a whole one. The
+    writer's message stays as it was sent: the log keeps what the writer really said.
+    """
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        output = state.output
+        message = output.message if output.choices else None
+        reasoning = 0
+        if message is not None and not isinstance(message.content, str):
+            reasoning = sum(
+                len(part.reasoning)
+                for part in message.content
+                if isinstance(part, ContentReasoning)
+            )
+        writing, found = examine(output.completion, output.stop_reason, reasoning, artifacts)
+        output.completion = writing
+        state.metadata[SampleKey.WRITING] = found.record()
+        if found.state == CUT and cut == "unscored":
+            state.metadata[SampleKey.UNSCORABLE] = (
+                f"{found.note} Left unscored (-T cut=unscored); raise the writer's limit with "
+                "--max-tokens, or score it as written with -T cut=scored"
+            )
+        return state
+
+    return solve

@@ -30,7 +30,7 @@ from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stde
 from inspect_ai.solver import TaskState
 
 from howtobench.errors import UserError
-from howtobench.judge.guards import excerpt, incomparable
+from howtobench.judge.guards import excerpt, incomparable, noted
 from howtobench.parameters import ParameterError, positive_integer, refuses_unknown
 from howtobench.rounding import rounded
 
@@ -199,16 +199,19 @@ def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
         reference = target.text
         refused = incomparable(state, reference)
         if refused is not None:
-            return refused
+            return noted(state, refused)
         value, tokens = await anyio.to_thread.run_sync(
             model.score, reference, state.output.completion
         )
         cut = f", cut to {model.max_tokens}" if tokens > model.max_tokens else ""
-        return Score(
-            value=rounded(value),
-            answer=excerpt(state),
-            explanation=f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}",
-            metadata={"tokens": tokens, "max_tokens": model.max_tokens},
+        return noted(
+            state,
+            Score(
+                value=rounded(value),
+                answer=excerpt(state),
+                explanation=f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}",
+                metadata={"tokens": tokens, "max_tokens": model.max_tokens},
+            ),
         )
 
     return score

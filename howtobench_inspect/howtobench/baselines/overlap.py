@@ -29,7 +29,7 @@ from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
 from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from howtobench.errors import OneLineError
-from howtobench.judge.guards import excerpt, incomparable
+from howtobench.judge.guards import excerpt, incomparable, noted
 from howtobench.metadata import SampleKey
 from howtobench.parameters import refuses_unknown
 from howtobench.rounding import rounded
@@ -119,17 +119,20 @@ def _overlap_scorer(
         reference = target.text
         refused = incomparable(state, reference)
         if refused is not None:
-            return refused
+            return noted(state, refused)
         language = state.metadata.get(SampleKey.LANGUAGE, "zh")
         hypothesis, tokens = (
             tokenize(state.output.completion, language, unit),
             tokenize(reference, language, unit),
         )
-        return Score(
-            value=rounded(measure(hypothesis, tokens)),
-            answer=excerpt(state),
-            explanation=f"{len(hypothesis)} writing tokens, {len(tokens)} reference tokens",
-            metadata={"tokenize": unit, "tokenizer": tokenizer(language, unit)},
+        return noted(
+            state,
+            Score(
+                value=rounded(measure(hypothesis, tokens)),
+                answer=excerpt(state),
+                explanation=f"{len(hypothesis)} writing tokens, {len(tokens)} reference tokens",
+                metadata={"tokenize": unit, "tokenizer": tokenizer(language, unit)},
+            ),
         )
 
     return score

@@ -5,6 +5,10 @@ inspect's `ScoreReason` codes, `grader_failed` when a judge's replies were unusa
 `scoring_failed` when the scorer could not run (no reference, a writing that must not be
 sent to a judge), and the detail is in the explanation, so logs can be filtered by code.
 
+Every score names the state of a writing that is not simply whole (cut, filtered,
+empty, reasoning or artifacts removed: `noted`), in its metadata and its explanation, so
+a cut writing is never read as a whole one.
+
 A solver that could not produce the writing under test (a perturber that refused or
 returned nothing) marks the sample with `SampleKey.UNSCORABLE` and the reason instead of letting
 the original text be scored as if it were the disturbed one; every scorer of the
@@ -19,7 +23,8 @@ from inspect_ai.scorer import Score, ScoreReason
 from inspect_ai.solver import TaskState
 
 from howtobench.judge.inputs import JudgeInput
-from howtobench.metadata import SampleKey
+from howtobench.metadata import SampleKey, ScoreKey
+from howtobench.writing_state import WritingState
 
 EXCERPT = 200  # characters of the writing shown as a score's answer
 
@@ -57,3 +62,16 @@ def unjudgeable(
     """An unscored score when the writing must not go to a judge, else None."""
     reason = unscorable(state) or judge_input.too_long
     return None if reason is None else unscored("scoring_failed", reason, metadata)
+
+
+def noted(state: TaskState, score: Score) -> Score:
+    """The score, naming the writing's state (`SampleKey.WRITING`) when it is not simply
+    whole: the record in its metadata, the sentence at the head of its explanation."""
+    record = state.metadata.get(SampleKey.WRITING)
+    note = WritingState.from_record(record).note if record else None
+    if note is None:
+        return score
+    score.metadata = {**(score.metadata or {}), ScoreKey.WRITING: record}
+    if note not in (score.explanation or ""):
+        score.explanation = f"{note}\n\n{score.explanation}" if score.explanation else note
+    return score

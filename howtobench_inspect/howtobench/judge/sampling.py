@@ -19,7 +19,7 @@ from inspect_ai.scorer import Score
 from inspect_ai.solver import TaskState
 from inspect_ai.util import collect
 
-from howtobench.judge.guards import excerpt, unjudgeable, unscored
+from howtobench.judge.guards import excerpt, noted, unjudgeable, unscored
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.outages import surface_outage
 from howtobench.metadata import ScoreKey, SelfConsistencyKey
@@ -53,14 +53,14 @@ async def judge_writing(
     refused = unjudgeable(state, judge_input, metadata)
     if refused is not None:
         refused.answer = excerpt(state)
-        return refused
+        return noted(state, refused)
     score = await surface_outage(
         self_consistent(
             judge_samples, lambda judge_sample: judge_once(judge_scope(state.epoch, judge_sample))
         )
     )
     score.answer = excerpt(state)
-    return score
+    return noted(state, score)
 
 
 def _values(score: Score) -> dict[str, float] | None:

@@ -1,0 +1,96 @@
+"""What a run's writings were: one line per task and writer at the end of the run.
+
+Each sample records its writing's state (`SampleKey.WRITING`, written by
+`writer.final_writing`); a run whose writings were not all whole ends with one warning
+line per task saying how many were cut, filtered or empty, and how to raise the limit,
+so that a run of cut writings cannot pass for a run of whole ones. The counting is
+`count_states`, shared with `howtobench report` (`studies/leaderboard.py`); the line is
+printed by an inspect hook that sees every sample as it ends.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
+
+from howtobench.metadata import SampleKey, TaskKey
+from howtobench.vocabulary import replay_model
+from howtobench.writing_state import COMPLETE, CUT, STATES, STORED
+
+logger = logging.getLogger(__name__)
+
+
+def count_states(records: Iterable[dict[str, Any] | None]) -> Counter[str]:
+    """Writings by state, and `writings`, `reasoning` (writings whose reasoning was
+    removed), `artifacts` (writings with explanation blocks or generation tags) and
+    `stored_cut` (cuts told from the text alone), over `SampleKey.WRITING` records."""
+    counts: Counter[str] = Counter()
+    for record in records:
+        if not record:
+            continue
+        counts["writings"] += 1
+        counts[str(record.get("state", COMPLETE))] += 1
+        if record.get("reasoning_chars"):
+            counts["reasoning"] += 1
+        if record.get("artifacts"):
+            counts["artifacts"] += 1
+        if record.get("state") == CUT and record.get("stop_reason") == STORED:
+            counts["stored_cut"] += 1
+    return counts
+
+
+def summary_line(
+    writer: str, task: str, counts: Counter[str], max_tokens: int | None
+) -> str | None:
+    """The run's line for one task and writer, or None when every writing was whole and
+    nothing was removed from any."""
+    total = counts["writings"]
+    if not total or (counts[COMPLETE] == total and not counts["reasoning"] + counts["artifacts"]):
+        return None
+    said = [f"{counts[state]} {state}" for state in STATES if counts[state]]
+    line = f"{writer} ({task}): {', '.join(said)} of {total} writings"
+    if counts["reasoning"]:
+        line += f"; reasoning removed from {counts['reasoning']}"
+    if counts["artifacts"]:
+        line += f"; explanation blocks or generation tags in {counts['artifacts']}"
+    live_cuts = counts[CUT] - counts["stored_cut"]
+    if live_cuts:
+        limit = f"{max_tokens:,}" if max_tokens else "the server's own"
+        line += f"; the writer's limit ({limit} tokens) cut {live_cuts}: raise it with --max-tokens"
+    if counts["stored_cut"]:
+        line += (
+            f"; {counts['stored_cut']} stored writings end mid-sentence (cut when stored: a "
+            "live rerun of this model is not comparable)"
+        )
+    return line
+
+
+@hooks(name="howtobench_writings", description="Counts cut, filtered and empty writings.")
+class WritingStates(Hooks):
+    """Counts each howtobench task's writing states as its samples end, and says them in
+    one line when the task ends (samples of other tasks carry no state and are skipped)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, list[dict[str, Any]]] = {}
+
+    async def on_sample_end(self, data: SampleEnd) -> None:
+        record = (data.sample.metadata or {}).get(SampleKey.WRITING)
+        if record:
+            self._records.setdefault(data.eval_id, []).append(record)
+
+    async def on_task_end(self, data: TaskEnd) -> None:
+        records = self._records.pop(data.eval_id, [])
+        if not records:
+            return
+        spec = data.log.eval
+        metadata = spec.metadata or {}
+        task = str(metadata.get(TaskKey.HOWTOBENCH_TASK) or spec.task)
+        replayed = metadata.get(TaskKey.REPLAY)  # the old form's writer (the model is none)
+        writer = replay_model(str(replayed)) if replayed else str(spec.model)
+        line = summary_line(writer, task, count_states(records), data.log.plan.config.max_tokens)
+        if line:
+            logger.warning(line)

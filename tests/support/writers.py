@@ -1,0 +1,126 @@
+"""Writer servers on 127.0.0.1: an OpenAI-compatible chat endpoint that answers as a
+writer would, each model name one behaviour, and keeps every request body it was sent.
+
+- `whole`: a finished writing (`finish_reason: stop`);
+- `limited`: the same writing, honouring `max_tokens` at one token a character, and
+  `finish_reason: length` when it cuts;
+- `think_closed`: a reasoning trace closed by `</think>` only, then the writing (an
+  R1-style chat template opens the trace in the prompt);
+- `reasoning_field`: the writing, with its reasoning in the provider's own field
+  (`reasoning_content`);
+- `unclosed`: a trace opened by `<think>` and cut by the limit before it closed;
+- `empty`: no text at all; `filtered`: no text, `finish_reason: content_filter`.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from inspect_ai.model import Model, get_model
+
+WRITING = (
+    "秋天来了，院子里的银杏一夜之间黄透了。母亲在树下扫落叶，扫帚声沙沙地响。"
+    "我站在窗前看她，忽然明白，日子就是这样一片一片落下，又一片一片被人收拢起来。"
+)
+TRACE = "先想一想：题目要写秋天，要有细节，要收得住。REASONING-MARK"
+BEHAVIOURS = (
+    "whole",
+    "limited",
+    "think_closed",
+    "reasoning_field",
+    "unclosed",
+    "empty",
+    "filtered",
+)
+
+
+def reply(behaviour: str, max_tokens: int | None) -> tuple[str, str, str | None]:
+    """(content, finish_reason, reasoning field) of one behaviour."""
+    if behaviour == "limited" and max_tokens is not None and max_tokens < len(WRITING):
+        return WRITING[:max_tokens], "length", None
+    if behaviour == "think_closed":
+        return f"{TRACE}\n</think>\n\n{WRITING}", "stop", None
+    if behaviour == "reasoning_field":
+        return WRITING, "stop", TRACE
+    if behaviour == "unclosed":
+        return f"<think>{TRACE}", "length", None
+    if behaviour == "empty":
+        return "", "stop", None
+    if behaviour == "filtered":
+        return "", "content_filter", None
+    return WRITING, "stop", None
+
+
+@dataclass
+class WriterServer:
+    """The server; `bodies` are the request bodies received, in order."""
+
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def handler(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *_: object) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+                with server.lock:
+                    server.bodies.append(body)
+                behaviour = str(body.get("model", "whole"))
+                limit = body.get("max_tokens") or body.get("max_completion_tokens")
+                content, finish, reasoning = reply(behaviour, limit)
+                message: dict[str, Any] = {"role": "assistant", "content": content}
+                if reasoning is not None:
+                    message["reasoning_content"] = reasoning
+                payload = json.dumps(
+                    {
+                        "id": "chatcmpl-writer",
+                        "object": "chat.completion",
+                        "created": 0,
+                        "model": behaviour,
+                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+                        "usage": {
+                            "prompt_tokens": 100,
+                            "completion_tokens": len(content),
+                            "total_tokens": 100 + len(content),
+                        },
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+        return Handler
+
+
+@contextmanager
+def writer_server() -> Iterator[tuple[WriterServer, str]]:
+    """A running writer server and its base URL (`.../v1`)."""
+    state = WriterServer()
+    server = ThreadingHTTPServer(("127.0.0.1", 0), state.handler())
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def writer_model(base_url: str, behaviour: str) -> Model:
+    """The writer server's `behaviour` as an `openai-api` model (its base URL named, so
+    that inspect's memoized model of an earlier server is never handed back)."""
+    return get_model(f"openai-api/writer/{behaviour}", base_url=base_url, api_key="none")
