@@ -35,6 +35,7 @@ SAMPLE_KEYS = {
     "perturbation",
     "unscorable",
     "dataset",
+    "writing",
 }
 SCORE_KEYS = {
     "task",
@@ -53,6 +54,7 @@ SCORE_KEYS = {
     "shares",
     "recovered",
     "self_consistency",
+    "writing",
 }
 SELF_CONSISTENCY_KEYS = {
     "n",
@@ -76,6 +78,9 @@ TASK_KEYS = {
     "weights",
     "plan",
     "formatting",
+    "cut",
+    "artifacts",
+    "writer_max_tokens",
 }
 
 
@@ -111,12 +116,14 @@ def test_a_tow_run_writes_only_named_score_keys(
     [log] = run_eval(task, tmp_path, serve(), model="replay/demo-writer-a")
     assert log.samples
     # shares is autoplan's; by_judge needs a panel; writing_cleaned a writing with
-    # control characters: none of them in this run; self_consistency comes with
-    # `-T judge_samples=2` and lists the judge samples' other records
+    # control characters, writing one that is not simply whole: none of them in this run;
+    # self_consistency comes with `-T judge_samples=2` and lists the judge samples' other
+    # records
     judged_keys = keys(ScoreKey) - {
         ScoreKey.SHARES,
         ScoreKey.BY_JUDGE,
         ScoreKey.WRITING_CLEANED,
+        ScoreKey.WRITING,
         ScoreKey.SELF_CONSISTENCY,
     }
     for sample in log.samples:

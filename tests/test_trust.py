@@ -735,7 +735,7 @@ def test_a_replay_log_header_does_not_carry_the_stored_writings(
     writer = "gpt-4o-2024-11-20"
     task = guide(dataset=str(shared_data), scorers="rouge_l")
     [log] = run_eval(task, tmp_path / "model", model=f"replay/{writer}", limit=1)
-    assert [s.solver for s in log.plan.steps] == ["generate"]
+    assert [s.solver for s in log.plan.steps] == ["generate", "howtobench/final_writing"]
     assert Path(log.location).stat().st_size < 60_000
     # the old form names the writer alone
     [old] = run_eval(

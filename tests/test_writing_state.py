@@ -4,7 +4,9 @@ the completion artifacts of the paper's prompt stripped or kept)."""
 
 from __future__ import annotations
 
+import json
 import logging
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -194,3 +196,40 @@ def test_a_cut_writing_is_flagged_or_left_unscored(tmp_path: Path, serve: Serve)
             score = (sample.scores or {})[name]
             assert score.reason == "scoring_failed"
             assert "-T cut=unscored" in str(score.explanation)
+
+
+# --- the report ---------------------------------------------------------------------------
+
+
+def test_the_report_counts_each_writers_states_and_marks_a_cut_writer(
+    writers_logs: Path, tmp_path: Path
+) -> None:
+    """w-c's writings are w-a's cut to two thirds (`support.data.writings`): the report
+    counts them per task, marks w-c in the ranking, and both files carry the counts."""
+    from howtobench.studies.leaderboard_report import publish, report
+    from support.data import demo_records, writings
+
+    expected = Counter()
+    for record in demo_records():
+        _, state = examine(writings(record)["w-c"], "unknown")
+        expected[state.state] += 1
+    found = report([writers_logs], bootstrap=50)
+    states = found.tables["writings"]
+    w_c = states.loc[("all", "w-c")]
+    assert (w_c["writings"], w_c["cut"], w_c["complete"]) == (
+        10,
+        expected["cut"],
+        expected["complete"],
+    )
+    assert expected["cut"] >= 5  # the demo's cut copies end mid-sentence, most of them
+    assert states.loc[("all", "w-a"), "cut"] == 0
+    ranking = found.tables["ranking"]
+    assert any(writer.startswith("w-c [cut ") for writer in ranking["writer"])
+    assert not any(writer.startswith("w-a [") for writer in ranking["writer"])
+    assert any("w-c:" in note and "cut" in note for note in found.notes)
+    json_path, html_path = publish(found, tmp_path)
+    saved = json.loads(json_path.read_text("utf-8"))["writings"]
+    assert {"task": "all", "writer": "w-c", "cut": expected["cut"]}.items() <= next(
+        row for row in saved if row["writer"] == "w-c" and row["task"] == "all"
+    ).items()
+    assert "The writings: whole, cut, filtered, empty" in html_path.read_text("utf-8")

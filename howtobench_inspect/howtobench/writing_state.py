@@ -18,6 +18,8 @@ run's summary `writing_summary`.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -215,3 +217,22 @@ def examine(
         artifacts_removed=bool(found) and artifacts == "strip",
         mid_sentence=mid_sentence,
     )
+
+
+def count_states(records: Iterable[dict[str, Any] | None]) -> Counter[str]:
+    """Writings by state, and `writings`, `reasoning` (writings whose reasoning was
+    removed), `artifacts` (writings with explanation blocks or generation tags) and
+    `stored_cut` (cuts told from the text alone), over `SampleKey.WRITING` records."""
+    counts: Counter[str] = Counter()
+    for record in records:
+        if not record:
+            continue
+        counts["writings"] += 1
+        counts[str(record.get("state", COMPLETE))] += 1
+        if record.get("reasoning_chars"):
+            counts["reasoning"] += 1
+        if record.get("artifacts"):
+            counts["artifacts"] += 1
+        if record.get("state") == CUT and record.get("stop_reason") == STORED:
+            counts["stored_cut"] += 1
+    return counts

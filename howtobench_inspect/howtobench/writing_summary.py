@@ -4,43 +4,22 @@ Each sample records its writing's state (`SampleKey.WRITING`, written by
 `writer.final_writing`); a run whose writings were not all whole ends with one warning
 line per task saying how many were cut, filtered or empty, and how to raise the limit,
 so that a run of cut writings cannot pass for a run of whole ones. The counting is
-`count_states`, shared with `howtobench report` (`studies/leaderboard.py`); the line is
-printed by an inspect hook that sees every sample as it ends.
+`writing_state.count_states`, shared with `howtobench report`; the line is printed by an inspect hook that sees every sample as it ends.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 
 from howtobench.metadata import SampleKey, TaskKey
 from howtobench.vocabulary import replay_model
-from howtobench.writing_state import COMPLETE, CUT, STATES, STORED
+from howtobench.writing_state import COMPLETE, CUT, STATES, count_states
 
 logger = logging.getLogger(__name__)
-
-
-def count_states(records: Iterable[dict[str, Any] | None]) -> Counter[str]:
-    """Writings by state, and `writings`, `reasoning` (writings whose reasoning was
-    removed), `artifacts` (writings with explanation blocks or generation tags) and
-    `stored_cut` (cuts told from the text alone), over `SampleKey.WRITING` records."""
-    counts: Counter[str] = Counter()
-    for record in records:
-        if not record:
-            continue
-        counts["writings"] += 1
-        counts[str(record.get("state", COMPLETE))] += 1
-        if record.get("reasoning_chars"):
-            counts["reasoning"] += 1
-        if record.get("artifacts"):
-            counts["artifacts"] += 1
-        if record.get("state") == CUT and record.get("stop_reason") == STORED:
-            counts["stored_cut"] += 1
-    return counts
 
 
 def summary_line(

@@ -40,6 +40,7 @@ from howtobench.genres import CANONICAL_GENRES
 from howtobench.metadata import TaskKey
 from howtobench.studies.bootstrap import chunks, draws, stratified_draws
 from howtobench.studies.logs import Samples, StudyError, read_header, scopes
+from howtobench.writing_state import COMPLETE, CUT, EMPTY, FILTERED, count_states
 
 ALL = "all"
 LEVEL = 0.95
@@ -113,6 +114,37 @@ class Board:
     cells: pd.DataFrame
     method: dict[str, Any]
     provenance: dict[str, Any] = field(default_factory=dict)
+    # per task scope and writer: its writings by state (`writing_states`)
+    writings: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+
+# A writer with at least this share of cut writings in a row is marked in the ranking:
+# the seven stored writers whose writings are whole have under 1 %, the three cut ones
+# 22-30 % in guide and open; a share of 5 % moves a mean by more than its interval does.
+LARGE_CUT_SHARE = 0.05
+STATE_COLUMNS = ("writings", COMPLETE, CUT, FILTERED, EMPTY, "reasoning", "artifacts")
+
+
+def writing_states(frame: pd.DataFrame, writers: list[str]) -> pd.DataFrame:
+    """Per task (and all tasks) and writer: its writings by state, those with reasoning
+    removed or completion artifacts, and the share cut; from each writing's first
+    sample (its state is the same in every epoch and scorer's log). Logs without states
+    (task version 6 and earlier) give no rows."""
+    columns = ["task", "writer", *STATE_COLUMNS, "cut_share"]
+    if "writing_state" not in frame:  # a frame built without the column
+        return pd.DataFrame(columns=columns)
+    known = frame[frame["writing_state"].notna()].drop_duplicates(["model", "task", "id"])
+    rows = []
+    for scope in scopes(known["task"]):
+        part = known if scope == "all" else known[known["task"] == scope]
+        for writer in writers:
+            counts = count_states(part.loc[part["model"] == writer, "writing_state"])
+            if counts["writings"]:
+                row: dict[str, Any] = {"task": scope, "writer": writer}
+                row |= {column: counts[column] for column in STATE_COLUMNS}
+                row["cut_share"] = counts[CUT] / counts["writings"]
+                rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
 
 
 def _judge_shift(rng: np.random.Generator, panel: Panel, resamples: int) -> np.ndarray:
@@ -347,6 +379,7 @@ def board(
         cells(scores, tasks, resamples, seed),
         method(resamples, seed, scores.panel),
         provenance(samples, metric, scores.panel),
+        writing_states(samples.frame, writers),
     )
 
 
@@ -375,12 +408,25 @@ def ranking(found: Board) -> pd.DataFrame:
         {
             "task (instr.)": overall["task"] + " (" + overall["instructions"].astype(str) + ")",
             "rank": overall.apply(_rank, axis=1),
-            "writer": overall["writer"],
+            "writer": overall["writer"] + overall.apply(cut_mark, axis=1, found=found),
             "mean [95% CI]": overall.apply(_interval, axis=1, why=no_interval(found)),
             "P>next": overall["p_above_next"].map(lambda p: "" if np.isnan(p) else f"{p:.2f}"),
             "n": overall["n"].astype(str),
         }
     ).reset_index(drop=True)
+
+
+def cut_mark(row: pd.Series, found: Board) -> str:
+    """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
+    its writings in the row's task were cut (`LARGE_CUT_SHARE`), else nothing."""
+    states = found.writings
+    if states.empty:
+        return ""
+    mine = (states["task"] == row["task"]) & (states["writer"] == row["writer"])
+    share = states.loc[mine, "cut_share"]
+    if share.empty or share.iloc[0] < LARGE_CUT_SHARE:
+        return ""
+    return f" [cut {share.iloc[0]:.0%}]"
 
 
 def settings(found: Board) -> pd.DataFrame:
@@ -416,4 +462,13 @@ def as_json(found: Board) -> dict[str, Any]:
     for row in rows:
         for key in ("rank", "rank_low", "rank_high"):
             row[key] = None if row[key] is None else int(row[key])
-    return {"method": found.method, "provenance": found.provenance, "rows": rows}
+    states = [
+        {key: _json_value(value) for key, value in row.items()}
+        for row in found.writings.to_dict(orient="records")
+    ]
+    return {
+        "method": found.method,
+        "provenance": found.provenance,
+        "rows": rows,
+        "writings": states,
+    }

@@ -146,9 +146,10 @@ def report(
 ) -> Report:
     """Tables `ranking` (each task's and all tasks' board with intervals and rank
     ranges from `bootstrap` resamples), `method` (how they were made), `leaderboard`
-    (Table 4 layout), `counts` (scored writings per cell) and `nodes` (mean of every key
-    of the metric's scorer per task and model), with `clipped` when there is something
-    to show; figures `weights_<genre>`."""
+    (Table 4 layout), `counts` (scored writings per cell), `nodes` (mean of every key
+    of the metric's scorer per task and model) and `writings` (each writer's writings by
+    state: complete, cut, filtered, empty), with `clipped` when there is something to
+    show; figures `weights_<genre>`."""
     samples = as_samples(logs)
     samples.require(metric)
     check_one_weighting(samples.frame)
@@ -188,6 +189,14 @@ def report(
         "counts": counts,
         "nodes": node_table,
     }
+    if not ranked.writings.empty:
+        tables["writings"] = ranked.writings.set_index(["task", "writer"])
+        marked = ranked.writings[ranked.writings["cut_share"] >= leaderboard.LARGE_CUT_SHARE]
+        for row in marked[marked["task"] == "all"].itertuples():
+            notes.append(
+                f"{row.writer}: {row.cut} of {row.writings} writings cut ({row.cut_share:.0%}); "
+                "its mean is not that of whole writings (marked [cut] in the ranking)"
+            )
     found, said = _clipped(samples.frame)
     tables |= found
     notes += said

@@ -77,6 +77,7 @@ COLUMNS: tuple[str, ...] = (
     "reused",
     "reuse_weights",
     "judge_runs",
+    "writing_state",
 )
 
 
@@ -98,7 +99,9 @@ class Samples:
     writing), shares (autoplan) and perturbation (sample metadata), None where absent;
     reuse_weights (the run's tow setting, None if unknown), unscored (the scorers that
     left the sample unscored) and judge_runs (self-consistency, `-T judge_samples=N`:
-    metric -> the N judge samples' values, see `judge_runs`; None without it).
+    metric -> the N judge samples' values, see `judge_runs`; None without it) and
+    writing_state (the writing's state record, `SampleKey.WRITING`; None in logs of task
+    version 6 and earlier).
     `log_notes` say which logs were merged into a run and what the runs lack.
     """
 
@@ -241,6 +244,7 @@ def _sample_row(
         "formatting": None,
         "reused": None,
         "judge_runs": None,
+        "writing_state": meta.get(SampleKey.WRITING),
     }
     for name, score in (sample.scores or {}).items():
         value = score.value

@@ -27,7 +27,14 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from howtobench.names import html_name, shown_name
-from howtobench.studies.leaderboard import ALL, MIN_INSTRUCTIONS, Board, no_interval
+from howtobench.studies.leaderboard import (
+    ALL,
+    LARGE_CUT_SHARE,
+    MIN_INSTRUCTIONS,
+    STATE_COLUMNS,
+    Board,
+    no_interval,
+)
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html"
 BAR = (260, 18)  # width and height of one interval bar, in pixels
@@ -203,6 +210,26 @@ def _provenance(items: dict[str, Any]) -> str:
     )
 
 
+def _writings(board: Board) -> str:
+    """Each writer's writings by state per task: how many were whole, cut, filtered or
+    empty, and from how many reasoning or completion artifacts were removed."""
+    states = board.writings
+    if states.empty:
+        return "<p class=key>The logs record no writing states (task version 6 or earlier).</p>"
+    head = "".join(
+        f"<th{' class=num' if name not in ('task', 'writer') else ''}>{escape(name)}</th>"
+        for name in ("task", "writer", *STATE_COLUMNS, "cut share")
+    )
+    rows = []
+    for row in states.itertuples(index=False):
+        cells = [f"<td>{escape(row.task)}</td><td>{html_name(row.writer)}</td>"]
+        cells += [f"<td class=num>{getattr(row, name)}</td>" for name in STATE_COLUMNS]
+        marked = " style='font-weight:600'" if row.cut_share >= LARGE_CUT_SHARE else ""
+        cells.append(f"<td class=num{marked}>{row.cut_share:.0%}</td>")
+        rows.append("<tr>" + "".join(cells) + "</tr>")
+    return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
 def page(
     board: Board,
     nodes: pd.DataFrame,
@@ -243,6 +270,8 @@ def page(
         metric=escape(metric),
         few=MIN_INSTRUCTIONS,
         boards=_boards(board),
+        writings=_writings(board),
+        large_cut=f"{LARGE_CUT_SHARE:.0%}",
         heatmap=_heatmap(board, writers),
         nodes=_nodes(nodes, metric, writers),
         weights=_weights(figures),
