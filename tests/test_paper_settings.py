@@ -3,6 +3,7 @@ full tree's weights, and the judges' temperature (section 5.3's sampled trials).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from statistics import fmean
 from typing import Any
@@ -104,3 +105,31 @@ def test_the_judges_temperature(serve: Serve, tmp_path: Path) -> None:
     task = guide(dataset=str(data), replay="m", scorers="rubric", judge_temperature=0.7)
     [clash] = run_eval(task, tmp_path / "clash", hot, status="error")
     assert "-T judge_temperature=0.7 and the temperature 0.4" in str(clash.error.message)
+
+
+@pytest.mark.slow
+def test_the_paper_codes_framing_no_system_prompt_and_no_genre_line(
+    tmp_path: Path, serve: Serve
+) -> None:
+    """-T judge_system=false sends the experts the question alone, and -T genre_line=false
+    leaves the genre line out of every judge's and the negotiator's prompt, as the paper's
+    code does; by default both are sent."""
+    simulator = serve(record=True)
+    run_eval(
+        guide(dataset="demo", judge_system=False, genre_line=False),
+        tmp_path / "paper",
+        simulator,
+        model="replay/demo-writer-a",
+        limit=1,
+    )
+    plain = list(simulator.requests)
+    run_eval(
+        guide(dataset="demo"), tmp_path / "ours", simulator, model="replay/demo-writer-a", limit=1
+    )
+    ours = simulator.requests[len(plain) :]
+    for requests, framed in ((plain, False), (ours, True)):
+        experts_asked = [r for r in requests if r.kind not in ("negotiator", "writer")]
+        assert experts_asked
+        assert all(any(s.role == "system" for s in r.segments) is framed for r in experts_asked)
+        texts = [s.text for r in requests for s in r.segments]
+        assert any(re.search(r"(?m)^体裁：", text) for text in texts) is framed

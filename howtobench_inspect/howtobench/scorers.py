@@ -38,6 +38,8 @@ class ScorerOptions:
     formatting: str = DEFAULT_FORMATTING  # the formatting leaf's rule: lenient or paper
     bleurt_checkpoint: str | None = None  # a BLEURT checkpoint's path or hub id
     bleu_tokenize: str = BLEU_TOKENIZE  # "char" (Table 7's BLEU) or "word" (jieba)
+    judge_system: bool = True  # the experts' system prompt (the paper's code sends none)
+    genre_line: bool = True  # the genre line of the task block (the paper's code has none)
 
 
 def _same(*options: str) -> dict[str, str]:
@@ -50,7 +52,15 @@ _JUDGE_OPTIONS = ("judges", "anchor", "judge_samples", "judge_temperature")
 SCORERS: dict[str, tuple[Callable[..., Scorer], dict[str, str]]] = {
     "tow": (
         tree_of_writing,
-        _same(*_JUDGE_OPTIONS, "nodes", "reuse_weights", "weights", "formatting"),
+        _same(
+            *_JUDGE_OPTIONS,
+            "nodes",
+            "reuse_weights",
+            "weights",
+            "formatting",
+            "judge_system",
+            "genre_line",
+        ),
     ),
     "rubric": (rubric, _same(*_JUDGE_OPTIONS)),
     "autoplan": (autoplan, _same(*_JUDGE_OPTIONS)),

@@ -97,6 +97,8 @@ def writing_parameters(
     perturb_seed: int = 0,
     cut: str = DEFAULT_CUT,
     artifacts: str = DEFAULT_ARTIFACTS,
+    judge_system: bool = True,
+    genre_line: bool = True,
     **unknown: Any,
 ) -> WritingParameters:
     """The parameters of the three writing tasks (`-T name=value`), read and checked.
@@ -139,6 +141,10 @@ def writing_parameters(
         artifacts: the explanation blocks and generation tags of the paper's completion
             prompt: `strip` (the default) judges the fill alone, as appendix J's raters
             did; `keep` judges the writing as published, as the paper's ToW read it.
+        judge_system: send the ToW experts our system prompt (true, the default), or the
+            question alone, as the paper's code does (false).
+        genre_line: show the ToW negotiator and experts the genre line from our label
+            mapping (true, the default), or none, as the paper's code does (false).
         **unknown: refused with the nearest parameter name (inspect itself would only
             warn and run without it).
 
@@ -159,6 +165,8 @@ def writing_parameters(
         formatting=choice(formatting, "formatting", tuple(FORMATTINGS)),
         bleurt_checkpoint=_text(bleurt_checkpoint, "bleurt_checkpoint"),
         bleu_tokenize=choice(bleu_tokenize, "bleu_tokenize", TOKENIZATIONS),
+        judge_system=boolean(judge_system, "judge_system"),
+        genre_line=boolean(genre_line, "genre_line"),
     )
     check_taken(chosen, options)
     if shown.model and not any(name in JUDGE_SCORERS for name in chosen):

@@ -53,6 +53,10 @@ class JudgeInput:
     anchor: str  # the text judges compare with: the human reference, or a model's writing
     anchor_source: str  # "human", or the name of the model that wrote the anchor
     cleaned: dict[str, int] = field(default_factory=dict)  # what `clean_text` changed
+    # the framing the judges get (the paper's code sends neither): the genre line of the
+    # task block, and the experts' system prompt (`tree.experts.expert_messages`)
+    genre_line: bool = True
+    judge_system: bool = True
 
     @classmethod
     def from_state(cls, state: TaskState, target: Target, task: str | None = None) -> JudgeInput:
@@ -119,7 +123,8 @@ class JudgeInput:
         return self.genre
 
     def task_block(self) -> str:
-        """Task type, genre, instruction and grounding: what the negotiator sees too."""
+        """Task type, genre (without `genre_line`: none), instruction and grounding: what
+        the negotiator sees too."""
         grounding = ""
         if self.grounding.strip():
             grounding = render(
@@ -130,7 +135,9 @@ class JudgeInput:
             "task",
             self.language,
             task=render(PROMPTS, f"about_{self.task}", self.language).strip(),
-            genre=self.genre_label,
+            genre_line=render(PROMPTS, "genre_line", self.language, genre=self.genre_label)
+            if self.genre_line
+            else "",
             instruction=self.instruction.strip(),
             grounding=grounding,
         ).strip()

@@ -42,10 +42,9 @@ def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> l
     elif anchored:
         bands = tree_prompt(f"bands_{leaf.anchoring}", language)
     answer = tree_prompt("answer", language, low=leaf.low, high=leaf.high)
-    return [
-        ChatMessageSystem(content=tree_prompt("judge_system", language)),
-        judge_question(materials, f"{criterion}\n{bands}\n\n{answer}"),
-    ]
+    system = [ChatMessageSystem(content=tree_prompt("judge_system", language))]
+    question = judge_question(materials, f"{criterion}\n{bands}\n\n{answer}")
+    return [*system, question] if judge_input.judge_system else [question]
 
 
 def score_form(leaf: Leaf) -> Form[Verdict]:

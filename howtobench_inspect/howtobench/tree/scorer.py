@@ -9,7 +9,7 @@ unscored with the reason, and the metadata keeps every reply.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from statistics import fmean
 from typing import Any, cast
@@ -26,7 +26,7 @@ from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange, Verdict
 from howtobench.judge.sampling import judge_writing
 from howtobench.metadata import ScoreKey
-from howtobench.parameters import choice, names, refuses_unknown
+from howtobench.parameters import boolean, choice, names, refuses_unknown
 from howtobench.rounding import rounded
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import judge_leaf
@@ -73,6 +73,8 @@ def tree_of_writing(
     cache: bool = True,
     judge_temperature: float | None = None,
     tries: int = TRIES,
+    judge_system: bool = True,
+    genre_line: bool = True,
 ) -> Scorer:
     """Score a writing with the Tree-of-Writing.
 
@@ -107,6 +109,10 @@ def tree_of_writing(
         judge_temperature: judge sampling temperature; default the judge role's own, else
             0 (deterministic), or 0.7 with several `judge_samples`.
         tries: how often one question is asked before the sample is left unscored.
+        judge_system: send the experts our system prompt (a strict, discriminating
+            editor); False sends the question alone, as the paper's code does.
+        genre_line: show the negotiator and the experts the genre line (`fiction (纪实)`,
+            from our label mapping); False leaves it out, as the paper's code does.
     """
     tow = TreeOfWriting(
         judges=panel_models(judges),
@@ -120,6 +126,8 @@ def tree_of_writing(
         cache=cache,
         judge_temperature=judge_temperature,
         tries=tries,
+        judge_system=boolean(judge_system, "judge_system"),
+        genre_line=boolean(genre_line, "genre_line"),
     )
 
     async def score(state: TaskState, target: Target) -> Score:  # inspect tags a function
@@ -144,6 +152,8 @@ class TreeOfWriting:
     cache: bool
     judge_temperature: float | None
     tries: int
+    judge_system: bool
+    genre_line: bool
     settled: SettledWeights = field(default_factory=SettledWeights)
 
     @property
@@ -153,7 +163,11 @@ class TreeOfWriting:
     async def score(self, state: TaskState, target: Target) -> Score:
         """The writing's score: the plan's weights looked up, then `judge_samples`
         judgings of it (`judge_writing` refuses what must not reach a judge)."""
-        judge_input = JudgeInput.from_state(state, target, self.task_type)
+        judge_input = replace(
+            JudgeInput.from_state(state, target, self.task_type),
+            judge_system=self.judge_system,
+            genre_line=self.genre_line,
+        )
         tree = tree_for(judge_input.task, self.nodes)
         planned = None
         if self.plan is not None and tree.negotiated:
