@@ -99,6 +99,7 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", "pip install .  "): NETWORK,
     ("README.md", 'pip install ".[bleurt]"'): NETWORK + " (torch is a large download)",
     ("README.md", "--model openai/gpt-4o"): API_KEYS,
+    ("README.md", "--model openai/o3-mini"): API_KEYS,
     ("README.md", "inspect eval howtobench/guide -T dataset=../shared"): REAL_JUDGE,
     ("README.md", "inspect eval-set"): REAL_JUDGE,
     ("docs/benchmarks.md", "bench/bench.py"): (
