@@ -1,7 +1,6 @@
 """Entry point of group `inspect_ai`: makes `howtobench/<task>`, the build steps
 (`howtobench/classify`, `quality`, `backconstruct`, `screen`), our scorers and the
-`replay/<writer>` model provider of stored writings known, and adds the hook that ends a run
-with a line on its cut, filtered and empty writings (`writing_summary`).
+`replay/<writer>` model provider of stored writings known.
 
 inspect imports this module whole, at the start of every eval (to collect hooks, whose
 ever the tasks are) and when it meets a `howtobench/...` name it has not registered yet, and then
@@ -27,7 +26,6 @@ from howtobench.tasks import completion, guide, negotiate, open_writing
 from howtobench.tree.negotiation import negotiation
 from howtobench.tree.scorer import tree_of_writing
 from howtobench.vocabulary import REPLAY_API
-from howtobench.writing_summary import WritingStates
 
 
 @modelapi(name=REPLAY_API)

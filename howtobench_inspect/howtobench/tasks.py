@@ -48,6 +48,7 @@ from howtobench.writing_state import (
     DEFAULT_ARTIFACTS,
     DEFAULT_CUT,
 )
+from howtobench.writing_summary import listen
 
 # The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`; 5 names
 # a replayed writer as the model (`--model replay/<writer>`) and rounds score values; 6
@@ -204,6 +205,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
     the plan's coverage), still before anything runs.
     """
     check_run_options()
+    listen()  # the run's last lines on its cut, filtered and empty writings
     options = given.options
     if options.nodes:
         _check_nodes(task_type, options.nodes)

@@ -5,6 +5,12 @@ Each sample records its writing's state (`SampleKey.WRITING`, written by
 line per task saying how many were cut, filtered or empty, and how to raise the limit,
 so that a run of cut writings cannot pass for a run of whole ones. The counting is
 `writing_state.count_states`, shared with `howtobench report`; the line is printed by an inspect hook that sees every sample as it ends.
+
+The hook is registered when a writing task is first built (`listen`), not when inspect
+loads the package: inspect announces the hooks it finds at the start of every eval
+("hooks enabled: 1", three lines before any output, for every task of every package),
+and it looks for them before it builds the tasks, so a hook registered by the task
+itself is called without being announced.
 """
 
 from __future__ import annotations
@@ -48,7 +54,6 @@ def summary_line(
     return line
 
 
-@hooks(name="howtobench_writings", description="Counts cut, filtered and empty writings.")
 class WritingStates(Hooks):
     """Counts each howtobench task's writing states as its samples end, and says them in
     one line when the task ends (samples of other tasks carry no state and are skipped)."""
@@ -73,3 +78,16 @@ class WritingStates(Hooks):
         line = summary_line(writer, task, count_states(records), data.log.plan.config.max_tokens)
         if line:
             logger.warning(line)
+
+
+_registered = False
+
+
+def listen() -> None:
+    """Register the `WritingStates` hook, once per process."""
+    global _registered
+    if not _registered:
+        hooks(name="howtobench_writings", description="Counts cut, filtered and empty writings.")(
+            WritingStates
+        )
+        _registered = True

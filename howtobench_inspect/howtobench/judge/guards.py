@@ -66,12 +66,15 @@ def unjudgeable(
 
 def noted(state: TaskState, score: Score) -> Score:
     """The score, naming the writing's state (`SampleKey.WRITING`) when it is not simply
-    whole: the record in its metadata, the sentence at the head of its explanation."""
+    whole: the record in its metadata, the sentence at the head of its explanation (on a
+    line of its own before a tree's explanation; a one-line reason stays one line)."""
     record = state.metadata.get(SampleKey.WRITING)
     note = WritingState.from_record(record).note if record else None
     if note is None:
         return score
     score.metadata = {**(score.metadata or {}), ScoreKey.WRITING: record}
-    if note not in (score.explanation or ""):
-        score.explanation = f"{note}\n\n{score.explanation}" if score.explanation else note
+    explanation = score.explanation or ""
+    if note not in explanation:
+        joint = "\n\n" if "\n" in explanation else " "
+        score.explanation = f"{note}{joint}{explanation}" if explanation else note
     return score
