@@ -11,8 +11,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+from support.local_http import QuietHandler, serving
 
 TEXT_500 = "upstream exploded: CUDA out of memory"
 HTML_502 = (
@@ -40,12 +42,7 @@ class OddServer:
     def handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_: object) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
                 server.answer(self)
 
@@ -55,7 +52,7 @@ class OddServer:
 
         return Handler
 
-    def answer(self, handler: BaseHTTPRequestHandler) -> None:
+    def answer(self, handler: QuietHandler) -> None:
         with self.lock:
             self.requests.append(f"{handler.command} {handler.path}")
         if self.mode == REDIRECT_LOOP:
@@ -66,23 +63,12 @@ class OddServer:
             handler.end_headers()
             return
         status, content_type, body = ANSWERS[self.mode]
-        data = body.encode()
-        handler.send_response(status)
-        handler.send_header("Content-Type", content_type)
-        handler.send_header("Content-Length", str(len(data)))
-        handler.end_headers()
-        handler.wfile.write(data)
+        handler.send(status, content_type, body.encode())
 
 
 @contextmanager
 def odd_server(mode: str) -> Iterator[tuple[OddServer, str]]:
     """(the server, its OpenAI base URL) while it runs."""
     odd = OddServer(mode)
-    http = ThreadingHTTPServer(("127.0.0.1", 0), odd.handler())
-    http.daemon_threads = True
-    threading.Thread(target=http.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        yield odd, f"http://127.0.0.1:{http.server_address[1]}/v1"
-    finally:
-        http.shutdown()
-        http.server_close()
+    with serving(odd.handler()) as url:
+        yield odd, url

@@ -19,10 +19,12 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from inspect_ai.model import Model, get_model
+
+from support.local_http import QuietHandler, serving
 
 WRITING = (
     "秋天来了，院子里的银杏一夜之间黄透了。母亲在树下扫落叶，扫帚声沙沙地响。"
@@ -67,57 +69,44 @@ class WriterServer:
     def handler(self) -> type[BaseHTTPRequestHandler]:
         server = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *_: object) -> None:
-                pass
-
+        class Handler(QuietHandler):
             def do_POST(self) -> None:  # noqa: N802 (http.server's name)
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 with server.lock:
                     server.bodies.append(body)
-                behaviour = str(body.get("model", "whole"))
-                limit = body.get("max_tokens") or body.get("max_completion_tokens")
-                content, finish, reasoning = reply(behaviour, limit)
-                message: dict[str, Any] = {"role": "assistant", "content": content}
-                if reasoning is not None:
-                    message["reasoning_content"] = reasoning
-                payload = json.dumps(
-                    {
-                        "id": "chatcmpl-writer",
-                        "object": "chat.completion",
-                        "created": 0,
-                        "model": behaviour,
-                        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-                        "usage": {
-                            "prompt_tokens": 100,
-                            "completion_tokens": len(content),
-                            "total_tokens": 100 + len(content),
-                        },
-                    }
-                ).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
+                self.send(200, "application/json", json.dumps(answer(body)).encode())
 
         return Handler
+
+
+def answer(body: dict[str, Any]) -> dict[str, Any]:
+    """The chat completion a request's behaviour (its model name) answers."""
+    behaviour = str(body.get("model", "whole"))
+    limit = body.get("max_tokens") or body.get("max_completion_tokens")
+    content, finish, reasoning = reply(behaviour, limit)
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if reasoning is not None:
+        message["reasoning_content"] = reasoning
+    return {
+        "id": "chatcmpl-writer",
+        "object": "chat.completion",
+        "created": 0,
+        "model": behaviour,
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": {
+            "prompt_tokens": 100,
+            "completion_tokens": len(content),
+            "total_tokens": 100 + len(content),
+        },
+    }
 
 
 @contextmanager
 def writer_server() -> Iterator[tuple[WriterServer, str]]:
     """A running writer server and its base URL (`.../v1`)."""
     state = WriterServer()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), state.handler())
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield state, f"http://127.0.0.1:{server.server_address[1]}/v1"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(state.handler()) as url:
+        yield state, url
 
 
 def writer_model(base_url: str, behaviour: str) -> Model:
