@@ -92,6 +92,7 @@ SAME_AS: dict[tuple[str, str], tuple[str, str]] = {
 NETWORK = "needs the network (git clone or pip install from the package index)"
 API_KEYS = "needs API keys of real models (OpenAI, Anthropic)"
 REAL_JUDGE = "needs a real judge server at 127.0.0.1:8000"
+REAL_WRITER = "needs a real model on a llama.cpp server at 127.0.0.1:8088 (minutes a writing)"
 
 # Blocks that are not run: (page, a piece of the block) -> why.
 NOT_RUN: dict[tuple[str, str], str] = {
@@ -100,6 +101,7 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", 'pip install ".[bleurt]"'): NETWORK + " (torch is a large download)",
     ("README.md", "--model openai/gpt-4o"): API_KEYS,
     ("README.md", "--model openai/o3-mini"): API_KEYS,
+    ("docs/writers.md", "openai-api/llama/qwen2.5-0.5b"): REAL_WRITER,
     ("README.md", "inspect eval howtobench/guide -T dataset=../shared"): REAL_JUDGE,
     ("README.md", "inspect eval-set"): REAL_JUDGE,
     ("docs/benchmarks.md", "bench/bench.py"): (

@@ -80,7 +80,6 @@ TASK_KEYS = {
     "formatting",
     "cut",
     "artifacts",
-    "writer_max_tokens",
 }
 
 

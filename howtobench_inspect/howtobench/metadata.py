@@ -106,7 +106,6 @@ class TaskKey:
     FORMATTING: Final = "formatting"
     CUT: Final = "cut"  # what a cut writing gets: scored (as written, flagged) or unscored
     ARTIFACTS: Final = "artifacts"  # the completion artifacts: strip or keep
-    WRITER_MAX_TOKENS: Final = "writer_max_tokens"  # the task's default length limit
 
 
 # Keys of task versions 1 to 3 and their task version 4 names (score and task metadata).

@@ -250,7 +250,6 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
             TaskKey.FORMATTING: options.formatting,
             TaskKey.CUT: given.cut,
             TaskKey.ARTIFACTS: given.artifacts,
-            TaskKey.WRITER_MAX_TOKENS: WRITER_MAX_TOKENS,
         },
         # bounded retries (inspect's default is to retry forever): a dead judge or
         # writer ends the run in about a minute; --max-retries overrides it. The length
