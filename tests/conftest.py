@@ -5,6 +5,7 @@ Helpers are imported from the `support` package (`from support.judges import ...
 nothing here is meant to be imported.
 """
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,14 +23,21 @@ from support.data import (
 )
 from support.judges import Serve
 
+NIGHTLY = os.environ.get("HOWTOBENCH_NIGHTLY") == "1"
+
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reads the published benchmark (`-m "not shared_data"`); first,
-    so that `-m` sees the mark when it deselects."""
+    so that `-m` sees the mark when it deselects. Skip the `nightly` tests, with how to run
+    them, unless HOWTOBENCH_NIGHTLY=1 (`.ci/run --nightly`)."""
     for item in items:
         if "shared_data" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.shared_data)
+        if not NIGHTLY and item.get_closest_marker("nightly"):
+            item.add_marker(
+                pytest.mark.skip(reason="nightly: HOWTOBENCH_NIGHTLY=1, or .ci/run --nightly")
+            )
 
 
 @pytest.fixture

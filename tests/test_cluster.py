@@ -34,6 +34,7 @@ WORKERS = 2
 
 
 @pytest.mark.slow
+@pytest.mark.nightly
 def test_the_slurm_array_resumes_when_resubmitted_after_scancel(tmp_path: Path) -> None:
     reason = unavailable()
     if reason:

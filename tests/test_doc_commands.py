@@ -524,6 +524,8 @@ class Pages:
 
 
 RUN_PAGES = sorted({page for page, _ in RUN})
+# Pages whose blocks take over a minute: run in the nightly mode (`.ci/run --nightly`)
+NIGHTLY_PAGES = {"docs/construction.md"}  # a whole build of a benchmark, 70-100 s
 # pytest-timeout's limit of a page's test, which waits for its page's turn too: every
 # block's limit, the lock and the ports; a backstop, since each block has its own
 SESSION_LIMIT = sum(RUN.values()) + LOCK_WAIT + 120
@@ -551,7 +553,10 @@ def doc_pages(
 
 @pytest.mark.slow
 @pytest.mark.timeout(SESSION_LIMIT)
-@pytest.mark.parametrize("page", RUN_PAGES)
+@pytest.mark.parametrize(
+    "page",
+    [pytest.param(p, marks=pytest.mark.nightly) if p in NIGHTLY_PAGES else p for p in RUN_PAGES],
+)
 def test_page_runs_as_written(page: str, doc_pages: Pages) -> None:
     assert (BIN / "inspect").exists(), f"no inspect beside {sys.executable}"
     if reason := skip_reason(page):

@@ -58,6 +58,7 @@ def _many_writings(path: Path, count: int) -> Path:
 
 
 @pytest.mark.slow
+@pytest.mark.nightly
 def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
     serve: Serve, tmp_path: Path
 ) -> None:

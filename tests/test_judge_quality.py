@@ -197,6 +197,7 @@ def test_pairs_for_an_interval_width() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.nightly
 def test_agreement_with_a_reference_judges_logs(
     serve: Serve, capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -88,6 +88,7 @@ def scale_out(
         finished(worker)
 
 
+@pytest.mark.nightly
 def test_two_workers_on_two_hosts_equal_one_process(
     job: dict[str, str],
     manifest: dict[str, Any],
@@ -108,6 +109,7 @@ def test_two_workers_on_two_hosts_equal_one_process(
     assert result.tables["counts"].loc["All"].tolist() == [SAMPLES, SAMPLES]
 
 
+@pytest.mark.nightly
 def test_the_log_folder_can_be_on_object_storage(
     job: dict[str, str],
     manifest: dict[str, Any],

@@ -153,7 +153,7 @@ def kill_after(process: subprocess.Popen[str], judge: Served, answered: int) -> 
 
 @pytest.mark.slow
 @pytest.mark.timeout(300)  # s3: 74 s idle, 90-120 s at load 4 (2 cores); local about half
-@pytest.mark.parametrize("where", ["local", "s3"])
+@pytest.mark.parametrize("where", ["local", pytest.param("s3", marks=pytest.mark.nightly)])
 def test_a_worker_killed_twice_resumes_with_only_in_flight_questions_asked_again(
     where: str,
     job: dict[str, str],
@@ -214,6 +214,7 @@ def test_a_worker_killed_twice_resumes_with_only_in_flight_questions_asked_again
 
 
 @pytest.mark.slow
+@pytest.mark.nightly
 def test_a_finished_log_left_beside_its_stopped_one_is_tidied_on_the_next_start(
     job: dict[str, str], manifest: dict[str, Any], judge: Served, tmp_path: Path
 ) -> None:
@@ -242,6 +243,7 @@ def test_a_finished_log_left_beside_its_stopped_one_is_tidied_on_the_next_start(
 
 
 @pytest.mark.slow
+@pytest.mark.nightly
 def test_a_worker_takes_its_connections_from_inspects_variable(
     job: dict[str, str], manifest: dict[str, Any], tmp_path: Path
 ) -> None:

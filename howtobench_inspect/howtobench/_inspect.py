@@ -22,6 +22,10 @@ change:
   (`eval_running`).
 - `sample_active` (`inspect_ai.log._samples`): the running sample, whose `run_id` tells
   one `eval()` from the next (`judge/runs.py` keeps what a run has learnt under it).
+- `init_hooks` (`inspect_ai.hooks._startup`): inspect loads and announces the hooks it
+  finds once per process ("hooks enabled: 1", three lines on standard output) at the first
+  eval or model; `writing_summary.listen` lets it do so before adding its hook, so that
+  the hook is never announced, neither before a one-line error nor in judge-check's JSON.
 - `task_identifier` (`inspect_ai._eval.evalset`): the identity eval-set pairs a log with
   its task by; a worker (`workers.py`) pairs the logs of a shared folder with its tasks
   by it, as inspect's own eval-set does.
@@ -36,6 +40,7 @@ from typing import Any
 
 from inspect_ai._eval.evalset import task_identifier as _task_identifier
 from inspect_ai._util.error import PrerequisiteError
+from inspect_ai.hooks._startup import init_hooks
 from inspect_ai.log._samples import sample_active
 from inspect_ai.model import Model
 from inspect_ai.model._generate_config import active_generate_config
@@ -49,6 +54,7 @@ __all__ = [
     "endpoint",
     "error_message",
     "eval_running",
+    "init_hooks",
     "listen_to_batch_log",
     "model_list_request",
     "openai_batch_client",

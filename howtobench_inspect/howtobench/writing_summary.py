@@ -7,10 +7,10 @@ so that a run of cut writings cannot pass for a run of whole ones. The counting 
 `writing_state.count_states`, shared with `howtobench report`; the line is printed by an inspect hook that sees every sample as it ends.
 
 The hook is registered when a writing task is first built (`listen`), not when inspect
-loads the package: inspect announces the hooks it finds at the start of every eval
-("hooks enabled: 1", three lines before any output, for every task of every package),
-and it looks for them before it builds the tasks, so a hook registered by the task
-itself is called without being announced.
+loads the package, and only after inspect has loaded and announced the hooks it knows:
+inspect announces them once per process ("hooks enabled: 1", three lines on standard
+output before anything else, for every task of every package), which would stand before
+a one-line error and inside judge-check's JSON.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 
+from howtobench._inspect import init_hooks
 from howtobench.metadata import SampleKey, TaskKey
 from howtobench.vocabulary import replay_model
 from howtobench.writing_state import COMPLETE, CUT, STATES, count_states
@@ -87,6 +88,7 @@ def listen() -> None:
     """Register the `WritingStates` hook, once per process."""
     global _registered
     if not _registered:
+        init_hooks()  # inspect's own, once per process: ours is added after it
         hooks(name="howtobench_writings", description="Counts cut, filtered and empty writings.")(
             WritingStates
         )
