@@ -101,6 +101,9 @@ def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Pa
     assert logs[0].eval.metadata["perturb"] == "drop"
     judged = {q.writing for q in judge.questions if q.writing}
     assert judged == set(first)
+    # the old form's writer, the final writing, then the perturbation, as the log names them
+    steps = ["howtobench/replay", "howtobench/final_writing", "howtobench/perturb"]
+    assert [step.solver for step in logs[0].plan.steps] == steps
 
 
 def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
