@@ -4,6 +4,7 @@ never turned into a default."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Callable
 from pathlib import Path
@@ -11,19 +12,36 @@ from typing import Any
 
 import pytest
 from build_support import MODEL, Recorder, write_rows
-from inspect_ai import Task, eval
+from inspect_ai import Epochs, Task, eval
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.log import EvalLog
+from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import Score, Scorer, Target
+from inspect_ai.solver import TaskState
 
 from howtobench.construct.backconstruct import (
     backconstruct_step,
     check_construction,
+    construction_scorer,
     sentence_breaks,
     theme_words,
 )
-from howtobench.construct.classify import check_genre, classify_step
-from howtobench.construct.quality import check_quality, quality_step
-from howtobench.construct.screen import check_flags, screen_step
+from howtobench.construct.classify import (
+    CLASSIFY,
+    agreement,
+    check_genre,
+    classify_sample,
+    classify_step,
+    genre_scorer,
+)
+from howtobench.construct.corpus import CorpusText
+from howtobench.construct.quality import check_quality, quality_scorer, quality_step
+from howtobench.construct.screen import check_flags, screen_scorer, screen_step
+from howtobench.construct.steps import ANSWER, answered_means, ask_step
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import Asked, Fault
+from support.evals import run_eval
+from support.metric_epochs import assert_agreeing_epochs_change_nothing, run_metrics
 
 SHOE_STALL = (
     "巷口的修鞋摊\n\n巷口那棵槐树下，老周的修鞋摊一摆就是二十年。一只木箱，一把旧伞，"
@@ -220,3 +238,152 @@ def test_a_bad_reply_is_asked_again_then_recorded_as_a_failure(
 
 def _unscored(value: object) -> bool:
     return isinstance(value, float) and math.isnan(value)
+
+
+# The steps' inspect parts one by one: the solver every step asks with, each step's
+# scorer, and the metrics of their tables through inspect's epoch reducer.
+def _classify_text(text_id: str, text: str) -> Sample:
+    return classify_sample(CorpusText(text_id, text, "", "zh"))
+
+
+def test_ask_step_asks_again_and_keeps_the_checked_answer(tmp_path: Path) -> None:
+    """`ask_step` asks the evaluated model until the reply passes the step's check, and
+    records the checked answer with every reply; its output is the last reply. A text too
+    long to send is recorded as a failure without a call, and a rerun reads the checked
+    answer from the reply store instead of asking again."""
+    bad = '{"genre": "novel", "reason": "一个故事"}'
+    good = '{"genre": "prose", "reason": "写人记事的散文"}'
+    asked: list[int] = []
+
+    def reply(messages: list[ChatMessage], *rest: object) -> ModelOutput:
+        asked.append(len(messages))
+        text = bad if len(messages) == 2 else good
+        output = ModelOutput.from_content("mockllm/model", text)
+        prompt = sum(len(m.text) for m in messages)  # a token a character: the whole prompt
+        output.usage = ModelUsage(
+            input_tokens=prompt, output_tokens=len(text), total_tokens=prompt + len(text)
+        )
+        return output
+
+    def run(folder: str) -> EvalLog:
+        task = Task(
+            dataset=MemoryDataset(
+                [_classify_text("fixed", SHOE_STALL), _classify_text("long", LONG)]
+            ),
+            solver=ask_step(CLASSIFY),
+            scorer=genre_scorer(),
+            epochs=Epochs(1, "mode"),
+        )
+        model = get_model("mockllm/model", custom_outputs=reply)
+        [log] = run_eval(task, tmp_path / folder, model=model)
+        return log
+
+    log = run("first")
+    assert [step.solver for step in log.plan.steps] == ["howtobench/ask_step"]
+    assert asked == [2, 4]  # the question, then again with the reply and its error
+    fixed, long = (next(s for s in log.samples or [] if s.id == i) for i in ("fixed", "long"))
+    answer = fixed.metadata[ANSWER]
+    assert answer["value"] == {"genre": "prose", "reason": "写人记事的散文"}
+    assert answer["replies"] == [bad, good] and answer["error"] is None
+    assert fixed.output.completion == good and fixed.scores["genre"].value == "prose"
+    refused = long.metadata[ANSWER]
+    assert refused["value"] is None and refused["replies"] == []
+    assert "characters, more than the 50,000 a model is sent" in refused["error"]
+    assert long.scores["genre"].reason == "no_response"
+
+    again = run("again")
+    assert asked == [2, 4]  # nothing asked: the checked answer came from the store
+    [kept] = [s for s in again.samples or [] if s.id == "fixed"]
+    assert kept.metadata[ANSWER]["value"] == answer["value"]
+    assert kept.metadata[ANSWER]["from_store"]
+
+
+def _state(metadata: dict[str, Any]) -> TaskState:
+    return TaskState(
+        model="none",  # type: ignore[arg-type]
+        sample_id="t1",
+        epoch=1,
+        input="-",
+        messages=[],
+        metadata={"language": "zh", "length": None, **metadata},
+    )
+
+
+ANSWERED: list[tuple[Callable[[], Scorer], dict[str, Any], Any]] = [
+    (genre_scorer, {"genre": "poem", "reason": "分行押韵"}, "poem"),
+    (quality_scorer, {"score": 3, "reason": "平平"}, {"score": 3, "kept": 0.0}),
+    (
+        construction_scorer,
+        {**GOOD_POINTS, "instruction": "请写一篇散文。"},
+        {
+            "request_length": 7,
+            "stated_length": 0,
+            "grounding_parts": 2,
+            "summary_characters": len(GOOD_POINTS["summary"]),
+            "theme_words": 3,
+        },
+    ),
+    (
+        screen_scorer,
+        {
+            "flags": {
+                "personal_info": [{"text": "老周", "kind": "name"}],
+                "unsafe": [],
+                "advertisement": [],
+            }
+        },
+        {"flagged": 1.0, "personal_info": 1, "unsafe": 0, "advertisement": 0},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("make", "value", "expected"), ANSWERED, ids=[a[0].__name__ for a in ANSWERED]
+)
+def test_each_step_scorer_scores_the_checked_answer_and_leaves_a_failure_unscored(
+    make: Callable[[], Scorer], value: dict[str, Any], expected: Any
+) -> None:
+    answered = {"value": value, "error": None, "replies": ["…"]}
+    score = asyncio.run(make()(_state({ANSWER: answered}), Target("")))
+    assert score is not None and score.value == expected and score.metadata == answered
+    failed = {"value": None, "error": '"genre" must be one of ...', "replies": ["…"] * 3}
+    score = asyncio.run(make()(_state({ANSWER: failed}), Target("")))
+    assert score is not None and score.reason == "invalid_response_format"
+    assert score.explanation == failed["error"]
+    silent = {"value": None, "error": "the endpoint never answered", "replies": []}
+    score = asyncio.run(make()(_state({ANSWER: silent}), Target("")))
+    assert score is not None and score.reason == "no_response"
+
+
+def test_agreement_through_the_mode_reducer(tmp_path: Path) -> None:
+    """The classify step's `agreement()` (its task folds epochs by `mode`): the share of
+    labelled texts classified into their label; an unlabelled text is left out."""
+    labels = {"a": {"given_genre": "poem"}, "b": {"given_genre": "poem"}, "c": {}}
+    genres = {"a": "poem", "b": "prose", "c": "letter"}
+    found = assert_agreeing_epochs_change_nothing(
+        [agreement()], genres, tmp_path / "equal", reducer="mode", metadata=labels
+    )
+    assert found == {"agreement": 0.5}
+    epochs = {"a": ["poem", "prose", "poem"], "b": ["prose", "poem", "poem"], "c": ["poem"] * 3}
+    found = run_metrics([agreement()], epochs, tmp_path / "mixed", reducer="mode", metadata=labels)
+    assert found == {"agreement": 1.0}  # each labelled text's most frequent genre is its label
+    nobody = run_metrics([agreement()], {"c": ["poem"]}, tmp_path / "none", reducer="mode")
+    assert nobody == {}  # nothing to agree with: no number rather than nan
+
+
+def test_answered_means_through_the_mean_reducer(tmp_path: Path) -> None:
+    """The steps' `answered_means(keys)`: the mean of each key over the texts that got an
+    answer, each text's epochs averaged first; an unscored text is left out."""
+    failed = Score.unscored(reason="no_response", explanation="no reply")
+    scores = {"a": {"score": 4, "kept": 1.0}, "b": failed, "c": {"score": 3, "kept": 0.0}}
+    found = assert_agreeing_epochs_change_nothing(
+        [answered_means(["score", "kept"])], scores, tmp_path / "equal"
+    )
+    assert found == {"score": 3.5, "kept": 0.5}
+    epochs = {
+        "a": [{"score": 5, "kept": 1.0}, {"score": 2, "kept": 0.0}],
+        "b": [failed, failed],
+        "c": [{"score": 3, "kept": 0.0}, {"score": 3, "kept": 0.0}],
+    }
+    found = run_metrics([answered_means(["score", "kept"])], epochs, tmp_path / "mixed")
+    assert found == {"score": 3.25, "kept": 0.25}

@@ -8,6 +8,7 @@ disagree on every instruction.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -18,6 +19,8 @@ from typing import Any
 
 import pytest
 from inspect_ai.log import read_eval_log
+from inspect_ai.model import ChatMessageUser
+from inspect_ai.solver import TaskState
 
 from howtobench import tasks
 from howtobench.cli import main
@@ -27,6 +30,7 @@ from howtobench.judge.defaults import SUM_TOLERANCE
 from howtobench.simulator import Asked, JudgeSimulator, asked_ids
 from howtobench.studies import StudyError, report
 from howtobench.studies.plans import export_plan
+from howtobench.tree.negotiation import instruction_only
 from howtobench.tree.plan import (
     TREE_VERSION,
     PlanEntry,
@@ -69,7 +73,9 @@ def test_negotiate_scores_each_instruction_by_its_weights(serve: Serve, tmp_path
     [path] = folder.glob("*.eval")
     log = read_eval_log(str(path))
     assert log.eval.task == "howtobench/negotiate"
+    assert [step.solver for step in log.plan.steps] == ["howtobench/instruction_only"]
     assert judge.calls == {"negotiator": sum(DEMO.values())}
+    assert list(log.stats.model_usage) == ["openai-api/sim/judge"]  # no writer asked
     by_task: dict[str, int] = {}
     for sample in log.samples or []:
         score = sample.scores["negotiation"]
@@ -89,6 +95,27 @@ def test_negotiate_scores_each_instruction_by_its_weights(serve: Serve, tmp_path
     assert by_task == DEMO
     assert set(log.eval.metadata["data"]) == set(DEMO)
     assert log.eval.metadata["tree"] == TREE_VERSION
+
+
+def test_instruction_only_leaves_the_sample_as_it_is_and_asks_no_writer() -> None:
+    """The negotiate task's solver: the negotiator reads the instruction, so nothing is
+    written, and the writer (`generate`) is never called."""
+
+    async def no_writer(state: TaskState, **config: Any) -> TaskState:
+        raise AssertionError("instruction_only asked the writer")
+
+    state = TaskState(
+        model="none",  # type: ignore[arg-type]
+        sample_id="demo_open_1",
+        epoch=1,
+        input="写一篇散文",
+        messages=[ChatMessageUser(content="写一篇散文")],
+        metadata={"task": "open"},
+    )
+    after = asyncio.run(instruction_only()(state, no_writer))
+    assert after is state and after.output.completion == ""
+    assert [m.text for m in after.messages] == ["写一篇散文"]
+    assert after.metadata == {"task": "open"}
 
 
 def test_negotiate_takes_a_list_of_tasks_and_refuses_others(serve: Serve, tmp_path: Path) -> None:

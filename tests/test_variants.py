@@ -64,6 +64,23 @@ def test_perturbation_names() -> None:
             Perturbation.parse(bad)
 
 
+def test_a_transfer_in_a_replay_run_needs_a_model_bound(tmp_path: Path) -> None:
+    """With neither the perturber nor the grader bound, a replay run has no model to
+    rewrite with (the evaluated model only replays): the sample fails saying which role
+    to bind, and no stored writer is asked to rewrite."""
+    task = open_writing(
+        dataset="demo",
+        replay="demo-writer-a",
+        genre="poem",
+        perturb="transfer:letter",
+        scorers="rouge_l",
+    )
+    [log] = run_eval(task, tmp_path, status="error")
+    assert log.error is not None
+    assert "-T perturb: none/none cannot rewrite a writing" in log.error.message
+    assert "--model-role perturber=<model> (or grader=<model>)" in log.error.message
+
+
 @pytest.mark.slow
 def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
@@ -84,6 +101,9 @@ def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Pa
     assert logs[0].eval.metadata["perturb"] == "drop"
     judged = {q.writing for q in judge.questions if q.writing}
     assert judged == set(first)
+    # the old form's writer, the final writing, then the perturbation, as the log names them
+    steps = ["howtobench/replay", "howtobench/final_writing", "howtobench/perturb"]
+    assert [step.solver for step in logs[0].plan.steps] == steps
 
 
 def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:

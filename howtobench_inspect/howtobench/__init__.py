@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from howtobench.tasks import (
         completion,
         guide,
+        negotiate,
         open_writing,
         writing_parameters,
         writing_task,
@@ -45,6 +46,7 @@ _HOMES = {
     "classify_step": "howtobench.construct.classify",
     "completion": "howtobench.tasks",
     "guide": "howtobench.tasks",
+    "negotiate": "howtobench.tasks",
     "open_writing": "howtobench.tasks",
     "quality_step": "howtobench.construct.quality",
     "rouge_l": "howtobench.baselines.overlap",
@@ -66,6 +68,7 @@ __all__ = [
     "classify_step",
     "completion",
     "guide",
+    "negotiate",
     "open_writing",
     "quality_step",
     "rouge_l",

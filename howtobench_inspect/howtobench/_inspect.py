@@ -26,9 +26,14 @@ change:
   finds once per process ("hooks enabled: 1", three lines on standard output) at the first
   eval or model; `writing_summary.listen` lets it do so before adding its hook, so that
   the hook is never announced, neither before a one-line error nor in judge-check's JSON.
-- `task_identifier` (`inspect_ai._eval.evalset`): the identity eval-set pairs a log with
-  its task by; a worker (`workers.py`) pairs the logs of a shared folder with its tasks
-  by it, as inspect's own eval-set does.
+- `init_display_type` (`inspect_ai.util._display`): `eval_async()` takes no `display`
+  argument, so `judge-check` sets inspect's display to none through it.
+- `task_identifier` (public: `inspect_ai.task_identifier`, wrapped here for a log): the
+  identity eval-set pairs a log with its task by; a worker (`workers.py`) pairs the logs
+  of a shared folder with its tasks by it, as inspect's own eval-set does.
+
+Each private import carries the comment that tells inspect-evals-lint (rule IECQ001,
+`private_api_imports`) why it stays.
 """
 
 from __future__ import annotations
@@ -38,13 +43,26 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from inspect_ai._eval.evalset import task_identifier as _task_identifier
-from inspect_ai._util.error import PrerequisiteError
-from inspect_ai.hooks._startup import init_hooks
-from inspect_ai.log._samples import sample_active
+from inspect_ai import task_identifier as _task_identifier
+from inspect_ai._util.error import (
+    PrerequisiteError,  # inspect-evals-lint: ignore[IECQ001] -- not exported; our errors subclass it, so inspect prints them as one line without a traceback
+)
+from inspect_ai.hooks._startup import (
+    init_hooks,  # inspect-evals-lint: ignore[IECQ001] -- not exported; inspect announces the hooks it knows once per process, and ours is added after (writing_summary.listen)
+)
+from inspect_ai.log._samples import (
+    sample_active,  # inspect-evals-lint: ignore[IECQ001] -- not exported; the running sample: its id for replay, its run_id for a run's state
+)
 from inspect_ai.model import Model
-from inspect_ai.model._generate_config import active_generate_config
-from inspect_ai.model._providers.util import batch_log
+from inspect_ai.model._generate_config import (
+    active_generate_config,  # inspect-evals-lint: ignore[IECQ001] -- not exported; the eval's generate settings (--temperature) while a task is built
+)
+from inspect_ai.model._providers.util import (
+    batch_log,  # inspect-evals-lint: ignore[IECQ001] -- not exported; inspect reports its batches only through this log
+)
+from inspect_ai.util._display import (
+    init_display_type,  # inspect-evals-lint: ignore[IECQ001] -- not exported; eval_async() takes no display argument
+)
 
 __all__ = [
     "PrerequisiteError",
@@ -54,6 +72,7 @@ __all__ = [
     "endpoint",
     "error_message",
     "eval_running",
+    "init_display_type",
     "init_hooks",
     "listen_to_batch_log",
     "model_list_request",

@@ -24,9 +24,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspect_ai.model import ChatMessageAssistant, GenerateConfig, Model, ModelOutput, get_model
+from inspect_ai.model import (
+    ChatMessageAssistant,
+    GenerateConfig,
+    Model,
+    ModelOutput,
+    get_model,
+    model_roles,
+)
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from howtobench._inspect import PrerequisiteError
+from howtobench.errors import UserError
 from howtobench.metadata import SampleKey
 from howtobench.templates import render
 from howtobench.vocabulary import replayed_writer
@@ -129,10 +138,21 @@ def failed_rewrite(original: str, rewrite: str, stop_reason: str) -> str | None:
 
 def rewriter() -> Model:
     """The `perturber` role; unbound it is the evaluated model, or the grader in replay
-    (`--model none` with `-T replay=`, or a `replay/<writer>` model, which only replays)."""
-    model = get_model(role="perturber")
-    replays = str(model) == "none/none" or replayed_writer(str(model))
-    return get_model(role="grader") if replays else model
+    (`--model none` with `-T replay=`, or a `replay/<writer>` model, which only replays),
+    which must then be bound."""
+    # unbound, the evaluated model itself: inspect's fallback, chosen here on purpose (as
+    # for the grader, `howtobench.judge.models.grader`)
+    bound = "perturber" in model_roles()
+    model = get_model(role="perturber", required=True) if bound else get_model()
+    if not (str(model) == "none/none" or replayed_writer(str(model))):
+        return model
+    try:
+        return get_model(role="grader", required=True)
+    except PrerequisiteError:  # unbound, the grader would be this model again
+        raise UserError(
+            f"-T perturb: {model} cannot rewrite a writing; bind a model with "
+            "--model-role perturber=<model> (or grader=<model>)"
+        ) from None
 
 
 @solver

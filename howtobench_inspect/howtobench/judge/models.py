@@ -45,7 +45,14 @@ def grader() -> Model:
     the model in context, if any, is an earlier eval's)."""
     if not eval_running():
         raise ValueError("no eval is under way: the grader role is not known yet")
-    model = get_model(role="grader")
+    try:
+        bound: bool | None = "grader" in model_roles()
+    except LookupError:  # no eval running yet (a task built from Python before eval())
+        bound = None
+    # bound, the grader; unbound, the evaluated model itself, which inspect's fallback
+    # would give, chosen here on purpose and said below (`default=get_model()` would be
+    # a copy with the role set, to which inspect no longer applies the eval's settings)
+    model = get_model(role="grader", required=True) if bound else get_model()
     if str(model) == "none/none" or replayed_writer(str(model)):
         replays = f"{model} only replays stored writings"
         why = replays if replayed_writer(str(model)) else "the evaluated model is 'none'"
@@ -53,11 +60,7 @@ def grader() -> Model:
             "the judge scorers need a judge model: bind one with --model-role grader=<model>, "
             f"or choose scorers=rouge_l,bleu ({why})"
         )
-    try:
-        bound = "grader" in model_roles()
-    except LookupError:  # no eval running yet (a task built from Python before eval())
-        return model
-    if not bound:
+    if bound is False:
         this_run().warn_once(
             logger,
             ("judges itself", str(model)),

@@ -31,9 +31,8 @@ import anyio
 from inspect_ai import Task, eval_async
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import Model, compute_model_cost
-from inspect_ai.util._display import init_display_type  # no public way in 0.3.285
 
-from howtobench._inspect import endpoint
+from howtobench._inspect import endpoint, init_display_type
 from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS
 from howtobench.construct.runs import BuildIncomplete
 from howtobench.errors import UserError
