@@ -12,13 +12,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from inspect_ai.log import EvalLog, ModelEvent, read_eval_log
+from inspect_ai.event import ModelEvent
+from inspect_ai.log import EvalLog, read_eval_log
 from inspect_ai.model import (
     ChatMessage,
     ChatMessageSystem,
@@ -180,6 +182,13 @@ def test_reply_faults_are_drawn_as_the_server_draws_them() -> None:
     assert [o.completion for o in embedded] == [o.completion for o in http]
     assert MALFORMED_REPLY in [o.completion for o in embedded]
     assert sum(simulator.faults_sent.values()) < 12
+
+
+def test_latency_delays_every_answer() -> None:
+    messages: list[ChatMessage] = [ChatMessageUser(content="写一首诗。")]
+    started = time.monotonic()
+    generated(get_model("towsim/judge", memoize=False, latency=0.2), messages, 2)
+    assert time.monotonic() - started >= 0.4
 
 
 @pytest.mark.slow
