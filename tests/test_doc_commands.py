@@ -63,6 +63,7 @@ RUN: dict[tuple[str, str], float] = {
     ("docs/construction.md", "howtobench build $CORPUS"): 240,
     ("docs/scorers.md", "inspect score"): 120,
     ("docs/simulator.md", "SIM_BASE_URL"): 120,
+    ("docs/simulator.md", "model_args: {profile: vllm"): 120,
     ("docs/simulator.md", "ANTHROPIC_BASE_URL"): 120,
     ("docs/studies.md", "howtobench metaeval demo-logs"): 300,
     ("docs/studio.md", "--log-dir studio-logs"): 120,
@@ -86,6 +87,10 @@ SAME_AS: dict[tuple[str, str], tuple[str, str]] = {
     ("README.md", "python -m howtobench.simulator --port 8765 &"): (
         "docs/simulator.md",
         "SIM_BASE_URL",
+    ),
+    ("docs/simulator.md", "--model-role grader=towsim/judge"): (
+        "README.md",
+        "python -m pytest -q -ra",
     ),
 }
 

@@ -156,7 +156,8 @@ def test_the_entry_point_registers_without_the_studies_or_the_studio() -> None:
     """inspect finds a `howtobench/...` name by importing our entry point whole (it has no
     way to register one name when asked for it), so every task, build step and scorer is
     found, and what they import stops short of the studies, the studio and their
-    libraries."""
+    libraries; the model providers (`replay/`, `towsim/`) are registered with their code
+    left to first use, so the judge simulator is not imported either."""
     tasks = ["completion", "guide", "open", "negotiate"]
     steps = ["classify", "quality", "backconstruct", "screen"]
     scorers = ["tow", "negotiation", "bleu", "rouge_l", "bleurt", "rubric", "autoplan"]
@@ -170,9 +171,15 @@ def test_the_entry_point_registers_without_the_studies_or_the_studio() -> None:
             for name in names
             if registry_lookup(kind, f"howtobench/{{name}}") is None
         ]
+        missing += [
+            f"modelapi {{name}}" for name in ("replay", "towsim")
+            if registry_lookup("modelapi", f"howtobench/{{name}}") is None
+        ]
         parts = sorted(
             name for name in sys.modules
-            if name.startswith(("howtobench.studies", "howtobench.annotate"))
+            if name.startswith(
+                ("howtobench.studies", "howtobench.annotate", "howtobench.simulator")
+            )
         )
         print(json.dumps([missing, parts, loaded()]))
         """

@@ -1,6 +1,7 @@
 """Entry point of group `inspect_ai`: makes `howtobench/<task>`, the build steps
 (`howtobench/classify`, `quality`, `backconstruct`, `screen`), our scorers and the
-`replay/<writer>` model provider of stored writings known.
+`replay/<writer>` model provider of stored writings and the `towsim/<name>` provider
+of the judge simulator in process known.
 
 inspect imports this module whole, at the start of every eval (to collect hooks, whose
 ever the tasks are) and when it meets a `howtobench/...` name it has not registered yet, and then
@@ -25,7 +26,7 @@ from howtobench.construct.screen import screen_step
 from howtobench.tasks import completion, guide, negotiate, open_writing
 from howtobench.tree.negotiation import negotiation
 from howtobench.tree.scorer import tree_of_writing
-from howtobench.vocabulary import REPLAY_API
+from howtobench.vocabulary import REPLAY_API, SIMULATOR_API
 
 
 @modelapi(name=REPLAY_API)
@@ -35,3 +36,13 @@ def replay() -> type[ModelAPI]:
     from howtobench.replay import ReplayAPI
 
     return ReplayAPI
+
+
+@modelapi(name=SIMULATOR_API)
+def towsim() -> type[ModelAPI]:
+    """`--model-role grader=towsim/judge`: the judge simulator answering in process, with no
+    server (imported when such a model is first made: the simulator stays out of every
+    eval's start)."""
+    from howtobench.simulator.embedded import SimulatorAPI
+
+    return SimulatorAPI

@@ -1,6 +1,6 @@
 """The benchmark's shared words, at the bottom of the package: the task names, the
-completion task's fill-in marker, the inspect task prefix, the replay provider's name and how a text's language is
-told. Every layer (data, judges, tree, studies, construction, simulator) names these
+completion task's fill-in marker, the inspect task prefix, the replay and simulator
+providers' names and how a text's language is told. Every layer (data, judges, tree, studies, construction, simulator) names these
 from here; the module imports nothing of ours and nothing heavy."""
 
 from __future__ import annotations
@@ -15,6 +15,9 @@ TASK_PREFIX = "howtobench/"
 FILL_MARKER = "[fill in the blank]"
 # The model provider of stored writings: `--model replay/<writer>` (howtobench/replay.py).
 REPLAY_API = "replay"
+# The judge simulator answering in process: `--model-role grader=towsim/judge`
+# (howtobench/simulator/embedded.py).
+SIMULATOR_API = "towsim"
 
 
 def replay_model(writer: str) -> str:

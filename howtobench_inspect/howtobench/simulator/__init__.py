@@ -5,8 +5,10 @@ Its parts: `protocol` (what a prompt asks, read by its tag), `replies` (valid an
 replies, the fault catalogue), `billing` (tokens and simulated prompt caching), `wire`
 (the two APIs' request and reply shapes), `batches` (both providers' batch APIs, answered
 by the same code), `profiles` (what other OpenAI-compatible servers refuse, rename or
-add), `server` (the HTTP server), and `process` (the server as a child process, the one
-way tests and benchmarks start it so). Run it with `python -m howtobench.simulator`.
+add), `answers` (the answer chosen and billed, whatever carries it), `server` (the HTTP
+server), `process` (the server as a child process, the one way tests and benchmarks start
+it so) and `embedded` (the `towsim/<name>` inspect model provider: the same answers in
+process, with no server). Run the server with `python -m howtobench.simulator`.
 """
 
 from howtobench.simulator.billing import Segment, Usage, tokens

@@ -34,13 +34,13 @@ import random
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
+from howtobench.simulator.answers import Fault, Script, bill, choose, read_by
 from howtobench.simulator.batches import Batches, Outcome
 from howtobench.simulator.billing import PromptCache, Segment, Usage, tokens, written_out
 from howtobench.simulator.profiles import (
@@ -51,15 +51,13 @@ from howtobench.simulator.profiles import (
     check,
     context_fault,
     get_profile,
-    truncated,
 )
-from howtobench.simulator.protocol import Asked, classify, message_text
+from howtobench.simulator.protocol import message_text
 from howtobench.simulator.replies import (
     FAULTS,
     STATUS_FAULTS,
     UNANSWERED_FAULTS,
     Faults,
-    reply_text,
 )
 from howtobench.simulator.wire import (
     ANTHROPIC_PATH,
@@ -68,6 +66,18 @@ from howtobench.simulator.wire import (
     Conversation,
     OpenAIChat,
 )
+
+# `Fault` and `Script` are defined with the answering code the in-process provider shares
+__all__ = [
+    "CONTEXT_FAULT",
+    "ERROR_OBJECT_FAULT",
+    "ERROR_OBJECT_MESSAGE",
+    "Fault",
+    "JudgeSimulator",
+    "Request",
+    "Script",
+    "main",
+]
 
 _ANTHROPIC = AnthropicMessages()
 CONTEXT_FAULT = "context"
@@ -80,24 +90,6 @@ ERROR_OBJECT_MESSAGE = "model overloaded"
 class _Server(ThreadingHTTPServer):
     # the default backlog of 5 refuses connections under a judge's burst of requests
     request_queue_size = 1024
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A scripted fault (one of `FAULTS`, `context` or `error_object`) instead of a reply.
-
-    `context` is the refusal of a prompt over the model's context, in the words of the
-    profile played; the default profile (OpenAI, whose context no judge prompt fills)
-    answers as vLLM serving a 4,096-token model does, the local server a test stands for.
-    `error_object` answers HTTP 200 with `{"error": {"message": "model overloaded"}}`.
-    """
-
-    name: str
-
-
-# A script answers a question with reply text, a JSON reply, a fault, or None for the
-# simulator's own valid reply. It reads the question, never the call order.
-Script = Callable[[Asked], "str | dict[str, Any] | Fault | None"]
 
 
 @dataclass(frozen=True)
@@ -295,23 +287,29 @@ class JudgeSimulator:
         recorded_path: str | None = None,
     ) -> Outcome:
         """The answer to one chat request (`path` picks the API), sent directly or, with
-        `batch`, from inside that batch: counted, billed, scripted and faulted alike."""
+        `batch`, from inside that batch: counted, billed, scripted and faulted alike. The
+        answer is chosen and billed by `answers` (as the in-process provider's is); the
+        rest is the wire's: refusals, statuses, latency, hung and dropped connections."""
         api: Api = _ANTHROPIC if path == ANTHROPIC_PATH else self._openai
         conversation = api.read(body)
         model = body.get("model", "sim")
         refused, read = None, conversation.messages
         if api is self._openai:
             refused, read = self._as_profiled(body, conversation)
-        question = classify(read, body.get("temperature"))
-        scripted = self.script(question) if self.script and refused is None else None
+        choice = choose(
+            read,
+            body.get("temperature"),
+            faults=self.faults,
+            rng=self._rng,
+            script=self.script,
+            answered=refused is None,
+        )
+        question = choice.question
         with self._lock:
+            fault = choice.fault
             if refused is not None:
-                fault: str | None = f"refused:{refused.reason}"
+                fault = f"refused:{refused.reason}"
                 self.refused[refused.reason] += 1
-            elif isinstance(scripted, Fault):
-                fault = scripted.name
-            else:
-                fault = self.faults.draw(self._rng)
             if read is not conversation.messages:
                 self.truncated += 1
             self.calls[question.kind] += 1
@@ -359,14 +357,10 @@ class JudgeSimulator:
             with self._lock:
                 self._keep(carried(None, None))
             return self._fault_outcome(api, fault)
-        if isinstance(scripted, str | dict):
-            content = scripted if isinstance(scripted, str) else json.dumps(scripted)
-        else:
-            content = reply_text(question, fault)
+        content = choice.reply()
         with self._lock:
-            usage = api.bill(self._cache, model, conversation, content)
-            if read is not conversation.messages and self._profile.usage_read:
-                usage = replace(usage, input=self._profile.context, cache_read=0, cache_write=0)
+            cut = read is not conversation.messages
+            usage = bill(api, self._cache, self._profile, model, conversation, content, cut=cut)
             self._count(conversation, content, usage)
             self._keep(carried(content, usage))
         answer = api.answer(model, content, usage, conversation.stream)
@@ -377,16 +371,8 @@ class JudgeSimulator:
     ) -> tuple[Refused | None, list[dict[str, Any]]]:
         """What the profile's server makes of a request: its refusal (or None), and the
         messages its model reads (the request's own, or the prompt cut to its context)."""
-        written = written_out(conversation.segments)
-        prompt_tokens = tokens(len(written))
-        refused = check(self._profile, body, prompt_tokens)
-        if (
-            refused is None
-            and self._profile.context_error is None
-            and prompt_tokens >= self._profile.context
-        ):
-            return None, [{"role": "user", "content": truncated(self._profile, written)}]
-        return refused, conversation.messages
+        refused = check(self._profile, body, tokens(len(written_out(conversation.segments))))
+        return refused, conversation.messages if refused else read_by(self._profile, conversation)
 
     def _keep(self, request: Request) -> None:
         """Record a request; called under the lock, so `requests` is in billing order."""

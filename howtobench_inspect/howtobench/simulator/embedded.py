@@ -1,0 +1,169 @@
+"""The judge simulator as an inspect model provider, in process: `towsim/<any name>`.
+
+`--model-role grader=towsim/judge` judges with the simulator's replies with no server to
+start, no port and no key, as inspect's own `mockllm/` answers without one. A request
+gets the reply the HTTP simulator gives the same request from inspect's `openai-api`
+provider: the provider writes the messages as that provider sends them
+(`messages_to_openai`), and then the simulator's own code reads, answers and bills them
+(`answers`: `read_by`, `choose`, `Choice.reply`, `bill`) and writes the chat completion
+in the profile's shape (`wire.OpenAIChat`), which inspect reads back
+(`model_output_from_openai`) as its provider reads the server's.
+
+Model arguments (`-M name=value` for the evaluated model; for a role, `model_args` in
+its YAML: `--model-role 'grader={model: towsim/judge, model_args: {latency: 0.5}}'`):
+
+- `profile`: the server played (`profiles.PROFILES`; default `openai`): the shape of its
+  replies (a reasoning field, cached tokens or none) and, for Ollama, the prompt cut to
+  its context; not its refusals, which are HTTP answers (docs/simulator.md).
+- `context`: the profile's context in tokens (two characters a token).
+- `latency`: seconds added to every answer (default 0).
+- `rate_malformed`, `rate_out_of_range`: chances (0-1) of an unusable reply, and `seed`,
+  the seed they are drawn with. The wire's faults (429, 500, hang, drop, 400, an empty
+  or non-JSON body) have no wire here to happen on, and are refused with how to get them.
+
+An unknown name is refused in one line, with the name meant where one is near.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import random
+from typing import Any
+
+import anyio
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelAPI,
+    ModelCall,
+    ModelOutput,
+    messages_to_openai,
+    model_output_from_openai,
+)
+from inspect_ai.tool import ToolChoice, ToolInfo
+
+from howtobench.errors import UserError
+from howtobench.simulator.answers import bill, choose, read_by
+from howtobench.simulator.billing import PromptCache
+from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES, get_profile
+from howtobench.simulator.replies import FAULTS, Faults
+from howtobench.simulator.wire import OpenAIChat
+from howtobench.vocabulary import SIMULATOR_API
+
+__all__ = ["MODEL_ARGS", "SimulatorAPI", "SimulatorArgumentError"]
+
+# the reply faults: a 200 answer whose text is unusable, which needs no wire
+REPLY_FAULTS = ("malformed", "out_of_range")
+WIRE_FAULTS = tuple(name for name in FAULTS if name not in REPLY_FAULTS)
+MODEL_ARGS = ("profile", "context", "latency", *(f"rate_{n}" for n in REPLY_FAULTS), "seed")
+
+
+class SimulatorArgumentError(UserError):
+    """A model argument the embedded simulator does not take, or a value it cannot use."""
+
+
+class SimulatorAPI(ModelAPI):
+    """The `towsim` provider: the judge simulator answering in process (any model name)."""
+
+    def __init__(
+        self,
+        model_name: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        config: GenerateConfig | None = None,
+        **model_args: Any,
+    ) -> None:
+        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+        name = f"{SIMULATOR_API}/{model_name}"
+        _refuse_unknown(name, model_args)
+        profile = str(model_args.get("profile", DEFAULT_PROFILE))
+        if profile not in PROFILES:
+            raise SimulatorArgumentError(
+                f"-M profile={profile}: {name} plays one of {', '.join(PROFILES)}"
+            )
+        changes: dict[str, Any] = {}
+        if "context" in model_args:
+            changes["context"] = _whole(name, "context", model_args["context"], low=1)
+        rates = {
+            arg: _number(name, arg, model_args.get(arg, 0), high=1)
+            for arg in (f"rate_{n}" for n in REPLY_FAULTS)
+        }
+        if sum(rates.values()) > 1:
+            raise SimulatorArgumentError(f"-M rate_*: {name}'s fault rates add up to over 1")
+        self.latency = _number(name, "latency", model_args.get("latency", 0))
+        self.faults = Faults(**rates, seed=_whole(name, "seed", model_args.get("seed", 0)))
+        self.profile = get_profile(profile, **changes)
+        self._rng = random.Random(self.faults.seed)
+        self._cache = PromptCache()
+        self._api = OpenAIChat(self.profile)
+
+    def should_retry(self, ex: Exception) -> bool:
+        return False  # nothing here fails by chance: an error is a bug, and stays one
+
+    async def generate(
+        self,
+        input: list[ChatMessage],
+        tools: list[ToolInfo],
+        tool_choice: ToolChoice,
+        config: GenerateConfig,
+    ) -> tuple[ModelOutput, ModelCall]:
+        # the request inspect's `openai-api` provider would send the HTTP simulator
+        body: dict[str, Any] = {
+            "model": self.model_name,
+            "messages": await messages_to_openai(input),
+        }
+        if config.temperature is not None:
+            body["temperature"] = config.temperature
+        conversation = self._api.read(body)
+        read = read_by(self.profile, conversation)
+        choice = choose(read, config.temperature, faults=self.faults, rng=self._rng)
+        if self.latency:
+            await anyio.sleep(self.latency)
+        reply = choice.reply()
+        cut = read is not conversation.messages
+        usage = bill(
+            self._api, self._cache, self.profile, self.model_name, conversation, reply, cut=cut
+        )
+        completion = json.loads(self._api.answer(self.model_name, reply, usage, False).data)
+        output = await model_output_from_openai(completion)
+        return output, ModelCall.create(request=body, response=completion)
+
+
+def _refuse_unknown(name: str, model_args: dict[str, Any]) -> None:
+    unknown = next((arg for arg in model_args if arg not in MODEL_ARGS), None)
+    if unknown is None:
+        return
+    if unknown in (f"rate_{n}" for n in WIRE_FAULTS):
+        raise SimulatorArgumentError(
+            f"-M {unknown}: a fault of the wire, and {name} answers in process; serve "
+            f"the simulator for it (python -m howtobench.simulator --{unknown.replace('_', '-')})"
+        )
+    near = difflib.get_close_matches(unknown, MODEL_ARGS, n=1)
+    hint = f"did you mean {near[0]}?" if near else f"it takes {', '.join(MODEL_ARGS)}"
+    raise SimulatorArgumentError(f"-M {unknown}: not a model argument of {name}; {hint}")
+
+
+def _number(name: str, arg: str, value: Any, *, high: float | None = None) -> float:
+    """`value` as a number from 0 (to `high`), or one line saying what is wanted."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = -1.0
+    if isinstance(value, bool) or not 0 <= number <= (high if high is not None else number):
+        bound = f"from 0 to {high:g}" if high is not None else "of 0 or more"
+        raise SimulatorArgumentError(f"-M {arg}={value}: {name} takes a number {bound}")
+    return number
+
+
+def _whole(name: str, arg: str, value: Any, *, low: int = 0) -> int:
+    """`value` as a whole number from `low` up, or one line saying what is wanted."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = -1.0
+    if isinstance(value, bool) or not number.is_integer() or number < low:
+        raise SimulatorArgumentError(
+            f"-M {arg}={value}: {name} takes a whole number of {low} or more"
+        )
+    return int(number)
