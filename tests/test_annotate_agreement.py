@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.metrics import cohen_kappa_score
 
 from howtobench.studies.ratings import per_rater_agreement, rater_agreement, rating_pairs
+from support.kappa import kappa_by_hand
 
 # six writings, each rated by two of three raters; "cy" is the odd one out
 RATINGS = [
@@ -52,9 +52,9 @@ def test_overall_agreement_pools_every_pair() -> None:
     labels = [1, 2, 3, 4, 5]
     row = rater_agreement(frame(RATINGS)).iloc[0]
     assert row["rating_pairs"] == 6
-    assert row["overall_kappa"] == pytest.approx(cohen_kappa_score(first, second, labels=labels))
+    assert row["overall_kappa"] == pytest.approx(kappa_by_hand(first, second, labels, False))
     assert row["overall_quadratic_kappa"] == pytest.approx(
-        cohen_kappa_score(first, second, labels=labels, weights="quadratic")
+        kappa_by_hand(first, second, labels, True)
     )
     assert row["overall_pearson"] == pytest.approx(np.corrcoef(first, second)[0, 1])
     # the mean over rater pairs needs pairs sharing three writings: only ann and bo do
@@ -79,5 +79,5 @@ def test_each_rater_against_the_others_most_agreeing_first() -> None:
     assert by_rater.loc["ann", "ratings"] == 4
     assert by_rater.loc["ann", "mean_abs_difference"] == pytest.approx(1.0)
     assert by_rater.loc["ann", "quadratic_kappa"] == pytest.approx(
-        cohen_kappa_score([4, 2, 2, 3], [4, 3, 5, 3], labels=[1, 2, 3, 4, 5], weights="quadratic")
+        kappa_by_hand([4, 2, 2, 3], [4, 3, 5, 3], [1, 2, 3, 4, 5], True)
     )

@@ -24,7 +24,6 @@ from annotate_support import (
     texts,
     tokens,
 )
-from sklearn.metrics import cohen_kappa_score
 from starlette.testclient import TestClient
 
 from howtobench.annotate.app import create_app, parse_body
@@ -32,6 +31,7 @@ from howtobench.annotate.protocol import NOTE_LIMIT, InvalidInput
 from howtobench.annotate.store import Store
 from howtobench.cli import main
 from howtobench.studies import metaeval
+from support.kappa import kappa_by_hand
 
 Studio = tuple[TestClient, Store, dict[str, str]]
 
@@ -353,11 +353,9 @@ def test_the_export_is_what_was_rated_and_metaeval_reads_it(
         raters = result.tables["raters"].iloc[0]
         assert raters["rating_pairs"] == 14
         labels = list(range(min(first + second), max(first + second) + 1))
-        assert raters["overall_kappa"] == pytest.approx(
-            cohen_kappa_score(first, second, labels=labels)
-        )
+        assert raters["overall_kappa"] == pytest.approx(kappa_by_hand(first, second, labels, False))
         assert raters["overall_quadratic_kappa"] == pytest.approx(
-            cohen_kappa_score(first, second, labels=labels, weights="quadratic")
+            kappa_by_hand(first, second, labels, True)
         )
         assert raters["overall_pearson"] == pytest.approx(np.corrcoef(first, second)[0, 1])
         assert set(result.tables["per_rater"]["rater"]) == {"ana", "ben", "chen"}

@@ -117,10 +117,6 @@ NOT_RUN: dict[tuple[str, str], str] = {
         "skipped for time: 36 client threads saving as fast as they can, then with a "
         "pause (over a minute), and its numbers mean something only on an idle machine"
     ),
-    ("docs/construction.md", "--model M"): (
-        "a synopsis: M, texts.jsonl and DIR stand for your model and files (the "
-        "walk-through above runs classify, and `howtobench build` every step)"
-    ),
     ("docs/judges.md", "howtobench judge-check"): REAL_JUDGE,
     ("docs/large-runs.md", "--retry-attempts 5"): API_KEYS,
     ("docs/large-runs.md", "# Anthropic"): API_KEYS + " and their batch APIs",

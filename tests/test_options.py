@@ -297,7 +297,8 @@ def test_the_build_command_refuses_zero_connections_within_seconds(tmp_path: Pat
 # `-S` names: every registered scorer refuses a name it does not take -----------------------
 
 # What inspect knows as our scorers once our entry point is imported (`howtobench._registry`,
-# as inspect imports it): the writing scorers, the negotiation's and the build steps'.
+# as inspect imports it): the writing scorers and the negotiation's; and the build steps',
+# registered when the build imports them.
 REGISTERED = {
     f"howtobench/{name}"
     for name in (
@@ -316,9 +317,11 @@ RENAMED = [
 def _registered_scorers() -> dict[str, Callable[..., Any]]:
     """Our scorer factories as inspect's registry holds them (what `--scorer` finds), by
     registered name; read from the registry, so that a new scorer is checked too."""
-    # our entry point, loaded as inspect loads it: it registers everything
+    # our entry point, loaded as inspect loads it: it registers every task and scorer an eval
+    # can name
     [entry] = entry_points(group="inspect_ai", name="howtobench")
     entry.load()
+    import howtobench.construct.pipeline  # noqa: F401  # the build's steps, as the build does
 
     found = registry_find(lambda i: i.type == "scorer" and i.name.startswith("howtobench/"))
     return {registry_info(factory).name: factory for factory in found}

@@ -1,7 +1,8 @@
 """What starting up costs: `import howtobench`, the `howtobench` command's parser and every
 `--help` load neither inspect-ai nor pandas, scipy or matplotlib; the shared vocabulary
 loads nothing of ours; and inspect's entry point registers our tasks and scorers without
-the studies or the studio.
+the construction, the studies, the studio, the simulator, the judge check, the workers
+or the overlap scorers' libraries.
 
 Each check runs in a fresh interpreter, since this one has loaded everything already.
 """
@@ -151,13 +152,48 @@ def test_the_studies_and_the_judge_check_load_nothing_heavy_until_used() -> None
     assert {"pandas", "inspect_ai"} <= set(after)  # the checks above can fail
 
 
+# What inspect's entry point must not load: it is imported at the start of every eval, ours
+# or another package's (`howtobench/_registry.py`). The construction steps register when
+# the build imports them; the overlap scorers' libraries load when a text is first cut.
+NOT_AT_EVAL_START = (
+    "howtobench.construct",
+    "howtobench.studies",
+    "howtobench.annotate",
+    "howtobench.simulator",
+    "howtobench.judge_check",
+    "howtobench.workers",
+    "howtobench.shards",
+)
+LIBRARIES_NOT_AT_EVAL_START = ("jieba", "sacrebleu", "rapidfuzz", "scipy", "matplotlib", "sklearn")
+
+
+def test_the_entry_point_loads_only_what_an_eval_can_name() -> None:
+    """`import howtobench._registry` (what inspect runs at the start of every eval) loads
+    none of the construction, the studies, the studio, the simulator, the judge check or
+    the workers, and none of the overlap scorers' libraries or the studies' extras."""
+    found = _run(
+        f"""
+        import howtobench._registry
+
+        parts = sorted(
+            name for name in sys.modules
+            if any(name == p or name.startswith(p + ".") for p in {NOT_AT_EVAL_START!r})
+        )
+        libraries = sorted({{n.split(".")[0] for n in sys.modules}} & set({LIBRARIES_NOT_AT_EVAL_START!r}))
+        print(json.dumps([parts, libraries]))
+        """
+    )
+    assert found == [[], []]
+
+
 @pytest.mark.slow
 def test_the_entry_point_registers_without_the_studies_or_the_studio() -> None:
     """inspect finds a `howtobench/...` name by importing our entry point whole (it has no
-    way to register one name when asked for it), so every task, build step and scorer is
-    found, and what they import stops short of the studies, the studio and their
-    libraries; the model providers (`replay/`, `towsim/`) are registered with their code
-    left to first use, so the judge simulator is not imported either."""
+    way to register one name when asked for it), so every task and scorer is found, and
+    what they import stops short of the studies, the studio and their libraries; the model
+    providers (`replay/`, `towsim/`) are registered with their code left to first use, so the
+    judge simulator is not imported either. The
+    build's steps are not among them: the build imports them, and they are found then."""
     tasks = ["completion", "guide", "open", "negotiate"]
     steps = ["classify", "quality", "backconstruct", "screen"]
     scorers = ["tow", "negotiation", "bleu", "rouge_l", "bleurt", "rubric", "autoplan"]
@@ -165,29 +201,34 @@ def test_the_entry_point_registers_without_the_studies_or_the_studio() -> None:
         f"""
         from inspect_ai._util.registry import registry_lookup  # what `inspect eval` asks
 
-        missing = [
-            f"{{kind}} {{name}}"
-            for kind, names in (("task", {[*tasks, *steps]!r}), ("scorer", {scorers!r}))
-            for name in names
-            if registry_lookup(kind, f"howtobench/{{name}}") is None
-        ]
-        missing += [
-            f"modelapi {{name}}" for name in ("replay", "towsim")
-            if registry_lookup("modelapi", f"howtobench/{{name}}") is None
-        ]
+        def missing(kinds):
+            return [
+                f"{{kind}} {{name}}"
+                for kind, names in kinds
+                for name in names
+                if registry_lookup(kind, f"howtobench/{{name}}") is None
+            ]
+
+        absent = missing(
+            (("task", {tasks!r}), ("scorer", {scorers!r}), ("modelapi", ("replay", "towsim")))
+        )
+        steps_before = missing((("task", {steps!r}),))
         parts = sorted(
             name for name in sys.modules
-            if name.startswith(
-                ("howtobench.studies", "howtobench.annotate", "howtobench.simulator")
-            )
+            if name.startswith(("howtobench.studies", "howtobench.annotate", "howtobench.construct", "howtobench.simulator"))
         )
-        print(json.dumps([missing, parts, loaded()]))
+        heavy = loaded()
+        import howtobench.construct.pipeline
+        steps_after = missing((("task", {steps!r}),))
+        print(json.dumps([absent, steps_before, parts, heavy, steps_after]))
         """
     )
-    missing, parts, heavy = found
-    assert missing == []
+    absent, steps_before, parts, heavy, steps_after = found
+    assert absent == []
+    assert steps_before == [f"task {step}" for step in steps]
     assert parts == []
     assert heavy == ["inspect_ai"]
+    assert steps_after == []
 
 
 def test_the_vocabulary_stands_on_nothing_of_ours() -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from howtobench.cli import main
 from howtobench.studies import StudyError, read_ratings
-from howtobench.studies.ratings import rater_agreement
+from howtobench.studies.ratings import cohen_kappa, rater_agreement
+from support.kappa import kappa_by_hand
 
 HEADER = "infer_id,model,score,rater\n"
 GOOD = "demo_open_1,w-a,4,r1\n"
@@ -105,21 +106,6 @@ def test_the_command_refuses_them_in_one_line(
     )
 
 
-def kappa_by_hand(a: list[int], b: list[int], categories: list[int], quadratic: bool) -> float:
-    """1 - sum(w * observed) / sum(w * expected) over the confusion matrix, with w the
-    squared distance in points (quadratic) or 1 off the diagonal (Cohen's plain kappa)."""
-    k = len(categories)
-    observed = np.zeros((k, k))
-    for x, y in zip(a, b, strict=True):
-        observed[categories.index(x), categories.index(y)] += 1
-    observed /= observed.sum()
-    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
-    weights = np.array(
-        [[(x - y) ** 2 if quadratic else float(x != y) for y in categories] for x in categories]
-    )
-    return float(1 - (weights * observed).sum() / (weights * expected).sum())
-
-
 def two_raters(a: list[float], b: list[float], **more: list[float]) -> pd.DataFrame:
     raters = {"r1": a, "r2": b, **more}
     rows = [
@@ -142,6 +128,57 @@ def test_cohens_kappa_of_two_raters_worked_by_hand() -> None:
     expected = np.mean([(i - j) ** 2 for i in range(1, 6) for j in r2])
     assert agreement["mean_pairwise_quadratic_kappa"] == pytest.approx(1 - (1 / 5) / expected)
     assert agreement["kappa_pairs"] == 1
+
+
+def test_cohen_kappa_plain_linear_and_quadratic_worked_by_hand() -> None:
+    """The kappa function itself (scikit-learn's `cohen_kappa_score`, whose semantics it
+    keeps, is no dependency): three items, one rated 2 by the first rater and 3 by the
+    second. Margins: p = (1/3, 1/3, 1/3), q = (1/3, 0, 2/3)."""
+    a, b, labels = [1, 2, 3], [1, 3, 3], [1, 2, 3]
+    # plain: p_o = 2/3, p_e = sum p_i q_i = 1/9 + 0 + 2/9 = 1/3; (2/3 - 1/3) / (1 - 1/3)
+    assert cohen_kappa(a, b, labels) == pytest.approx(0.5)
+    # linear: observed 1/3 * 1; expected sum p_i q_j |i - j| = (4/3 + 1 + 2/3) / 3 = 1
+    assert cohen_kappa(a, b, labels, weights="linear") == pytest.approx(2 / 3)
+    # quadratic: observed 1/3 * 1; expected sum p_i q_j (i - j)^2 = (8/3 + 1 + 4/3) / 3
+    assert cohen_kappa(a, b, labels, weights="quadratic") == pytest.approx(1 - (1 / 3) / (5 / 3))
+    # without labels: the labels given, sorted (here the same three)
+    assert cohen_kappa(a, b) == pytest.approx(0.5)
+
+
+def test_cohen_kappa_gives_scikit_learns_documented_example() -> None:
+    """The example of scikit-learn's `cohen_kappa_score` docstring (1.9: 0.6875), and its
+    weighted forms as scikit-learn 1.9.1 gives them, worked by hand here too. Labels
+    sorted: negative, neutral, positive; the one disagreement (positive vs negative) is
+    two positions apart; margins p = (2/5, 1/5, 2/5), q = (3/5, 1/5, 1/5)."""
+    y1 = ["negative", "positive", "negative", "neutral", "positive"]
+    y2 = ["negative", "positive", "negative", "neutral", "negative"]
+    # plain: p_o = 4/5, p_e = (6 + 1 + 2) / 25 = 0.36; (0.8 - 0.36) / 0.64
+    assert cohen_kappa(y1, y2) == pytest.approx(0.6875)
+    # linear: observed 2/5; expected 0.24 + 0.16 + 0.56 = 0.96
+    assert cohen_kappa(y1, y2, weights="linear") == pytest.approx(0.5833333333333333)
+    # quadratic: observed 4/5; expected 0.4 + 0.16 + 1.04 = 1.6
+    assert cohen_kappa(y1, y2, weights="quadratic") == pytest.approx(0.5)
+
+
+def test_cohen_kappa_is_nan_where_it_is_undefined_and_refuses_unknown_weights() -> None:
+    # one and the same label only: no disagreement to expect
+    assert math.isnan(cohen_kappa([3, 3, 3], [3, 3, 3], labels=[1, 2, 3]))
+    # a pair with a label outside `labels` is left out (as scikit-learn's): one label left
+    assert math.isnan(cohen_kappa([1, 1, 2], [1, 1, 3], labels=[1, 2]))
+    assert math.isnan(cohen_kappa([4], [5], labels=[1, 2]))  # no pair left
+    with pytest.raises(ValueError, match="weights='squared'"):
+        cohen_kappa([1, 2], [1, 2], weights="squared")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cohen_kappa_matches_the_textbook_loop(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    a, b = (list(map(int, rng.integers(1, 6, size=40))) for _ in range(2))
+    scale = [1, 2, 3, 4, 5]
+    assert cohen_kappa(a, b, scale) == pytest.approx(kappa_by_hand(a, b, scale, False))
+    assert cohen_kappa(a, b, scale, weights="quadratic") == pytest.approx(
+        kappa_by_hand(a, b, scale, True)
+    )
 
 
 def test_kappa_counts_in_points_across_a_score_nobody_gave() -> None:

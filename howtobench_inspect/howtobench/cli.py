@@ -6,8 +6,9 @@ Each part of the package registers its own commands (`add_..._command`): the stu
 (`howtobench.judge_check.commands`) and `build` (`howtobench.construct.commands`), from the
 pieces they share (`howtobench.commands`). Bad input (a file that is no inspect log, a log of another task,
 unknown rated ids, a rating that is not a finite number, no overlap, a missing score, a
-campaign option that cannot be met, a bad corpus line) is a `UserError`: status 2 and one
-line giving the reason. A build step that did not finish, or a judge that cannot serve, is
+campaign option that cannot be met, a bad corpus line), and a command whose extra is not
+installed (`howtobench.extras`: the studies, `build`, the studio's server), is a
+`UserError`: status 2 and one line giving the reason. A build step that did not finish, or a judge that cannot serve, is
 a `BuildIncomplete`: status 1 and one line (for a build, how to resume). `howtobench
 check-logs` exits 1 when a run's logs say it did not finish (`inspect eval` itself exits 0
 then). Every numeric option is checked by its argparse type (`howtobench.options`): a
@@ -26,6 +27,7 @@ from collections.abc import Sequence
 from howtobench.annotate.commands import add_annotate_command
 from howtobench.commands import OneLineParser
 from howtobench.construct.commands import add_build_command
+from howtobench.extras import check_extra
 from howtobench.judge_check.commands import add_judge_check_command
 from howtobench.logcheck import add_check_logs_command
 from howtobench.shards import add_shards_command
@@ -56,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
     try:
+        if getattr(args, "extra", None):  # the part of the install the command needs
+            check_extra(args.extra)
         status = args.run(args)
     except UserError as err:  # study errors included
         print(f"howtobench {command}: error: {err}", file=sys.stderr)

@@ -67,7 +67,7 @@ def add_annotate_command(commands: Commands) -> None:
     p.add_argument(
         "--json", action="store_true", help='print {"admin": URL, "raters": {name: URL}}'
     )
-    p.set_defaults(run=lambda a: print(show_links(a.db, a.url, a.json)))
+    p.set_defaults(run=lambda a: print(show_links(a.db, a.url, a.json)), extra="studio")
 
     p = add_command(actions, "serve", "serve the rater and admin pages (Ctrl-C stops)")
     p.add_argument("db", type=Path, metavar="DB")
@@ -75,7 +75,7 @@ def add_annotate_command(commands: Commands) -> None:
     p.add_argument(
         "--port", type=options.port, default=8780, help="default 8780 (0: any free port)"
     )
-    p.set_defaults(run=_serve)
+    p.set_defaults(run=_serve, extra="studio")
 
     p = add_command(
         actions, "export", "write the ratings (or picks) as CSV or JSONL, by the file's suffix"

@@ -30,12 +30,13 @@ from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stde
 from inspect_ai.solver import TaskState
 
 from howtobench.errors import UserError
+from howtobench.extras import install_command
 from howtobench.judge.guards import excerpt, incomparable, noted
 from howtobench.parameters import ParameterError, positive_integer, refuses_unknown
 from howtobench.rounding import rounded
 
 PARAMETER = "bleurt_checkpoint"
-INSTALL = "pip install 'howtobench[bleurt]'"
+INSTALL = install_command("bleurt")
 
 
 _MEMO_SIZE = 4096  # scores kept per checkpoint: epochs of a replay score the same pairs

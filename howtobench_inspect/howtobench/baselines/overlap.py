@@ -15,18 +15,15 @@ too, but its plain n-gram precision gives Table 7's Drop and Repeat the opposite
 so Table 7 did not come from that code.
 """
 
+from __future__ import annotations
+
 import sys
 from collections.abc import Callable
-from functools import lru_cache
+from functools import cache, lru_cache
+from typing import TYPE_CHECKING, Any
 
-import jieba
 from inspect_ai.scorer import Score, Scorer, Target, Value, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
-from rapidfuzz.distance import LCSseq
-from sacrebleu.metrics.bleu import BLEU
-from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
-from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
-from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
 
 from howtobench.errors import OneLineError
 from howtobench.judge.guards import excerpt, incomparable, noted
@@ -34,9 +31,35 @@ from howtobench.metadata import SampleKey
 from howtobench.parameters import refuses_unknown
 from howtobench.rounding import rounded
 
-jieba.setLogLevel(60)
-_TOKENIZER_13A = Tokenizer13a()  # type: ignore[no-untyped-call]  # sacrebleu has no hints
-_TOKENIZER_ZH = TokenizerZh()  # type: ignore[no-untyped-call]
+if TYPE_CHECKING:
+    from sacrebleu.metrics.bleu import BLEU
+
+# jieba, sacrebleu and rapidfuzz are imported when a text is first cut or compared, not
+# with this module: inspect imports it (through our entry point) at the start of every
+# eval, most of which never score an overlap (tests/test_startup.py).
+
+
+@cache
+def _jieba() -> Any:
+    """jieba, quiet (its dictionary is loaded on the first cut, with a log line)."""
+    import jieba
+
+    jieba.setLogLevel(60)
+    return jieba
+
+
+@cache
+def _sacrebleu_tokenizer(name: str) -> Any:
+    """sacrebleu's `13a` or `zh` tokenizer, one of each."""
+    if name == "zh":
+        from sacrebleu.tokenizers.tokenizer_zh import TokenizerZh
+
+        return TokenizerZh()  # type: ignore[no-untyped-call]  # sacrebleu has no hints
+    from sacrebleu.tokenizers.tokenizer_13a import Tokenizer13a
+
+    return Tokenizer13a()  # type: ignore[no-untyped-call]
+
+
 # What `-T bleu_tokenize` / `-S tokenize` take: Chinese cut into characters or words.
 TOKENIZATIONS = ("char", "word")
 BLEU_TOKENIZE = "char"
@@ -46,6 +69,8 @@ BLEU_TOKENIZE = "char"
 def _bleu_against(reference: tuple[str, ...]) -> BLEU:
     """A BLEU-4 metric holding one reference's n-gram counts, which sacrebleu then reuses
     for every writing on that instruction instead of counting them again."""
+    from sacrebleu.metrics.bleu import BLEU
+
     return BLEU(
         tokenize="none",
         max_ngram_order=4,
@@ -71,12 +96,15 @@ def tokenize(text: str, language: str = "zh", unit: str = "word") -> tuple[str, 
     """
     used = tokenizer(language, unit)
     if used == "jieba":
-        return _interned(" ".join(jieba.cut(text)))
-    cut = _TOKENIZER_ZH if used == "zh" else _TOKENIZER_13A
+        return _interned(" ".join(_jieba().cut(text)))
+    from sacrebleu.tokenizers.tokenizer_re import TokenizerRegexp
+
+    cut = _sacrebleu_tokenizer(used)
     tokens = _interned(cut(text))
     # sacrebleu's tokenizers keep the last 65,536 lines each, sized for MT sentences; on
     # pages of text that is hundreds of MB beside ours, so theirs are emptied
-    type(cut).__call__.cache_clear()
+    kind: Any = type(cut)  # sacrebleu's class, whose `__call__` is an lru_cache
+    kind.__call__.cache_clear()
     TokenizerRegexp.__call__.cache_clear()
     return tokens
 
@@ -91,6 +119,8 @@ def rouge_l_f1(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> float
     """ROUGE-L F1 of two token sequences (0 when either is empty)."""
     if not hypothesis or not reference:
         return 0.0
+    from rapidfuzz.distance import LCSseq
+
     lcs = LCSseq.similarity(hypothesis, reference)
     return 2 * lcs / (len(hypothesis) + len(reference))
 

@@ -5,8 +5,10 @@ the rubric quality filter (`quality`), task construction (`completion` by a seed
 paragraph-removal rule, guide and open by LLM back-construction, `backconstruct`), and
 screening for personal information, unsafe content and advertisements (`screen`), whose
 personal details are then de-identified (`deidentify`). Each LLM step is an inspect task
-of its own (`howtobench/classify`, ...); `pipeline.build_benchmark` runs them in order
-with `eval_set` and writes a data folder that `-T dataset=DIR` reads.
+of its own (`howtobench/classify`, ...), registered when its module is imported: by
+`pipeline`, not by the package's inspect entry point, which every eval imports.
+`pipeline.build_benchmark` runs them in order with `eval_set` and writes a data folder
+that `-T dataset=DIR` reads.
 
 The modules: `corpus` (the input format), `prompts` (templates, genre names, sections
 and placeholders), `steps` (what the LLM steps share), one module per step, `shape`

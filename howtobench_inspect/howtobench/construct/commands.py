@@ -60,7 +60,7 @@ def add_build_command(commands: Commands) -> None:
         2,
         or_zero=True,
     )
-    p.set_defaults(run=run_build)
+    p.set_defaults(run=run_build, extra="construct")
 
 
 def run_build(args: argparse.Namespace) -> None:

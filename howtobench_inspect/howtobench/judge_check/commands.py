@@ -90,7 +90,8 @@ def add_judge_check_command(commands: Commands) -> None:
         f"(default {DEFAULT_TIME_LIMIT:g})",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(run=run_judge_check)
+    # the check reads its logs through the studies (correlations, token costs)
+    p.set_defaults(run=run_judge_check, extra="studies")
 
 
 def run_judge_check(args: argparse.Namespace) -> None:

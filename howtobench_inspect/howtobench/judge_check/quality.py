@@ -16,8 +16,9 @@ original as the robustness study does (`studies.perturbation_effects`):
 
 - discrimination: the share of (writing, damaged copy) pairs in which the original got
   the higher ToW `overall`, a tie counting half, with a 95% Wilson score interval (z
-  from scipy), per damage and over both. The two copies of a writing are counted as
-  separate pairs, so the pooled interval is a little narrower than it should be;
+  from `statistics.NormalDist`), per damage and over both. The two copies of a writing
+  are counted as separate pairs, so the pooled interval is a little narrower than it
+  should be;
 - the mean change of `overall`, `content`, `format`, `impression` (damaged minus
   original) beside the paper's GPT-4o figures (`PAPER_GPT4O`);
 - the retest: the mean absolute difference of `overall` between the two judgings of
@@ -37,11 +38,11 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from statistics import NormalDist
 from typing import Any
 
 import pandas as pd
 from inspect_ai import Task, task_with
-from scipy.stats import norm
 
 from howtobench.judge_check.text import WIDTH
 from howtobench.judge_check.writings import build_tasks
@@ -162,7 +163,7 @@ class Quality:
 def wilson(share: float, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
     """The Wilson score interval of a proportion `share` of `n` (ties counted half make
     the count of successes fractional, which the formula takes as it is)."""
-    z = float(norm.ppf(0.5 + confidence / 2))
+    z = NormalDist().inv_cdf(0.5 + confidence / 2)
     scale = 1 + z * z / n
     centre = (share + z * z / (2 * n)) / scale
     half = z / scale * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n))

@@ -169,7 +169,7 @@ def add_study_commands(commands: Commands) -> None:
         if study.reads_logs:
             add_logs(p)
         study.options(p)
-        p.set_defaults(run=partial(_present, name))
+        p.set_defaults(run=partial(_present, name), extra="studies")
 
 
 def add_plan_command(commands: Commands) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import itertools
 import math
-import warnings
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -142,20 +142,45 @@ PER_RATER: tuple[str, ...] = (
 )
 
 
-def _kappas(a: np.ndarray, b: np.ndarray, labels: list[float]) -> tuple[float, float]:
-    """Cohen's kappa and its quadratic-weighted form between two raters' scores."""
-    # imported here: scikit-learn's metrics take a second to import, which every other
-    # study would pay for
-    from sklearn.metrics import cohen_kappa_score
+def cohen_kappa(
+    a: Sequence[Hashable] | np.ndarray,
+    b: Sequence[Hashable] | np.ndarray,
+    labels: Sequence[Hashable] | None = None,
+    weights: str | None = None,
+) -> float:
+    """Cohen's kappa between two raters' labels of the same items, as scikit-learn's
+    `cohen_kappa_score` computes it: 1 - sum(w * observed) / sum(w * expected) over the
+    confusion matrix of `labels` (default: every label given, sorted; a pair with a label
+    outside them is left out), where expected is the product of the two raters' margins
+    and w is 1 off the diagonal (`weights=None`), or the distance |i - j| between the
+    labels' positions in `labels` (`"linear"`) or its square (`"quadratic"`). NaN where
+    kappa is undefined: no pair left, or no disagreement to expect (both raters gave one
+    and the same label only)."""
+    if weights not in (None, "linear", "quadratic"):
+        raise ValueError(f"weights={weights!r}: None, 'linear' or 'quadratic'")
+    chosen = sorted(set(a) | set(b)) if labels is None else list(labels)
+    position = {label: i for i, label in enumerate(chosen)}
+    observed = np.zeros((len(chosen), len(chosen)))
+    for x, y in zip(a, b, strict=True):
+        if x in position and y in position:
+            observed[position[x], position[y]] += 1
+    if not observed.any():
+        return math.nan
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0)) / observed.sum()
+    steps = np.arange(len(chosen))
+    distance = np.abs(np.subtract.outer(steps, steps)).astype(float)
+    weight = {None: distance > 0, "linear": distance, "quadratic": distance**2}[weights]
+    disagreement = float((weight * expected).sum())
+    if disagreement == 0:
+        return math.nan
+    return 1 - float((weight * observed).sum()) / disagreement
 
-    # both raters giving one and the same score only: kappa is undefined, and NaN (left
-    # out of the mean) rather than a warning
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return (
-            float(cohen_kappa_score(a, b, labels=labels)),
-            float(cohen_kappa_score(a, b, labels=labels, weights=KAPPA_WEIGHTS)),
-        )
+
+def _kappas(a: np.ndarray, b: np.ndarray, labels: list[float]) -> tuple[float, float]:
+    """Cohen's kappa and its quadratic-weighted form between two raters' scores (NaN when
+    both raters gave one and the same score only: kappa is undefined, and left out of
+    the mean)."""
+    return cohen_kappa(a, b, labels), cohen_kappa(a, b, labels, weights=KAPPA_WEIGHTS)
 
 
 def _categories(scores: pd.Series) -> list[float]:

@@ -1,0 +1,56 @@
+"""The optional parts of the install (`pyproject.toml`'s extras) and what each brings.
+
+`pip install howtobench` is what the tasks, the scorers and the judges need, and the
+commands that run or check them (`check-logs`, `plan export`, `shards split`, `annotate
+new`/`export`). The studies (with `judge-check`, which reads its logs through them), the
+construction pipeline (`build`) and the rating studio's server (`annotate serve`/`links`)
+need more: a command says which extra it needs (`extra=` in its parser's defaults), and
+`cli.main` checks that extra's modules before the command runs, so a missing one stops
+it in one line that names what to install, before any work is done. The `bleurt`
+scorer's extra is checked where the scorer loads its checkpoint.
+
+This module imports nothing but the standard library: the parser imports it for every
+`--help`.
+"""
+
+from __future__ import annotations
+
+from importlib.util import find_spec
+
+# Each extra's modules, as its packages are imported (the studio's are installed by
+# inspect-ai too; they are declared where they are used).
+EXTRAS: dict[str, tuple[str, ...]] = {
+    "studies": ("scipy", "matplotlib", "tabulate"),
+    "construct": ("scipy", "tabulate"),
+    "studio": ("starlette", "uvicorn"),
+}
+
+
+def install_command(extra: str) -> str:
+    """What installs `extra` (quoted for the shells that read `[...]` as a pattern)."""
+    return f"pip install 'howtobench[{extra}]'"
+
+
+def missing_modules(extra: str) -> list[str]:
+    """The modules of `extra` that cannot be imported, without importing any."""
+    missing = []
+    for module in EXTRAS[extra]:
+        try:
+            found = find_spec(module) is not None
+        except (ImportError, ValueError):  # a blocked or half-installed package
+            found = False
+        if not found:
+            missing.append(module)
+    return missing
+
+
+def check_extra(extra: str) -> None:
+    """Raise a `UserError` naming what to install when a module of `extra` is missing."""
+    missing = missing_modules(extra)
+    if missing:
+        from howtobench.errors import UserError  # inspect-ai's error: not for `--help`
+
+        raise UserError(
+            f"needs the {extra} extra ({', '.join(missing)} not installed): "
+            f"{install_command(extra)}"
+        )
