@@ -138,7 +138,7 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
     given = set(inspect_module.signature(writing_parameters).parameters) - {"unknown"}
     assert set(log.eval.task_args) == given
     assert log.eval.task_args["anchor"] == "human" and log.eval.task_args["judge_samples"] == 1
-    assert log.eval.task_args["replay"] is None and log.eval.model == "replay/demo-writer-b"
+    assert "replay" not in log.eval.task_args and log.eval.model == "replay/demo-writer-b"
     assert log.eval.metadata["replay"] == "demo-writer-b"  # known as inspect built the task
     assert log.eval.task_version == TASK_VERSION
 
