@@ -83,10 +83,11 @@ def judged_run(
     scorer: str,
     writings: int,
     connections: int,
-    replay: str = MODEL,
+    writer: str = MODEL,
     weights: str = "negotiated",
 ) -> float:
-    """Wall seconds of one replayed guide run judged by the simulator (already started)."""
+    """Wall seconds of one guide run of `writer`'s stored writings (`replay/<writer>`)
+    judged by the simulator (already started)."""
     grader = get_model(
         "openai-api/sim/judge",
         base_url=os.environ["SIM_BASE_URL"],  # this run's simulator, not a cached model's
@@ -95,7 +96,7 @@ def judged_run(
     start = time.perf_counter()
     [log] = eval(
         guide(dataset=str(data), scorers=scorer, weights=weights),
-        model=f"replay/{replay}",
+        model=f"replay/{writer}",
         model_roles={"grader": grader},
         limit=writings,
         max_samples=writings,
@@ -177,7 +178,7 @@ def bench_reuse(data: Path, instructions: int) -> list[dict[str, Any]]:
 
     def measure(simulator: Served) -> dict[str, Any]:
         for model in models:
-            judged_run(data, "tow", instructions, 50, replay=model)
+            judged_run(data, "tow", instructions, 50, writer=model)
         writings = instructions * len(models)
         calls = simulator.stats()["calls"]
         return {

@@ -42,14 +42,11 @@ def demo_logs_folder(root: Path) -> Path:
     """Logs of the demo's open and completion items for both writers, made once."""
     if "demo" not in _LOGS:
         folder = root / "annotate-logs"
-        tasks = [
-            make(dataset="demo", replay=writer, scorers="rouge_l")
-            for make in (open_writing, completion)
-            for writer in WRITERS
-        ]
+        tasks = [make(dataset="demo", scorers="rouge_l") for make in (open_writing, completion)]
+        models = [f"replay/{writer}" for writer in WRITERS]
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("INSPECT_CACHE_DIR", str(root / "annotate-cache"))
-            logs = eval(tasks, model="none", log_dir=str(folder), display="none")
+            logs = eval(tasks, model=models, log_dir=str(folder), display="none")
         assert all(log.status == "success" for log in logs)
         _LOGS["demo"] = folder
     return _LOGS["demo"]
@@ -64,7 +61,7 @@ def log_of(folder: Path, task: str, writer: str) -> Path:
     """The one log of `task` by `writer` in the folder."""
     for path in sorted(folder.glob("*.eval")):
         log = read_eval_log(str(path), header_only=True)
-        if log.eval.task == f"howtobench/{task}" and log.eval.metadata["replay"] == writer:
+        if log.eval.task == f"howtobench/{task}" and log.eval.model == f"replay/{writer}":
             return path
     raise AssertionError(f"no {task} log of {writer} in {folder}")
 

@@ -53,7 +53,7 @@ def test_the_writings_are_the_logs_outputs_with_their_metadata(demo_logs: Path) 
     assert len(found) == 7  # 4 open and 3 completion items of the demo
     for path in demo_logs.glob("*.eval"):
         log = read_eval_log(str(path))
-        model = log.eval.metadata["replay"]
+        model = log.eval.model.removeprefix("replay/")
         for sample in log.samples or []:
             item = found[str(sample.id)]
             assert item.writings[model] == sample.output.completion

@@ -57,9 +57,12 @@ ZH_BANDS = ("（1–3）", "（4–7）", "（8–10）")
 EN_BANDS = ("(1-3)", "(4-7)", "(8-10)")
 
 
+WRITER = "replay/demo-writer-a"  # the model `speech_task` is run with
+
+
 def speech_task(**kwargs: object) -> Task:
-    """The demo's one speech item (Chinese, open writing)."""
-    return open_writing(dataset="demo", replay="demo-writer-a", genre="speech", **kwargs)
+    """The demo's one speech item (Chinese, open writing), to be run with `WRITER`."""
+    return open_writing(dataset="demo", genre="speech", **kwargs)
 
 
 def baselines(question: Asked) -> Reply:
@@ -111,7 +114,9 @@ def test_each_genre_is_judged_with_its_rubric_in_the_language_of_the_data(
     )
     data = write_jsonl(tmp_path / "genres.jsonl", rows)
     judge = ScriptedJudge(baselines)
-    [log] = run_eval(open_writing(dataset=str(data), replay="m", scorers="rubric"), tmp_path, judge)
+    [log] = run_eval(
+        open_writing(dataset=str(data), scorers="rubric"), tmp_path, judge, model="replay/m"
+    )
     assert judge.count("rubric") == len(judge.questions) == len(rows)
     questions = {q.writing: q for q in judge.questions}
     for sample in log.samples:
@@ -134,7 +139,10 @@ def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
 
     judge = ScriptedJudge(answer)
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", scorers="rubric"), tmp_path, judge
+        open_writing(dataset="demo", scorers="rubric"),
+        tmp_path,
+        judge,
+        model="replay/demo-writer-a",
     )
     assert len(log.samples) == judge.count("rubric") == 4
     questions = {q.writing: q for q in judge.questions}
@@ -173,7 +181,7 @@ def test_rubric_value_metadata_and_explanation(tmp_path: Path) -> None:
 
 def test_autoplan_records_dimensions_and_shares(tmp_path: Path) -> None:
     judge = ScriptedJudge(baselines)
-    [log] = run_eval(speech_task(scorers="autoplan"), tmp_path, judge)
+    [log] = run_eval(speech_task(scorers="autoplan"), tmp_path, judge, model=WRITER)
     score = log.samples[0].scores["autoplan"]
     assert score.value == 7.2
     assert score.metadata["shares"] == pytest.approx(PLAN_SHARES)
@@ -197,7 +205,7 @@ def test_bad_replies_are_asked_again_with_the_error_stated(tmp_path: Path) -> No
         return {**PLAN, "dimensions": PLAN["dimensions"][:2]}
 
     judge = ScriptedJudge(answer)
-    [log] = run_eval(speech_task(scorers="rubric,autoplan"), tmp_path, judge)
+    [log] = run_eval(speech_task(scorers="rubric,autoplan"), tmp_path, judge, model=WRITER)
     retries = {q.kind: q.last for q in judge.questions if q.attempt == 2}
     assert retries == {
         "rubric": retry_message(
@@ -223,9 +231,10 @@ def test_unusable_replies_leave_the_sample_unscored_with_the_reason(tmp_path: Pa
 
     judge = ScriptedJudge(answer)
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-b", scorers="rubric,autoplan"),
+        open_writing(dataset="demo", scorers="rubric,autoplan"),
         tmp_path,
         judge,
+        model="replay/demo-writer-b",
     )
     scores = {s.id: s.scores for s in log.samples}
     rubric_score, plan_score = scores["demo_open_1"]["rubric"], scores["demo_open_1"]["autoplan"]
@@ -258,7 +267,7 @@ def test_panel_averages_overall_and_keeps_every_reply(tmp_path: Path) -> None:
     grader = ScriptedJudge(baselines, name="grader")
     panel = [strict.model(), kind.model()]
     task = task_with(speech_task(), scorer=[rubric(judges=panel), autoplan(judges=panel)])
-    [log] = run_eval(task, tmp_path, grader)
+    [log] = run_eval(task, tmp_path, grader, model=WRITER)
     scores = log.samples[0].scores
     assert grader.questions == []
     assert strict.count("rubric") == kind.count("rubric") == 1
@@ -288,12 +297,14 @@ def test_reference_free_mode_shows_no_reference(tmp_path: Path) -> None:
         r for r in open_source("demo").records("open") if r.genre == "speech"
     ).reference
     with_reference = ScriptedJudge(baselines)
-    [log] = run_eval(speech_task(scorers="rubric,autoplan"), tmp_path, with_reference)
+    [log] = run_eval(speech_task(scorers="rubric,autoplan"), tmp_path, with_reference, model=WRITER)
     assert len(with_reference.questions) == 2
     assert all(reference.strip() in q.text for q in with_reference.questions)
     assert log.samples[0].scores["rubric"].metadata["anchor"] == "human"
     without = ScriptedJudge(baselines)
-    [log] = run_eval(speech_task(scorers="rubric,autoplan", anchor="none"), tmp_path, without)
+    [log] = run_eval(
+        speech_task(scorers="rubric,autoplan", anchor="none"), tmp_path, without, model=WRITER
+    )
     assert len(without.questions) == 2
     for question in without.questions:
         assert reference.strip()[:20] not in question.text and "<reference>" not in question.text
@@ -314,7 +325,7 @@ def test_self_consistency_means_three_cached_judge_samples(tmp_path: Path) -> No
 
     judge = ScriptedJudge(answer)
     task = speech_task(scorers="rubric,autoplan", judge_samples=3)
-    [log] = run_eval(task, tmp_path, judge)
+    [log] = run_eval(task, tmp_path, judge, model=WRITER)
     assert judge.count("rubric") == judge.count("autoplan") == 3
     scores = log.samples[0].scores
     for name, values in (("rubric", [5, 6, 7]), ("autoplan", [4.0, 6.0, 8.0])):
@@ -327,7 +338,9 @@ def test_self_consistency_means_three_cached_judge_samples(tmp_path: Path) -> No
     others = scores["autoplan"].metadata["self_consistency"]["samples_metadata"]
     assert [m["shares"] for m in others] == [pytest.approx(PLAN_SHARES)] * 2
     # three distinct cache keys: a repeated run is answered from the cache, no new calls
-    [again] = run_eval(speech_task(scorers="rubric,autoplan", judge_samples=3), tmp_path, judge)
+    [again] = run_eval(
+        speech_task(scorers="rubric,autoplan", judge_samples=3), tmp_path, judge, model=WRITER
+    )
     assert len(judge.questions) == 6
     assert again.samples[0].scores["rubric"].value == pytest.approx(6)
 
@@ -354,7 +367,9 @@ def test_tow_rubric_and_autoplan_score_together(tmp_path: Path) -> None:
         return tow(question)
 
     judge = ScriptedJudge(answer)
-    [log] = run_eval(speech_task(scorers="tow,rubric,autoplan,rouge_l"), tmp_path, judge)
+    [log] = run_eval(
+        speech_task(scorers="tow,rubric,autoplan,rouge_l"), tmp_path, judge, model=WRITER
+    )
     scores = log.samples[0].scores
     assert set(scores) == {"tow", "rubric", "autoplan", "rouge_l"}
     assert scores["rubric"].value == 7

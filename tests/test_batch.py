@@ -87,10 +87,11 @@ def judged_in_batches(
     build = open_writing if task == "open" else guide
     start = time.monotonic()
     [log] = run_eval(
-        build(dataset="demo", replay="demo-writer-a"),
+        build(dataset="demo"),
         folder,
         batch_judge(grader, size=size, max_size=max_size, **args),
         status=status,
+        model="replay/demo-writer-a",
     )
     return log, simulator, time.monotonic() - start
 
@@ -244,11 +245,13 @@ def test_tow_is_judged_through_each_batch_api(
     simulator = serve()
     point_at(api, simulator, monkeypatch)
     tasks = [
-        guide(dataset="demo", replay="demo-writer-a"),
-        open_writing(dataset="demo", replay="demo-writer-a"),
+        guide(dataset="demo"),
+        open_writing(dataset="demo"),
     ]
     start = time.monotonic()
-    logs = run_eval(tasks, tmp_path / "logs", batch_judge(grader, **args))
+    logs = run_eval(
+        tasks, tmp_path / "logs", batch_judge(grader, **args), model="replay/demo-writer-a"
+    )
     took = time.monotonic() - start
     assert took < 45
 

@@ -74,12 +74,11 @@ def test_the_task_scores_either_way_and_the_score_says_which(
     """Characters by default (Table 7's BLEU); ROUGE-L stays on jieba words."""
     default, word = run_eval(
         [
-            open_writing(dataset=str(one_writing), replay="m", scorers="bleu,rouge_l"),
-            open_writing(
-                dataset=str(one_writing), replay="m", scorers="bleu", bleu_tokenize="word"
-            ),
+            open_writing(dataset=str(one_writing), scorers="bleu,rouge_l"),
+            open_writing(dataset=str(one_writing), scorers="bleu", bleu_tokenize="word"),
         ],
         tmp_path / "logs",
+        model="replay/m",
     )
     scores = default.samples[0].scores
     assert scores["bleu"].value == pytest.approx(CHAR, abs=1e-6)
@@ -95,11 +94,11 @@ def test_unknown_or_unused_tokenisations_are_refused(one_writing: Path) -> None:
     with pytest.raises(
         ParameterError, match="^-T bleu_tokenize: expected one of char, word, got 'chars'$"
     ):
-        open_writing(dataset=data, replay="m", scorers="bleu", bleu_tokenize="chars")
+        open_writing(dataset=data, scorers="bleu", bleu_tokenize="chars")
     with pytest.raises(
         ParameterError, match="^-T bleu_tokenize: none of the chosen scorers \\(rouge_l\\)"
     ):
-        open_writing(dataset=data, replay="m", scorers="rouge_l", bleu_tokenize="word")
+        open_writing(dataset=data, scorers="rouge_l", bleu_tokenize="word")
     # the scorer's own argument; not a ValueError, which inspect's scorer loader would
     # report as an unknown scorer instead of this line
     with pytest.raises(
@@ -112,7 +111,7 @@ def test_unknown_or_unused_tokenisations_are_refused(one_writing: Path) -> None:
 def test_rescoring_a_log_with_word_tokens(one_writing: Path, tmp_path: Path) -> None:
     """inspect's `score()` on a log scored with ROUGE-L alone: the scorer's own argument."""
     [log] = run_eval(
-        open_writing(dataset=str(one_writing), replay="m", scorers="rouge_l"), tmp_path
+        open_writing(dataset=str(one_writing), scorers="rouge_l"), tmp_path, model="replay/m"
     )
     scored = score(log, [bleu_scorer(tokenize="word")], action="append", display="none")
     [sample] = scored.samples or []
@@ -138,7 +137,7 @@ def test_inspect_score_takes_the_tokenisation_as_a_scorer_argument(
     """`inspect score LOG --scorer howtobench/bleu -S tokenize=word`, and a wrong value
     refused with its one line."""
     [log] = run_eval(
-        open_writing(dataset=str(one_writing), replay="m", scorers="rouge_l"), tmp_path
+        open_writing(dataset=str(one_writing), scorers="rouge_l"), tmp_path, model="replay/m"
     )
     out = tmp_path / "scored.eval"
     done = _inspect_score(

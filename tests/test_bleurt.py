@@ -149,13 +149,13 @@ def mark_unusable(sample_id: str) -> Solver:
 
 
 def test_an_eval_scores_what_the_model_computes(tiny_checkpoint: Path, tmp_path: Path) -> None:
-    task = open_writing(dataset=str(user_data(tmp_path)), replay="demo-writer-a", scorers="rouge_l")
+    task = open_writing(dataset=str(user_data(tmp_path)), scorers="rouge_l")
     task = task_with(
         task,
         solver=chain(task.solver, mark_unusable("demo_open_4")),
         scorer=bleurt(checkpoint=str(tiny_checkpoint), batch_size=3),
     )
-    [log] = run_eval(task, tmp_path / "logs")
+    [log] = run_eval(task, tmp_path / "logs", model="replay/demo-writer-a")
     samples = {s.id: s for s in log.samples}
     for unscored, reason in [
         ("no_reference", "the sample has no reference to compare with"),

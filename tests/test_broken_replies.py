@@ -72,7 +72,7 @@ def test_an_echoed_quote_is_recovered_in_a_run_and_an_ambiguous_one_left_unscore
         return {"score": SCORES[question.kind], "reason": "ok"}
 
     judge = ScriptedJudge(answer)
-    [log] = run_eval(guide(dataset="demo", replay="demo-writer-a"), tmp_path, judge)
+    [log] = run_eval(guide(dataset="demo"), tmp_path, judge, model="replay/demo-writer-a")
     samples = {str(s.id): s for s in log.samples or []}
 
     recovered = samples["demo_guide_1"]

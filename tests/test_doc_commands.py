@@ -259,7 +259,7 @@ def test_every_block_is_listed() -> None:
 
 def test_no_block_replays_in_the_old_form() -> None:
     """A stored writer is a model, `--model replay/<writer>`; `-T replay=<writer> --model
-    none` still works but warns, so no page should teach it."""
+    none` was removed in task version 7 (refused in one line), so no page should show it."""
     old = [f"{b.page}:{b.line}" for p in PAGES for b in BLOCKS[p] if "-T replay=" in b.text]
     assert not old, f"blocks on the old form, -T replay= (use --model replay/<writer>): {old}"
 

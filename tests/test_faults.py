@@ -31,7 +31,7 @@ def test_thirty_percent_transient_failures_still_score_everything(
     grader = get_model(
         "openai-api/sim/judge", config=GenerateConfig(attempt_timeout=1, max_retries=20)
     )
-    [log] = run_eval(guide(dataset="demo", replay="demo-writer-a"), tmp_path, grader)
+    [log] = run_eval(guide(dataset="demo"), tmp_path, grader, model="replay/demo-writer-a")
     assert sum(simulator.faults_sent.values()) >= 5  # faults really happened
     assert set(simulator.faults_sent) >= {"429", "500"}
     assert all(isinstance(s.scores["tow"].value, dict) for s in log.samples)
@@ -74,10 +74,8 @@ def test_interrupted_run_resumes_with_eval_retry_without_repeating_work(
             "howtobench/guide",
             "-T",
             f"dataset={data}",
-            "-T",
-            "replay=m",
             "--model",
-            "none",
+            "replay/m",
             "--model-role",
             "grader=openai-api/sim/judge",
             "--max-connections",

@@ -76,7 +76,7 @@ def test_paper_rule_says_why() -> None:
     )
 
 
-GUIDE = {"dataset": "demo", "replay": "demo-writer-a"}
+GUIDE = {"dataset": "demo"}
 
 
 @pytest.mark.parametrize(
@@ -154,9 +154,10 @@ def test_tow_over_the_simulator_scores_with_the_rule_chosen(serve: Serve, tmp_pa
     runs, calls = {}, {}
     for rule in ("paper", "lenient"):
         [runs[rule]] = run_eval(
-            guide(dataset=data, replay="m", weights="uniform", formatting=rule),
+            guide(dataset=data, weights="uniform", formatting=rule),
             tmp_path / rule,
             simulator,
+            model="replay/m",
         )
         calls[rule] = sum(simulator.calls.values())
     # an expert per LLM leaf and writing (7 on the paper's tree); the second run took every

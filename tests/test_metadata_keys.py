@@ -92,8 +92,8 @@ def test_the_named_keys_are_the_strings_of_the_log_format() -> None:
 
 def test_a_replay_run_writes_exactly_the_named_sample_and_task_keys(tmp_path: Path) -> None:
     # a rule-based perturbation, and overlap scorers that need no judge
-    task = guide(dataset="demo", replay="demo-writer-a", perturb="drop", scorers="rouge_l,bleu")
-    [log] = run_eval(task, tmp_path)
+    task = guide(dataset="demo", perturb="drop", scorers="rouge_l,bleu")
+    [log] = run_eval(task, tmp_path, model="replay/demo-writer-a")
     assert log.samples
     # the anchor keys come with a model's anchor only, unscorable with a failed perturbation
     for sample in log.samples:

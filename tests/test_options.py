@@ -208,7 +208,9 @@ def test_check_logs_exits_1_on_a_run_that_ended_in_error(
     monkeypatch.setenv("DEAD_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     monkeypatch.setenv("DEAD_API_KEY", "none")
     good, bad = tmp_path / "good", tmp_path / "bad"
-    run_eval(open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l"), good, limit=1)
+    run_eval(
+        open_writing(dataset="demo", scorers="rouge_l"), good, limit=1, model="replay/demo-writer-a"
+    )
     [failed] = run_eval(
         open_writing(dataset="demo", scorers="rouge_l"),
         bad,
@@ -261,8 +263,8 @@ def test_inspect_eval_prints_the_bleurt_hint_as_written(tmp_path: Path) -> None:
     done = subprocess.run(
         [
             *(sys.executable, "-m", "inspect_ai", "eval", "howtobench/open"),
-            *("-T", "dataset=demo", "-T", "replay=demo-writer-a", "-T", "scorers=bleurt"),
-            *("--model", "none", "--log-dir", str(tmp_path / "logs")),
+            *("-T", "dataset=demo", "-T", "scorers=bleurt"),
+            *("--model", "replay/demo-writer-a", "--log-dir", str(tmp_path / "logs")),
         ],
         capture_output=True,
         text=True,
@@ -376,9 +378,10 @@ def test_an_old_name_is_renamed_only_where_its_new_name_is_taken() -> None:
 def test_the_log_records_each_scorers_own_parameters(tmp_path: Path) -> None:
     """What `inspect score` and `eval-retry` make the scorers again from."""
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l,bleu"),
+        open_writing(dataset="demo", scorers="rouge_l,bleu"),
         tmp_path,
         limit=1,
+        model="replay/demo-writer-a",
     )
     stored = read_eval_log(log.location, header_only=True)
     assert stored.eval.scorers is not None
@@ -393,9 +396,10 @@ def overlap_log(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A real log of the overlap scorers, for `inspect score` to read."""
     root = tmp_path_factory.mktemp("scored")
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l,bleu"),
+        open_writing(dataset="demo", scorers="rouge_l,bleu"),
         root / "logs",
         cache_dir=root / "cache",
+        model="replay/demo-writer-a",
     )
     return log.location
 

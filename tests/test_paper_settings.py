@@ -38,7 +38,7 @@ def test_uniform_weights_make_no_negotiator_call(serve: Serve, tmp_path: Path) -
     simulator = serve(script=fixed)
     data = write_guide_data(tmp_path / "data.jsonl")
     [log] = run_eval(
-        guide(dataset=str(data), replay="m", weights="uniform"), tmp_path / "logs", simulator
+        guide(dataset=str(data), weights="uniform"), tmp_path / "logs", simulator, model="replay/m"
     )
     assert simulator.calls["negotiator"] == 0
     score = scores(log)["a"]
@@ -62,12 +62,13 @@ def test_uniform_weights_make_no_negotiator_call(serve: Serve, tmp_path: Path) -
 def test_an_ablation_keeps_the_full_trees_weights(serve: Serve, tmp_path: Path) -> None:
     simulator = serve(script=fixed)
     data = write_guide_data(tmp_path / "data.jsonl")
-    [full] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    [full] = run_eval(guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/m")
     asked = simulator.calls["negotiator"]
     [ablated] = run_eval(
-        guide(dataset=str(data), replay="m", nodes="content,impression"),
+        guide(dataset=str(data), nodes="content,impression"),
         tmp_path / "logs",
         simulator,
+        model="replay/m",
     )
     assert simulator.calls["negotiator"] == asked  # the same question: answered from the store
     for key in INSTRUCTIONS:
@@ -76,7 +77,7 @@ def test_an_ablation_keeps_the_full_trees_weights(serve: Serve, tmp_path: Path) 
         assert after.value["content"] == pytest.approx(before.value["content"])
         assert "format" not in after.value
     [only] = run_eval(
-        guide(dataset=str(data), replay="m", nodes="impression"), tmp_path / "logs", simulator
+        guide(dataset=str(data), nodes="impression"), tmp_path / "logs", simulator, model="replay/m"
     )
     assert simulator.calls["negotiator"] == asked  # no negotiated node kept: no call
     assert scores(only)["a"].value == {"overall": 6, "impression": 6}
@@ -87,11 +88,11 @@ def test_the_judges_temperature(serve: Serve, tmp_path: Path) -> None:
     simulator = serve(script=fixed)
     data = write_guide_data(tmp_path / "data.jsonl")
     logs = tmp_path / "logs"
-    run_eval(guide(dataset=str(data), replay="m", genre="prose"), logs, simulator)
+    run_eval(guide(dataset=str(data), genre="prose"), logs, simulator, model="replay/m")
     assert {t for (_, t) in simulator.temperatures} == {0}  # default: deterministic
     simulator.temperatures.clear()
-    task = guide(dataset=str(data), replay="n", judge_temperature=0.7, reuse_weights=False)
-    run_eval(task, logs, simulator)
+    task = guide(dataset=str(data), judge_temperature=0.7, reuse_weights=False)
+    run_eval(task, logs, simulator, model="replay/n")
     assert {t for (_, t) in simulator.temperatures} == {0.7}
     # both runs judged what they replayed: m's writings, then n's
     judged = {w for (kind, w) in simulator.questions if kind == "logic"}
@@ -99,11 +100,11 @@ def test_the_judges_temperature(serve: Serve, tmp_path: Path) -> None:
     # a temperature set on the judge role is honoured ...
     simulator.temperatures.clear()
     hot = simulator_model(simulator, temperature=0.4)
-    run_eval(guide(dataset=str(data), replay="m", scorers="rubric"), logs, hot)
+    run_eval(guide(dataset=str(data), scorers="rubric"), logs, hot, model="replay/m")
     assert {t for (_, t) in simulator.temperatures} == {0.4}
     # ... and one that disagrees with -T judge_temperature stops the run, naming both
-    task = guide(dataset=str(data), replay="m", scorers="rubric", judge_temperature=0.7)
-    [clash] = run_eval(task, tmp_path / "clash", hot, status="error")
+    task = guide(dataset=str(data), scorers="rubric", judge_temperature=0.7)
+    [clash] = run_eval(task, tmp_path / "clash", hot, status="error", model="replay/m")
     assert "-T judge_temperature=0.7 and the temperature 0.4" in str(clash.error.message)
 
 

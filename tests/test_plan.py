@@ -172,14 +172,13 @@ def test_two_workers_score_from_one_plan_without_negotiating(serve: Serve, tmp_p
         judge = serve(script=sampled_weights)
         logs = run_eval(
             [
-                tasks.guide(dataset="demo", replay=writer, weights=str(tmp_path / "plan.jsonl")),
-                tasks.open_writing(
-                    dataset="demo", replay=writer, weights=str(tmp_path / "plan.jsonl")
-                ),
+                tasks.guide(dataset="demo", weights=str(tmp_path / "plan.jsonl")),
+                tasks.open_writing(dataset="demo", weights=str(tmp_path / "plan.jsonl")),
             ],
             tmp_path / "logs",
             "openai-api/sim/judge",
             cache_dir=tmp_path / f"cache-{worker}",
+            model=f"replay/{writer}",
         )
         assert judge.calls["negotiator"] == 0
         assert sum(judge.calls.values()) == 7 * (DEMO["guide"] + DEMO["open"])
@@ -203,10 +202,11 @@ def test_without_a_plan_two_workers_disagree_and_the_report_refuses(
     for worker, writer in (("one", "demo-writer-a"), ("two", "demo-writer-b")):
         serve(script=sampled_weights)
         run_eval(
-            tasks.guide(dataset="demo", replay=writer),
+            tasks.guide(dataset="demo"),
             tmp_path / "logs",
             "openai-api/sim/judge",
             cache_dir=tmp_path / f"cache-{worker}",
+            model=f"replay/{writer}",
         )
     with pytest.raises(StudyError, match=r"^3 instruction\(s\) were judged with different"):
         report([tmp_path / "logs"])
@@ -219,10 +219,11 @@ def test_writers_scored_by_different_formatting_rules_are_refused(
     serve()
     for writer, rule in (("demo-writer-a", "lenient"), ("demo-writer-b", "paper")):
         run_eval(
-            tasks.guide(dataset="demo", replay=writer, formatting=rule),
+            tasks.guide(dataset="demo", formatting=rule),
             tmp_path / "logs",
             "openai-api/sim/judge",
             cache_dir=tmp_path / "cache",
+            model=f"replay/{writer}",
         )
     with pytest.raises(StudyError, match=r"different formatting rules \(demo-writer-a: lenient"):
         report([tmp_path / "logs"])
@@ -237,17 +238,15 @@ def test_ablations_and_uniform_weights_work_beside_a_plan(serve: Serve, tmp_path
         [
             tasks.guide(
                 dataset="demo",
-                replay="demo-writer-a",
                 weights=str(plan_path),
                 nodes="content,impression",
             ),
-            tasks.guide(dataset="demo", replay="demo-writer-a", weights="uniform"),
-            tasks.guide(
-                dataset="demo", replay="demo-writer-a", weights=str(plan_path), nodes="impression"
-            ),
+            tasks.guide(dataset="demo", weights="uniform"),
+            tasks.guide(dataset="demo", weights=str(plan_path), nodes="impression"),
         ],
         tmp_path / "logs",
         "openai-api/sim/judge",
+        model="replay/demo-writer-a",
     )
     assert judge.calls["negotiator"] == 0
     for sample_id, score in scores(ablated).items():
@@ -277,7 +276,7 @@ def rewritten(path: Path, out: Path, change: Change) -> Path:
 
 def refusal(weights: str, **task_args: Any) -> str:
     with pytest.raises(UserError) as refused:
-        tasks.guide(dataset="demo", replay="demo-writer-a", weights=weights, **task_args)
+        tasks.guide(dataset="demo", weights=weights, **task_args)
     message = str(refused.value)
     assert "\n" not in message
     return message
@@ -310,13 +309,11 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
     other.write_text(path.read_text("utf-8").replace(f'"tree": {TREE_VERSION}', older, 1), "utf-8")
     assert f"the plan is for tree version {TREE_VERSION - 1}" in refusal(str(other))
     genre = read_eval_log(str(next((tmp_path / "negotiate").glob("*.eval")))).samples[0]
-    kept = tasks.guide(
-        dataset="demo", replay="demo-writer-a", weights=str(path), genre=genre.metadata["genre"]
-    )
+    kept = tasks.guide(dataset="demo", weights=str(path), genre=genre.metadata["genre"])
     assert kept.metadata["plan"] == read_plan(path).digest  # a genre's part of the plan
     assert "reuse_weights: a plan fixes" in refusal(str(path), reuse_weights=False)
     with pytest.raises(UserError, match="the plan has no open instructions"):
-        tasks.open_writing(dataset="demo", replay="demo-writer-a", weights=str(path))
+        tasks.open_writing(dataset="demo", weights=str(path))
     data = tmp_path / "data.jsonl"
     rows = [
         json.loads(line)
@@ -328,7 +325,7 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
     next(r for r in rows if r.get("task") == "guide")["instruction"] += "（改）"
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     with pytest.raises(UserError, match="negotiated on other guide data"):
-        tasks.guide(dataset=str(data), replay="demo-writer-a", weights=str(path))
+        tasks.guide(dataset=str(data), weights=str(path))
 
 
 def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
@@ -355,10 +352,11 @@ def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
 
     monkeypatch.setattr(ReplyStore, "lock", lock_held_elsewhere)
     [log] = run_eval(
-        tasks.guide(dataset="demo", replay="demo-writer-a"),
+        tasks.guide(dataset="demo"),
         tmp_path / "logs",
         "openai-api/sim/judge",
         limit=1,
+        model="replay/demo-writer-a",
     )
     [score] = scores(log).values()
     assert isinstance(score.value, float) and math.isnan(score.value)
@@ -378,14 +376,10 @@ def test_a_plan_exported_from_tow_logs_equals_the_negotiated_one(
     """ToW runs that negotiated their weights (sharing the negotiate run's reply store)
     export the same plan, byte for byte in its instructions: the same digest."""
     folder, judge = negotiated(serve, tmp_path / "negotiate", tasks="guide,open")
-    run_eval(
-        [
-            tasks.guide(dataset="demo", replay="demo-writer-a"),
-            tasks.open_writing(dataset="demo", replay="demo-writer-b"),
-        ],
-        tmp_path / "tow",
-        "openai-api/sim/judge",
-    )
+    for task, writer in ((tasks.guide, "demo-writer-a"), (tasks.open_writing, "demo-writer-b")):
+        run_eval(
+            task(dataset="demo"), tmp_path / "tow", "openai-api/sim/judge", model=f"replay/{writer}"
+        )
     assert judge.calls["negotiator"] == DEMO["guide"] + DEMO["open"]  # none asked again
     export_plan([folder], tmp_path / "a.jsonl")
     from_tow = tmp_path / "b.jsonl"
@@ -403,9 +397,10 @@ def test_a_judge_that_cannot_negotiate_scores_from_a_stronger_ones_plan(
     plan = plan_of(serve, tmp_path, tasks="guide")
     weak = serve(script=lambda q: "I cannot" if q.kind == "negotiator" else None)
     [log] = run_eval(
-        tasks.guide(dataset="demo", replay="demo-writer-a", weights=str(plan)),
+        tasks.guide(dataset="demo", weights=str(plan)),
         tmp_path / "logs",
         "openai-api/sim/judge",
+        model="replay/demo-writer-a",
     )
     assert weak.calls["negotiator"] == 0
     assert all(isinstance(score.value, dict) for score in scores(log).values())

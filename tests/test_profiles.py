@@ -304,8 +304,10 @@ def test_tow_scores_every_writing_each_server_answers(
     simulator = serve(profile=name)
     # the older TGI refuses temperature 0: its users sample the judge
     config = {"temperature": 0.7} if name == "tgi-1" else {}
-    task = guide(dataset="demo", replay="demo-writer-a")
-    [log] = run_eval(task, tmp_path, simulator_model(simulator, **config), limit=1)
+    task = guide(dataset="demo")
+    [log] = run_eval(
+        task, tmp_path, simulator_model(simulator, **config), limit=1, model="replay/demo-writer-a"
+    )
     [score] = scores(log).values()
     assert isinstance(score.value, dict), score.explanation
     assert len(score.value) == 11 and all(not math.isnan(v) for v in score.value.values())
@@ -318,8 +320,10 @@ def test_llama_cpp_python_scores_every_expert(serve: Serve, tmp_path: Path) -> N
     """Its Jinja templates concatenate strings: a list of text parts would be a 500 for
     every expert (each expert prompt has the materials and the criterion as two parts)."""
     simulator = serve(profile="llama-cpp-python")
-    task = guide(dataset="demo", replay="demo-writer-a")
-    [log] = run_eval(task, tmp_path, simulator, limit=2, max_retries=1)
+    task = guide(dataset="demo")
+    [log] = run_eval(
+        task, tmp_path, simulator, limit=2, max_retries=1, model="replay/demo-writer-a"
+    )
     assert len(scored(log)) == 2
     assert simulator.refused == {}
     writings = {sample.output.completion for sample in log.samples or []}
@@ -348,7 +352,9 @@ def test_a_writing_over_the_context_costs_only_itself_with_the_limit_named(
     context = 4000  # tokens: the demo writing's prompts fit, the long one's (6,000+) do not
     simulator = serve(profile=get_profile(name, context=context))
     data = long_writing_data(tmp_path / "long.jsonl")
-    [log] = run_eval(guide(dataset=str(data), replay="demo-writer-a"), tmp_path / "logs", simulator)
+    [log] = run_eval(
+        guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/demo-writer-a"
+    )
     found = scores(log)
     assert set(scored(log)) == {"demo_guide_1"}
     reason = str(found["long"].explanation)
@@ -373,8 +379,8 @@ def test_a_deterministic_judge_changes_its_answer_when_the_reask_is_sampled(
         return None
 
     simulator = serve(profile="vllm", script=script)
-    task = guide(dataset="demo", replay="demo-writer-a")
-    [log] = run_eval(task, tmp_path, simulator, limit=1)
+    task = guide(dataset="demo")
+    [log] = run_eval(task, tmp_path, simulator, limit=1, model="replay/demo-writer-a")
     [score] = scores(log).values()
     assert isinstance(score.value, dict), score.explanation
     asked = {t for kind, t in simulator.temperatures if kind == "negotiator"}
@@ -388,8 +394,8 @@ def test_a_refused_temperature_leaves_each_writing_unscored_with_the_servers_wor
 ) -> None:
     simulator = serve(profile="tgi-1")
     started = time.monotonic()
-    task = guide(dataset="demo", replay="demo-writer-a")
-    [log] = run_eval(task, tmp_path, simulator, limit=1)
+    task = guide(dataset="demo")
+    [log] = run_eval(task, tmp_path, simulator, limit=1, model="replay/demo-writer-a")
     assert time.monotonic() - started < 30  # a refusal is not waited out as an outage
     [score] = scores(log).values()
     reason = str(score.explanation)
@@ -422,11 +428,12 @@ def test_a_template_without_a_system_role_still_scores(
     simulator = serve(profile=get_profile(profile, context=100_000, system_role=False))
     with caplog.at_level("WARNING", logger="howtobench.judge.calls"):
         [log] = run_eval(
-            guide(dataset="demo", replay="demo-writer-a"),
+            guide(dataset="demo"),
             tmp_path,
             "openai-api/sim/judge",
             limit=2,
             max_retries=0,
+            model="replay/demo-writer-a",
         )
     assert all(isinstance(s.value, dict) for s in scores(log).values())
     warned = [r.getMessage() for r in caplog.records if "refuses system messages" in r.getMessage()]

@@ -8,7 +8,6 @@ files themselves, not through the code under test.
 from __future__ import annotations
 
 import json
-import logging
 import math
 import os
 import signal
@@ -26,6 +25,7 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench import guide, open_writing
+from howtobench.parameters import ParameterError
 from howtobench.simulator.process import served
 from howtobench.sources.jsonl import DEMO_FILE
 from howtobench.tasks import TASK_VERSION
@@ -85,13 +85,12 @@ def test_the_writer_is_the_model_of_the_log(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
-    assert "old form" not in result.stdout + result.stderr
     [path] = (tmp_path / "logs").glob("*.eval")
     log = read_eval_log(str(path))
     assert log.eval.model == f"replay/{WRITER}"
     assert log.eval.metadata["replay"] == WRITER  # known as the task was built
     assert log.eval.task_version == TASK_VERSION
-    assert not log.eval.tags  # the model names the writer: no writer tag to cut
+    assert not log.eval.tags  # the model names the writer
     assert_replayed(log, WRITER)
     assert {s.metadata["dataset"] for s in log.samples} == {"demo"}
     frame = evals_df(str(tmp_path / "logs"), quiet=True)
@@ -111,24 +110,30 @@ def test_a_task_built_from_python_replays_through_the_model(tmp_path: Path) -> N
     assert writer_model(log) == WRITER
 
 
-def test_the_old_form_keeps_working_and_says_the_new_one(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
-    with caplog.at_level(logging.WARNING):
-        task = open_writing(dataset="demo", replay=WRITER, scorers="rouge_l")
-    said = [r.getMessage() for r in caplog.records if "old form" in r.getMessage()]
-    assert said == [
-        f"-T replay={WRITER} is the old form: name the writer as the model, --model replay/{WRITER}"
-    ]
-    [old] = run_eval(task, tmp_path / "old")
-    [new] = run_eval(
-        open_writing(dataset="demo", scorers="rouge_l"), tmp_path / "new", model=f"replay/{WRITER}"
+def test_the_old_form_is_refused_naming_the_model_form() -> None:
+    """`-T replay=<writer>` with `--model none`, removed in task version 7: one line that
+    names the model to give instead."""
+    with pytest.raises(ParameterError) as refused:
+        open_writing(dataset="demo", replay=WRITER, scorers="rouge_l")
+    assert str(refused.value) == (
+        f"-T replay: removed in task version 7; use --model replay/{WRITER}"
     )
-    assert_replayed(old, WRITER)
-    assert old.eval.model == "none/none" and old.eval.tags == [f"writer:{WRITER}"]
-    assert {s.id: s.scores["rouge_l"].value for s in old.samples} == {
-        s.id: s.scores["rouge_l"].value for s in new.samples
-    }
+    with pytest.raises(ParameterError, match=r"^-T replay: .*use --model replay/<writer>$"):
+        guide(dataset="demo", replay="")
+
+
+@pytest.mark.slow
+def test_the_old_form_is_one_line_on_the_command_line(tmp_path: Path) -> None:
+    result = inspect_cli(
+        *("eval", "howtobench/guide", "-T", "dataset=demo", "-T", "replay=demo-writer-a"),
+        *("--model", "none", "--log-dir", "logs"),
+        cwd=tmp_path,
+        env={"COLUMNS": "80"},  # as inspect prints without a terminal
+    )
+    assert result.returncode == 1
+    printed = [line for line in (result.stdout + result.stderr).splitlines() if line.strip()]
+    assert printed == ["-T replay: removed in task version 7; use --model replay/demo-writer-a"]
+    assert not list(tmp_path.rglob("*.eval"))  # refused before anything ran
 
 
 @pytest.mark.slow

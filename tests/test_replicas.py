@@ -38,13 +38,11 @@ QUESTIONS = sum(
 )
 KILL_AFTER = 10  # calls the doomed replica answers before it is killed
 CONNECTIONS = 6
+WRITER = "replay/demo-writer-a"
 
 
 def tasks() -> list[object]:
-    return [
-        guide(dataset="demo", replay="demo-writer-a"),
-        open_writing(dataset="demo", replay="demo-writer-a"),
-    ]
+    return [guide(dataset="demo"), open_writing(dataset="demo")]
 
 
 def answered_in_store(cache: Path) -> int:
@@ -100,7 +98,13 @@ def test_two_replicas_behind_nginx_share_the_calls_survive_a_kill_and_one_store(
                 before = doomed.calls() + survivor.calls()
                 probes = len(balancer.passes())  # nginx's readiness check
                 with Killer(doomed, KILL_AFTER) as killer:
-                    logs = run_eval(tasks(), tmp_path / "logs", GRADER, max_connections=CONNECTIONS)
+                    logs = run_eval(
+                        tasks(),
+                        tmp_path / "logs",
+                        GRADER,
+                        model=WRITER,
+                        max_connections=CONNECTIONS,
+                    )
                 assert killer.done.is_set(), "the run ended before the replica was killed"
 
                 # every writing scored, as if nothing had happened
@@ -127,7 +131,7 @@ def test_two_replicas_behind_nginx_share_the_calls_survive_a_kill_and_one_store(
                 # one store identity: every question answered once, under nginx's URL
                 assert answered_in_store(cache) == QUESTIONS
                 [rerun_guide, rerun_open] = run_eval(
-                    tasks(), tmp_path / "again", GRADER, max_connections=CONNECTIONS
+                    tasks(), tmp_path / "again", GRADER, model=WRITER, max_connections=CONNECTIONS
                 )
                 assert survivor.calls() == survived  # not one question asked again
                 assert len(balancer.passes()) == len(passes)

@@ -121,12 +121,8 @@ def study_slopes(
     shared_data: Path, log_dir: Path, limit: int | None, models: tuple[str, ...] = MODELS
 ) -> dict[str, float]:
     """Replay `models` on guide and open through inspect, then `howtobench lengths`."""
-    tasks = [
-        make(dataset=str(shared_data), replay=model, scorers="rouge_l")
-        for model in models
-        for make in (guide, open_writing)
-    ]
-    run_eval(tasks, log_dir, limit=limit)
+    tasks = [make(dataset=str(shared_data), scorers="rouge_l") for make in (guide, open_writing)]
+    run_eval(tasks, log_dir, limit=limit, model=[f"replay/{model}" for model in models])
     table = lengths([log_dir], scores=("rouge_l",)).tables["correlations"]
     fits = table[(table["x"] == "input_length") & (table["y"] == "output_length")]
     return dict(zip(fits["task"], fits["slope"], strict=True))

@@ -57,7 +57,9 @@ def test_every_run_is_told_once_that_its_store_cannot_be_written(
     told: list[int] = []
     with caplog.at_level(logging.WARNING, logger="howtobench.judge.store"):
         for run in ("first", "second"):
-            [log] = run_eval(guide(dataset="demo", replay="demo-writer-a"), tmp_path / run, judge)
+            [log] = run_eval(
+                guide(dataset="demo"), tmp_path / run, judge, model="replay/demo-writer-a"
+            )
             assert all(isinstance(s.value, dict) for s in scores(log).values())
             told.append(len(said(caplog, "howtobench.judge.store", store)))
         rescored = score(log, [tree_of_writing()], action="overwrite", display="none")
@@ -80,11 +82,12 @@ def test_every_run_learns_for_itself_that_an_endpoint_refuses_a_system_role(
     with caplog.at_level(logging.WARNING, logger="howtobench.judge.calls"):
         for run in ("first", "second"):
             [log] = run_eval(
-                guide(dataset="demo", replay="demo-writer-a"),
+                guide(dataset="demo"),
                 tmp_path / run,
                 judge,
                 cache_dir=tmp_path / run / "cache",  # no reply kept for the second to read
                 limit=1,
+                model="replay/demo-writer-a",
             )
             assert all(isinstance(s.value, dict) for s in scores(log).values())
             refused.append(simulator.refused["system_role"])

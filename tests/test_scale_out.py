@@ -132,18 +132,15 @@ def test_shards_of_one_writer_count_as_one_run(
     """`--limit` ranges split a writer's task into shards: together they are one row, with
     each sample once, equal to the unsplit run."""
     serve()
-    task = tasks.open_writing(
-        dataset="demo", replay="demo-writer-a", weights=job["HOWTOBENCH_PLAN"]
-    )
-    run_eval(task, tmp_path / "whole", "openai-api/sim/judge")
+    task = tasks.open_writing(dataset="demo", weights=job["HOWTOBENCH_PLAN"])
+    run_eval(task, tmp_path / "whole", "openai-api/sim/judge", model="replay/demo-writer-a")
     for shard in ((0, 2), (2, 4)):
         run_eval(
-            tasks.open_writing(
-                dataset="demo", replay="demo-writer-a", weights=job["HOWTOBENCH_PLAN"]
-            ),
+            tasks.open_writing(dataset="demo", weights=job["HOWTOBENCH_PLAN"]),
             tmp_path / "shards",
             "openai-api/sim/judge",
             limit=shard,
+            model="replay/demo-writer-a",
         )
     whole = report([tmp_path / "whole"])
     shards = report([tmp_path / "shards"])

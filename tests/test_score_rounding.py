@@ -60,6 +60,7 @@ PARAGRAPHING = {1: 0, 2: 5, 3: 10}
 TREE = tree_for("guide")
 CONTENT = TREE.negotiated["content"]
 FORMAT = TREE.negotiated["format"]
+WRITER = "replay/demo-writer-a"  # the model `judge_task` is run with
 
 
 def answer_of(kind: str, column: int, question: Asked) -> Reply:
@@ -172,8 +173,8 @@ def assert_shown_agrees(shown_value: Fraction, exact: Fraction, decimals: int) -
 def judge_task(how: str) -> tuple[Task, ScriptedJudge, list[ScriptedJudge]]:
     """The demo's speech writing scored by tow, rubric and autoplan, by a panel of three
     judges (`judges`) or by one judge sampled three times (`judge_samples`); returns the
-    task, the grader (the negotiator) and the judges."""
-    speech = open_writing(dataset="demo", replay="demo-writer-a", genre="speech")
+    task, the grader (the negotiator) and the judges; the task is run with `WRITER`."""
+    speech = open_writing(dataset="demo", genre="speech")
     if how == "judge_samples":
         judge = sampled_judge()
         options: dict[str, Any] = {"judge_samples": 3}
@@ -189,7 +190,7 @@ def judge_task(how: str) -> tuple[Task, ScriptedJudge, list[ScriptedJudge]]:
 @pytest.mark.parametrize("how", ["judges", "judge_samples"])
 def test_judge_scorers_store_six_decimals(how: str, tmp_path: Path) -> None:
     task, grader, judges = judge_task(how)
-    [log] = run_eval(task, tmp_path, grader)
+    [log] = run_eval(task, tmp_path, grader, model=WRITER)
     assert sum(len(j.questions) for j in judges) >= 3 * 9  # every judge answered everything
     scores = log.samples[0].scores
     tow, rubric_score, plan_score = scores["tow"], scores["rubric"], scores["autoplan"]
@@ -230,7 +231,7 @@ def test_judge_scorers_store_six_decimals(how: str, tmp_path: Path) -> None:
 
 def test_overlap_scorers_store_six_decimals(tmp_path: Path) -> None:
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l,bleu"), tmp_path
+        open_writing(dataset="demo", scorers="rouge_l,bleu"), tmp_path, model="replay/demo-writer-a"
     )
     raw_numbers = []
     for sample in log.samples:
@@ -262,10 +263,10 @@ class StandInBleurt:
 def test_bleurt_stores_six_decimals(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(bleurt_module, "load", lambda checkpoint, batch_size: StandInBleurt())
     task = task_with(
-        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l"),
+        open_writing(dataset="demo", scorers="rouge_l"),
         scorer=bleurt_module.bleurt(checkpoint="stand-in"),
     )
-    [log] = run_eval(task, tmp_path)
+    [log] = run_eval(task, tmp_path, model="replay/demo-writer-a")
     raw_numbers = []
     for sample in log.samples:
         raw, _ = StandInBleurt().score(str(sample.target), sample.output.completion)
@@ -302,7 +303,9 @@ def test_unscored_stays_unscored(tmp_path: Path) -> None:
     """A writing marked unusable keeps inspect's unscored value (NaN) in every scorer."""
     rows = [{"instruction": "写一段话", "reference": "", "generations": {"m": "一段话。"}}]
     data = write_jsonl(tmp_path / "mine.jsonl", rows)
-    [log] = run_eval(open_writing(dataset=str(data), replay="m", scorers="rouge_l,bleu"), tmp_path)
+    [log] = run_eval(
+        open_writing(dataset=str(data), scorers="rouge_l,bleu"), tmp_path, model="replay/m"
+    )
     for score in log.samples[0].scores.values():
         assert score.reason == "scoring_failed"
         assert all(math.isnan(v) for v in numbers(score.value).values())

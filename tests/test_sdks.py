@@ -118,7 +118,7 @@ def judged(
     simulator = serve(**options)
     monkeypatch.setenv(f"{service}_BASE_URL", base_url(simulator))
     monkeypatch.setenv(f"{service}_API_KEY", "none")
-    [log] = run_eval(open_writing(dataset="demo", replay="demo-writer-a"), folder, grader)
+    [log] = run_eval(open_writing(dataset="demo"), folder, grader, model="replay/demo-writer-a")
     return log, simulator
 
 

@@ -173,7 +173,7 @@ def test_unknown_get_paths_are_refused() -> None:
 def test_tow_over_http_scores_every_sample(serve: Serve, tmp_path: Path) -> None:
     simulator = serve()
     [log] = run_eval(
-        guide(dataset="demo", replay="demo-writer-a"), tmp_path, "openai-api/sim/judge"
+        guide(dataset="demo"), tmp_path, "openai-api/sim/judge", model="replay/demo-writer-a"
     )
     assert all(isinstance(s.scores["tow"].value, dict) for s in log.samples)
     assert simulator.calls == {"negotiator": 3, **dict.fromkeys(experts("guide"), 3)}
@@ -187,7 +187,7 @@ def test_tow_over_http_scores_every_sample(serve: Serve, tmp_path: Path) -> None
 def test_persistently_malformed_replies_end_cleanly_unscored(serve: Serve, tmp_path: Path) -> None:
     sim = serve(faults=Faults(rate_malformed=1.0))
     [log] = run_eval(
-        guide(dataset="demo", replay="demo-writer-b"), tmp_path, "openai-api/sim/judge"
+        guide(dataset="demo"), tmp_path, "openai-api/sim/judge", model="replay/demo-writer-b"
     )
     assert len(log.samples) == 3
     for sample in log.samples:

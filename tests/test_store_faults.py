@@ -42,7 +42,9 @@ def mounted(target: Path, *args: str) -> Iterator[Path]:
 
 
 def scored_everything(folder: Path) -> None:
-    [log] = run_eval(guide(dataset="demo", replay="demo-writer-a"), folder, "openai-api/sim/judge")
+    [log] = run_eval(
+        guide(dataset="demo"), folder, "openai-api/sim/judge", model="replay/demo-writer-a"
+    )
     assert log.status == "success"
     assert all(isinstance(s.value, dict) for s in scores(log).values()) and len(scores(log)) == 3
 

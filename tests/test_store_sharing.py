@@ -40,10 +40,10 @@ RUN = textwrap.dedent(
     import sys
     from inspect_ai import eval
     from howtobench import tasks
-    task = tasks.guide(dataset="demo", replay="demo-writer-a")
+    task = tasks.guide(dataset="demo")
     print("ready", flush=True)
     sys.stdin.readline()
-    [log] = eval(task, model="none", model_roles={"grader": "openai-api/sim/judge"},
+    [log] = eval(task, model="replay/demo-writer-a", model_roles={"grader": "openai-api/sim/judge"},
                  log_dir=sys.argv[1], display="none")
     assert log.status == "success", log.error
     """
@@ -224,9 +224,10 @@ def test_a_killed_holder_blocks_no_one(
     killed.wait(WAIT)
     judge.latency = 0.0
     [log] = run_eval(
-        tasks.guide(dataset="demo", replay="demo-writer-a"),
+        tasks.guide(dataset="demo"),
         tmp_path / "after",
         "openai-api/sim/judge",
+        model="replay/demo-writer-a",
     )
     assert len(scores(log)) == GUIDE
     assert all(isinstance(s.value, dict) for s in scores(log).values())

@@ -155,12 +155,8 @@ def test_loading_the_tasks_does_not_load_the_studies_dependencies() -> None:
 
 @pytest.mark.slow
 def test_the_demo_ratings_fit_the_demo_logs(tmp_path: Path) -> None:
-    tasks = [
-        make(dataset="demo", replay=writer, scorers="rouge_l")
-        for make in (completion, guide, open_writing)
-        for writer in ("demo-writer-a", "demo-writer-b")
-    ]
-    run_eval(tasks, tmp_path)
+    tasks = [make(dataset="demo", scorers="rouge_l") for make in (completion, guide, open_writing)]
+    run_eval(tasks, tmp_path, model=["replay/demo-writer-a", "replay/demo-writer-b"])
     ratings = read_ratings(DEMO_RATINGS)
     assert len(ratings) == 40 and set(ratings["rater"]) == {"rater-1", "rater-2"}
     means = ratings.groupby("model")["score"].mean()

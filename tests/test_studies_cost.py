@@ -82,9 +82,12 @@ def caching() -> type[ModelAPI]:
     return CachingModels
 
 
+WRITER = "replay/demo-writer-a"  # the model `poem` is run with
+
+
 def poem(**kwargs: Any) -> Task:
-    """The demo's one poem, replayed."""
-    return open_writing(dataset="demo", replay="demo-writer-a", genre="poem", **kwargs)
+    """The demo's one poem, to be replayed: run it with `WRITER`."""
+    return open_writing(dataset="demo", genre="poem", **kwargs)
 
 
 def _tokens(usage: ModelUsage) -> dict[str, int]:
@@ -109,7 +112,7 @@ def _dollars(usage: ModelUsage) -> float:
 
 
 def test_cost_per_model_role_and_writing_with_cache_tokens(tmp_path: Path) -> None:
-    [log] = run_eval(poem(), tmp_path / "logs", "caching/priced-judge")
+    [log] = run_eval(poem(), tmp_path / "logs", "caching/priced-judge", model=WRITER)
     usage = log.stats.role_usage["grader"]
     assert usage.input_tokens_cache_read and usage.input_tokens_cache_write
     prices = tmp_path / "prices.yaml"
@@ -135,7 +138,7 @@ def test_a_role_bound_to_a_panel_counts_each_model_once(tmp_path: Path) -> None:
     priced at its own rate (the study once named the role's model "a,b" and counted the
     grader's tokens twice, or crashed on the list)."""
     panel = ["caching/judge-a", "caching/judge-b"]
-    [log] = run_eval(poem(judges=panel), tmp_path / "logs", panel)
+    [log] = run_eval(poem(judges=panel), tmp_path / "logs", panel, model=WRITER)
     used = log.stats.model_usage
     # the replayed writer answers at zero tokens, and the study leaves it out
     assert used.pop("replay/demo-writer-a").total_tokens == 0
@@ -152,6 +155,16 @@ def test_a_role_bound_to_a_panel_counts_each_model_once(tmp_path: Path) -> None:
     assert table["by_role"].loc["grader, judges", "output_tokens"] == sum(
         used[m].output_tokens for m in panel
     )
+
+
+def test_a_replay_run_without_a_judge_has_nothing_to_price(tmp_path: Path) -> None:
+    """The replayed writer costs nothing and the overlap scorers call no model: an empty
+    usage table and a note naming the log, not a crash."""
+    [log] = run_eval(poem(scorers="rouge_l"), tmp_path / "logs", model=WRITER)
+    result = cost([tmp_path / "logs"])
+    assert result.tables["usage"].empty and result.tables["by_model"].empty
+    name = Path(log.location).name
+    assert f"{name}: nothing to price (its writer replays stored writings" in result.notes[0]
 
 
 def test_a_model_that_writes_and_judges_is_split_by_role(tmp_path: Path) -> None:
@@ -187,7 +200,7 @@ def test_calls_in_batches_are_priced_at_the_batch_rate(
     """The log's usage does not say a call was batched; its header says the role ran in
     batch mode (the role's own `batch` setting, or `--batch` for the evaluated model)."""
     judge = get_model("caching/batch-judge", config=GenerateConfig(batch=True), memoize=False)
-    [log] = run_eval(poem(), tmp_path / "logs", judge)
+    [log] = run_eval(poem(), tmp_path / "logs", judge, model=WRITER)
     assert log.eval.model_roles and log.eval.model_roles["grader"].config.batch
     prices = tmp_path / "prices.yaml"
     prices.write_text(PRICES.format(model="caching/batch-judge") + rule)

@@ -125,7 +125,7 @@ def test_weight_box_plots_per_genre(report_result: StudyResult, rows) -> None:
 
 def test_a_score_the_logs_do_not_have(tmp_path: Path) -> None:
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", scorers="rouge_l"), tmp_path
+        open_writing(dataset="demo", scorers="rouge_l"), tmp_path, model="replay/demo-writer-a"
     )
     with pytest.raises(StudyError, match="needs the metric 'tow.overall'.*metrics here: rouge_l"):
         report([log.location])

@@ -25,7 +25,7 @@ from howtobench.studies import (
 )
 from howtobench.studies.logs import judge_runs
 from support.judges import Asked, Reply, ScriptedJudge, hashed, rubric_reply
-from support.logs import WRITERS, build_logs, raw_rows
+from support.logs import WRITERS, build_logs, raw_rows, replayed
 
 IDS = [f"demo_completion_{i}" for i in (1, 2, 3)]
 IDS += [f"demo_guide_{i}" for i in (1, 2, 3)]
@@ -231,13 +231,8 @@ def sampled_judge() -> ScriptedJudge:
 def sc_logs(tmp_path_factory: pytest.TempPathFactory, writers_data: Path) -> Path:
     """The guide writings of the four writers, tow and rubric with three judge samples."""
     folder = tmp_path_factory.mktemp("self-consistency-logs")
-    tasks = [
-        guide(
-            dataset=str(writers_data), replay=w, scorers="tow,rubric", judge_samples=JUDGE_SAMPLES
-        )
-        for w in WRITERS
-    ]
-    build_logs(tasks, folder, sampled_judge())
+    task = guide(dataset=str(writers_data), scorers="tow,rubric", judge_samples=JUDGE_SAMPLES)
+    build_logs([task], folder, sampled_judge(), model=replayed(*WRITERS))
     return folder
 
 

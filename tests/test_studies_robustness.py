@@ -13,7 +13,7 @@ from howtobench.cli import main
 from howtobench.studies import StudyError, robustness
 from support.evals import run_eval
 from support.judges import ScriptedJudge, hashed_judge, tow_metrics
-from support.logs import build_logs, log_of, mark_perturbed, raw_rows
+from support.logs import build_logs, log_of, mark_perturbed, raw_rows, replayed
 
 METRICS = ["tow.overall", "tow.content", "rouge_l"]
 # The metrics of an open run scored by tow and rouge_l (12 on the paper's tree).
@@ -132,17 +132,11 @@ def two_writers(tmp_path_factory: pytest.TempPathFactory, writers_data: Path) ->
     folder = tmp_path_factory.mktemp("two-writers-logs")
     data = str(writers_data)
     judge = ScriptedJudge(hashed_judge("judge-1"), name="judge-1")
-    for writer in POOLED:
-        build_logs(
-            [open_writing(dataset=data, replay=writer, scorers="tow,rouge_l")],
-            folder / "clean",
-            judge,
-        )
-        perturbed = [
-            open_writing(dataset=data, replay=writer, scorers="tow,rouge_l", perturb=p)
-            for p in DISTURBANCES
-        ]
-        build_logs(perturbed, folder / "perturbed", judge)
+    writers = replayed(*POOLED)
+    clean = [open_writing(dataset=data, scorers="tow,rouge_l")]
+    build_logs(clean, folder / "clean", judge, model=writers)
+    perturbed = [open_writing(dataset=data, scorers="tow,rouge_l", perturb=p) for p in DISTURBANCES]
+    build_logs(perturbed, folder / "perturbed", judge, model=writers)
     return folder
 
 
@@ -216,8 +210,8 @@ def test_one_clean_writer_and_another_writers_disturbed_runs(two_writers: Path) 
 def test_a_disturbed_writer_without_a_clean_run(
     two_writers: Path, writers_data: Path, tmp_path: Path
 ) -> None:
-    task = open_writing(dataset=str(writers_data), replay="w-c", scorers="rouge_l", perturb="drop")
-    [log] = run_eval(task, tmp_path)
+    task = open_writing(dataset=str(writers_data), scorers="rouge_l", perturb="drop")
+    [log] = run_eval(task, tmp_path, model="replay/w-c")
     with pytest.raises(
         StudyError,
         match=r"no sample \(writer w-c, task, sample id and epoch\) in common with the clean "
@@ -229,6 +223,8 @@ def test_a_disturbed_writer_without_a_clean_run(
 def test_two_clean_runs_of_one_writer(
     two_writers: Path, writers_data: Path, tmp_path: Path
 ) -> None:
-    run_eval(open_writing(dataset=str(writers_data), replay="w-a", scorers="rouge_l"), tmp_path)
+    run_eval(
+        open_writing(dataset=str(writers_data), scorers="rouge_l"), tmp_path, model="replay/w-a"
+    )
     with pytest.raises(StudyError, match="^clean logs: .*give one clean run per writer and task$"):
         robustness([two_writers / "clean", tmp_path], [two_writers / "perturbed"])

@@ -53,9 +53,10 @@ def stored(s3_server: s3.S3Server, tmp_path_factory: pytest.TempPathFactory) -> 
     url = f"{bucket}/logs"
     with pytest.MonkeyPatch.context() as patch:
         s3_server.environment(patch, folder / "no-aws-config")
-        tasks = [open_writing(dataset="demo", replay=w, scorers="rouge_l,bleu") for w in WRITERS]
+        task = open_writing(dataset="demo", scorers="rouge_l,bleu")
+        writers = [f"replay/{w}" for w in WRITERS]
         # run_eval hands `log_dir` to inspect as str(log_dir): a URL goes through as it is
-        logs = run_eval(tasks, url, cache_dir=folder / "cache")  # type: ignore[arg-type]
+        logs = run_eval(task, url, cache_dir=folder / "cache", model=writers)  # type: ignore[arg-type]
     assert all(log.location.startswith(f"{url}/") for log in logs)
     return Stored(bucket, url, s3_server.download(url, folder / "local"))
 

@@ -23,8 +23,8 @@ from support.evals import run_eval
 def test_replay_scores_every_sample_including_an_empty_writing(
     data_folder: Path, tmp_path: Path
 ) -> None:
-    task = guide(dataset=str(data_folder), replay="model-a", scorers="rouge_l,bleu")
-    [log] = run_eval(task, tmp_path / "logs")
+    task = guide(dataset=str(data_folder), scorers="rouge_l,bleu")
+    [log] = run_eval(task, tmp_path / "logs", model="replay/model-a")
     samples = {s.id: s for s in log.samples}
     assert set(samples) == {"infer_1", "infer_2"}
     first = samples["infer_1"]
@@ -37,7 +37,7 @@ def test_replay_scores_every_sample_including_an_empty_writing(
     empty = samples["infer_2"]
     assert empty.output.completion == ""
     assert empty.scores["rouge_l"].value == 0.0
-    assert log.eval.metadata["replay"] == "model-a"
+    assert log.eval.model == "replay/model-a"
     assert empty.metadata["genre"] == "speech"
     metrics = log.results.scores[0].metrics
     assert metrics["mean"].value == pytest.approx(expected / 2)
@@ -55,7 +55,7 @@ def test_list_and_string_scorer_parameters() -> None:
 def test_sample_without_reference_is_unscored_with_reason(tmp_path: Path) -> None:
     data = tmp_path / "mine.jsonl"
     data.write_text('{"instruction": "写一首诗", "generations": {"m": "春风"}}\n', encoding="utf-8")
-    [log] = run_eval(open_writing(dataset=str(data), replay="m", scorers="rouge_l"), tmp_path)
+    [log] = run_eval(open_writing(dataset=str(data), scorers="rouge_l"), tmp_path, model="replay/m")
     score = log.samples[0].scores["rouge_l"]
     assert score.reason == "scoring_failed" and "no reference" in str(score.explanation)
 
@@ -102,8 +102,8 @@ def test_writer_prompts_follow_task_and_language() -> None:
 
 
 def test_genre_parameter(tmp_path: Path) -> None:
-    task = open_writing(dataset="demo", replay="demo-writer-a", genre="poem", scorers="bleu")
-    [log] = run_eval(task, tmp_path)
+    task = open_writing(dataset="demo", genre="poem", scorers="bleu")
+    [log] = run_eval(task, tmp_path, model="replay/demo-writer-a")
     assert [s.metadata["genre"] for s in log.samples] == ["poem"]
 
 
@@ -138,7 +138,8 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
     given = set(inspect_module.signature(writing_parameters).parameters) - {"unknown"}
     assert set(log.eval.task_args) == given
     assert log.eval.task_args["anchor"] == "human" and log.eval.task_args["judge_samples"] == 1
-    assert log.eval.task_args["replay"] is None and log.eval.model == "replay/demo-writer-b"
+    assert "replay" not in log.eval.task_args and log.eval.model == "replay/demo-writer-b"
+    assert log.eval.metadata["replay"] == "demo-writer-b"  # known as inspect built the task
     assert log.eval.task_version == TASK_VERSION
 
 
@@ -147,19 +148,19 @@ def test_the_writing_tasks_share_one_signature_and_refuse_unknown_names() -> Non
     for factory in (completion, guide, open_writing):
         assert inspect_module.signature(factory).parameters == expected
     with pytest.raises(ParameterError, match=r"^-T judge_sample: .*did you mean judge_samples\?$"):
-        guide(dataset="demo", replay="demo-writer-a", judge_sample=3)
+        guide(dataset="demo", judge_sample=3)
     with pytest.raises(ParameterError, match=r"^-T reference: renamed anchor"):
-        guide(dataset="demo", replay="demo-writer-a", reference="none")
+        guide(dataset="demo", reference="none")
 
 
 def test_the_viewer_fields_name_the_writer_and_the_writing(tmp_path: Path) -> None:
-    """Read back from the log: a replay run's tag names its writer (the log list's TAGS
-    column; its MODEL is none), and each score's answer is the start of the writing."""
+    """Read back from the log: a replay run's model names its writer (the log list's MODEL
+    column; no tag), and each score's answer is the start of the writing."""
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-b", scorers="rouge_l,bleu"), tmp_path
+        open_writing(dataset="demo", scorers="rouge_l,bleu"), tmp_path, model="replay/demo-writer-b"
     )
     stored = read_eval_log(str(next(tmp_path.glob("*.eval"))))
-    assert stored.eval.tags == ["writer:demo-writer-b"] and stored.eval.model == "none/none"
+    assert not stored.eval.tags and stored.eval.model == "replay/demo-writer-b"
     for sample in stored.samples or []:
         writing = sample.output.completion.strip()
         for score in sample.scores.values():

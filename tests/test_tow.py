@@ -31,7 +31,7 @@ from support.judges import (
 
 def test_guide_scores_every_sample_with_the_tree(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES, WEIGHTS))
-    [log] = run_eval(guide(dataset="demo", replay="demo-writer-a"), tmp_path, judge)
+    [log] = run_eval(guide(dataset="demo"), tmp_path, judge, model="replay/demo-writer-a")
     assert len(log.samples) == 3
     for sample in log.samples:
         score = sample.scores["tow"]
@@ -65,7 +65,7 @@ def test_the_explanation_says_how_a_stepped_leaf_got_its_score(tmp_path: Path) -
     """A reader of `judged 3` beside 0.00 learns from the line itself how 3 became 0."""
     judge = ScriptedJudge(fixed_scores({**SCORES, "plots": 3, "paragraphing": 2}, WEIGHTS))
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="speech"), tmp_path, judge
+        open_writing(dataset="demo", genre="speech"), tmp_path, judge, model="replay/demo-writer-a"
     )
     score = log.samples[0].scores["tow"]
     lines = score.explanation.splitlines()
@@ -84,7 +84,7 @@ def test_the_explanation_says_how_a_stepped_leaf_got_its_score(tmp_path: Path) -
 def test_transcript_shows_negotiator_and_experts_as_spans(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-b", genre="poem"), tmp_path, judge
+        open_writing(dataset="demo", genre="poem"), tmp_path, judge, model="replay/demo-writer-b"
     )
     names = [e.name for e in log.samples[0].events if e.event == "span_begin"]
     for name in ("tow", "negotiator", "experts", "opening_ending", "impression", "paragraphing"):
@@ -95,7 +95,7 @@ def test_transcript_shows_negotiator_and_experts_as_spans(tmp_path: Path) -> Non
 def test_completion_has_no_format_node(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES, WEIGHTS | {"logic": 0.5}))
     [log] = run_eval(
-        completion(dataset="demo", replay="demo-writer-a", genre="fiction"), tmp_path, judge
+        completion(dataset="demo", genre="fiction"), tmp_path, judge, model="replay/demo-writer-a"
     )
     value = log.samples[0].scores["tow"].value
     assert set(value) == {"overall", "content", "impression", *negotiated("completion")}
@@ -118,7 +118,7 @@ def test_bad_weights_are_asked_again_and_renormalised(tmp_path: Path) -> None:
 
     judge = ScriptedJudge(answer)
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="speech"), tmp_path, judge
+        open_writing(dataset="demo", genre="speech"), tmp_path, judge, model="replay/demo-writer-a"
     )
     score = log.samples[0].scores["tow"]
     retry = [q for q in judge.questions if q.kind == "negotiator" and q.attempt == 2]
@@ -139,7 +139,7 @@ def test_retry_prompt_states_the_error(tmp_path: Path) -> None:
 
     judge = ScriptedJudge(answer)
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="speech"), tmp_path, judge
+        open_writing(dataset="demo", genre="speech"), tmp_path, judge, model="replay/demo-writer-a"
     )
     score = log.samples[0].scores["tow"]
     assert score.value["logic"] == 8
@@ -164,7 +164,7 @@ def test_unusable_expert_replies_leave_the_sample_unscored_with_the_reason(tmp_p
         return {"score": SCORES[question.kind], "reason": "ok"}
 
     judge = ScriptedJudge(answer)
-    [log] = run_eval(guide(dataset="demo", replay="demo-writer-b"), tmp_path, judge)
+    [log] = run_eval(guide(dataset="demo"), tmp_path, judge, model="replay/demo-writer-b")
     scores = {s.id: s.scores["tow"] for s in log.samples}
     broken = scores["demo_guide_2"]
     assert broken.reason == "grader_failed"
@@ -188,7 +188,7 @@ def test_failed_negotiation_leaves_the_sample_unscored(tmp_path: Path) -> None:
 
     judge = ScriptedJudge(answer)
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="poem"), tmp_path, judge
+        open_writing(dataset="demo", genre="poem"), tmp_path, judge, model="replay/demo-writer-a"
     )
     score = log.samples[0].scores["tow"]
     assert score.reason == "grader_failed"
@@ -203,10 +203,10 @@ def test_failed_negotiation_leaves_the_sample_unscored(tmp_path: Path) -> None:
 def test_one_negotiator_call_per_instruction_across_models_epochs_and_runs(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     for model in ("demo-writer-a", "demo-writer-b"):
-        run_eval(guide(dataset="demo", replay=model), tmp_path, judge, epochs=2)
+        run_eval(guide(dataset="demo"), tmp_path, judge, epochs=2, model=f"replay/{model}")
     assert judge.count("negotiator") == 3
     # A later run (a new task, so a new scorer with nothing settled): the store answers.
-    [log] = run_eval(guide(dataset="demo", replay="demo-writer-a"), tmp_path, judge)
+    [log] = run_eval(guide(dataset="demo"), tmp_path, judge, model="replay/demo-writer-a")
     assert judge.count("negotiator") == 3
     # the run did score its three writings (else the counts above would hold for nothing)
     assert [s.scores["tow"].metadata["weights"] for s in log.samples] == [UNIFORM] * 3
@@ -219,10 +219,10 @@ def test_panel_averages_leaf_scores_and_keeps_every_reply(tmp_path: Path) -> Non
     kind = ScriptedJudge(fixed_scores({**SCORES, "logic": 9, "plots": 9}), name="kind")
     negotiator_judge = ScriptedJudge(fixed_scores(SCORES), name="negotiator")
     task = task_with(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="speech"),
+        open_writing(dataset="demo", genre="speech"),
         scorer=tree_of_writing(judges=[strict.model(), kind.model()]),
     )
-    [log] = run_eval(task, tmp_path, negotiator_judge)
+    [log] = run_eval(task, tmp_path, negotiator_judge, model="replay/demo-writer-a")
     score = log.samples[0].scores["tow"]
     assert score.value["logic"] == pytest.approx(6.5)
     assert score.value["plots"] == pytest.approx(5.0)  # stepped per judge: 0 and 10
@@ -250,12 +250,15 @@ def test_panel_averages_leaf_scores_and_keeps_every_reply(tmp_path: Path) -> Non
 def test_reference_anchor_and_reference_free(tmp_path: Path) -> None:
     reference = open_source("demo").records("open")[0].reference.strip()
     with_ref = ScriptedJudge(fixed_scores(SCORES))
-    run_eval(open_writing(dataset="demo", replay="demo-writer-a", genre="poem"), tmp_path, with_ref)
+    run_eval(
+        open_writing(dataset="demo", genre="poem"), tmp_path, with_ref, model="replay/demo-writer-a"
+    )
     without = ScriptedJudge(fixed_scores(SCORES))
     [log] = run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="poem", anchor="none"),
+        open_writing(dataset="demo", genre="poem", anchor="none"),
         tmp_path,
         without,
+        model="replay/demo-writer-a",
     )
     experts_with = {q.kind: q.text for q in with_ref.questions if q.kind != "negotiator"}
     experts_without = [q for q in without.questions if q.kind != "negotiator"]
@@ -289,7 +292,7 @@ def test_empty_writing_gets_minimums_without_expert_calls(
 ) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     [log] = run_eval(
-        guide(dataset=str(data_folder), replay="model-a", genre="speech"), tmp_path, judge
+        guide(dataset=str(data_folder), genre="speech"), tmp_path, judge, model="replay/model-a"
     )
     score = log.samples[0].scores["tow"]
     assert log.samples[0].output.completion == ""
@@ -304,7 +307,10 @@ def test_empty_writing_gets_minimums_without_expert_calls(
 def test_prompts_follow_the_language_and_fence_the_writing(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     run_eval(
-        open_writing(dataset="demo", replay="demo-writer-a", genre="argumentative"), tmp_path, judge
+        open_writing(dataset="demo", genre="argumentative"),
+        tmp_path,
+        judge,
+        model="replay/demo-writer-a",
     )
     expert = next(q for q in judge.questions if q.kind == "logic")
     assert "[Criterion: logic]" in expert.text
@@ -318,7 +324,7 @@ def test_a_closing_fence_inside_the_writing_is_defused(tmp_path: Path) -> None:
     row = {"instruction": "写一段话", "reference": "参考", "generations": {"m": sneaky}}
     data = write_jsonl(tmp_path / "mine.jsonl", [row])
     judge = ScriptedJudge(fixed_scores(SCORES))
-    run_eval(open_writing(dataset=str(data), replay="m"), tmp_path, judge)
+    run_eval(open_writing(dataset=str(data)), tmp_path, judge, model="replay/m")
     expert = next(q for q in judge.questions if q.kind == "impression")
     assert expert.text.split("<writing>\n", 1)[1].count("</writing>") == 1
     assert (
@@ -328,8 +334,8 @@ def test_a_closing_fence_inside_the_writing_is_defused(tmp_path: Path) -> None:
 
 
 def test_replay_without_a_grader_explains_what_to_bind(tmp_path: Path) -> None:
-    task = open_writing(dataset="demo", replay="demo-writer-a", genre="poem")
-    [log] = run_eval(task, tmp_path, status="error")
+    task = open_writing(dataset="demo", genre="poem")
+    [log] = run_eval(task, tmp_path, status="error", model="replay/demo-writer-a")
     assert "--model-role grader=" in str(log.error)
 
 

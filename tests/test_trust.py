@@ -65,7 +65,7 @@ def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
 
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
-    [first] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    [first] = run_eval(guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/m")
     found = scores(first)
     assert found["c"].value["overall"] > 0
     assert found["a"].reason == found["b"].reason == "grader_failed"
@@ -76,7 +76,7 @@ def test_failed_questions_are_asked_again_after_recovery_and_nothing_else(
 
     judge["down"] = False
     before = Counter(simulator.questions)
-    [again] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    [again] = run_eval(guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/m")
     # the rerun asks exactly the two questions that failed, once each, and nothing else
     assert asked_since(simulator, before) == Counter(
         {("logic", WRITINGS["a"]): 1, negotiator_subject(simulator, INSTRUCTIONS["b"]): 1}
@@ -101,7 +101,7 @@ def test_rescoring_a_log_asks_only_the_failed_questions(
 
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
-    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    [log] = run_eval(guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/m")
     assert scores(log)["c"].value != scores(log)["c"].value  # NaN: unscored
     judge["down"] = False
     before = Counter(simulator.questions)
@@ -152,10 +152,16 @@ def test_after_an_outage_eval_retry_asks_only_what_was_not_answered(
 
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
-    task = guide(dataset=str(data), replay="m")
+    task = guide(dataset=str(data))
     # one writing at a time, so that a is judged before the judge goes down
     [first] = run_eval(
-        task, tmp_path / "logs", simulator, status="error", max_retries=0, max_samples=1
+        task,
+        tmp_path / "logs",
+        simulator,
+        status="error",
+        max_retries=0,
+        max_samples=1,
+        model="replay/m",
     )
     assert "did not answer" in str(first.error.message) and simulator.base_url in str(
         first.error.message
@@ -205,8 +211,8 @@ def test_drafts_are_passed_over_for_every_judge(serve: Serve, tmp_path: Path) ->
 
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
-    task = guide(dataset=str(data), replay="m", scorers="tow,rubric,autoplan")
-    [log] = run_eval(task, tmp_path / "logs", simulator)
+    task = guide(dataset=str(data), scorers="tow,rubric,autoplan")
+    [log] = run_eval(task, tmp_path / "logs", simulator, model="replay/m")
     tow = scores(log)["a"]
     assert (tow.value["logic"], tow.value["rhetoric"], tow.value["emotion"]) == (9, 8, 7)
     assert tow.metadata["weights"] == final_weights
@@ -231,7 +237,7 @@ def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Serve, tmp_path: Pa
 
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
-    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    [log] = run_eval(guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/m")
     score = scores(log)["a"]
     # content = 0.9·10 + 0.9·10 − 0.4·1 − 0.4·1 = 17.2, outside 1-10
     assert score.value["content"] == 10
@@ -281,8 +287,8 @@ def test_concurrent_processes_negotiate_each_instruction_once(serve: Serve, tmp_
         subprocess.Popen(
             [
                 sys.executable, "-m", "inspect_ai", "eval", "howtobench/guide",
-                "-T", f"dataset={data}", "-T", f"replay={writer}",
-                "--model", "none", "--model-role", "grader=openai-api/sim/judge",
+                "-T", f"dataset={data}",
+                "--model", f"replay/{writer}", "--model-role", "grader=openai-api/sim/judge",
                 "--log-dir", str(tmp_path / writer), "--display", "none",
             ],
             env=env,
@@ -346,7 +352,7 @@ def test_each_fault_costs_one_sample_with_a_reason_and_the_run_ends_complete(
 
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "faults.jsonl", fault_rows())
-    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    [log] = run_eval(guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/m")
     assert len(log.samples) == 6
     found = scores(log)
     codes = {k: s.reason for k, s in found.items() if s.reason}
@@ -396,8 +402,10 @@ def test_a_dead_judge_ends_the_run_with_one_line_naming_it(tmp_path: Path) -> No
     url = f"http://127.0.0.1:{closed_port()}/v1"
     dead = get_model("openai-api/sim/judge", base_url=url, api_key="none")
     start = time.monotonic()
-    task = guide(dataset="demo", replay="demo-writer-a")
-    [log] = run_eval(task, tmp_path, dead, status="error", max_retries=1)
+    task = guide(dataset="demo")
+    [log] = run_eval(
+        task, tmp_path, dead, status="error", max_retries=1, model="replay/demo-writer-a"
+    )
     assert time.monotonic() - start < 30
     message = str(log.error.message)
     assert "\n" not in message.strip()
@@ -413,8 +421,8 @@ def test_a_kind_of_question_the_server_keeps_failing_is_no_outage(
     request shape it cannot render): those questions cost their samples, with the status
     and the server's message, and the run ends complete."""
     simulator = serve(script=lambda q: Fault("500") if q.kind == "logic" else None)
-    task = guide(dataset="demo", replay="demo-writer-a")
-    [log] = run_eval(task, tmp_path, simulator, max_retries=1)
+    task = guide(dataset="demo")
+    [log] = run_eval(task, tmp_path, simulator, max_retries=1, model="replay/demo-writer-a")
     assert log.status == "success" and len(log.samples or []) == 3
     for score in scores(log).values():
         assert score.reason == "grader_failed"
@@ -444,8 +452,8 @@ def test_a_reask_is_sampled_so_a_deterministic_judge_can_change_its_answer(
         )
 
     simulator = serve(script=script)
-    task = guide(dataset="demo", replay="demo-writer-a")
-    [log] = run_eval(task, tmp_path / "logs", simulator)
+    task = guide(dataset="demo")
+    [log] = run_eval(task, tmp_path / "logs", simulator, model="replay/demo-writer-a")
     for score in scores(log).values():
         assert isinstance(score.value, dict)
         negotiator = score.metadata["negotiator"]
@@ -453,7 +461,7 @@ def test_a_reask_is_sampled_so_a_deterministic_judge_can_change_its_answer(
     assert simulator.temperatures[("negotiator", 0.0)] == 3
     assert simulator.temperatures[("negotiator", 0.7)] == 3
     before = sum(simulator.calls.values())
-    run_eval(guide(dataset="demo", replay="demo-writer-a"), tmp_path / "again", simulator)
+    run_eval(guide(dataset="demo"), tmp_path / "again", simulator, model="replay/demo-writer-a")
     assert sum(simulator.calls.values()) == before
 
 
@@ -475,7 +483,7 @@ def test_a_prompt_longer_than_the_context_costs_only_its_writing(
 
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
-    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    [log] = run_eval(guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/m")
     assert log.status == "success"
     found = scores(log)
     assert isinstance(found["a"].value, dict)
@@ -503,7 +511,7 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Serve, tmp_path: Pat
     data = write_guide_data(tmp_path / "data.jsonl")
     start = time.monotonic()
     grader = simulator_model(simulator, attempt_timeout=2)
-    [log] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", grader)
+    [log] = run_eval(guide(dataset=str(data)), tmp_path / "logs", grader, model="replay/m")
     assert time.monotonic() - start < 30  # not the 60 s the judge would hang
     assert isinstance(scores(log)["a"].value, dict)
     assert simulator.questions[("impression", WRITINGS["a"])] == 2
@@ -556,14 +564,14 @@ def test_bad_parameters_stop_the_task_with_one_line(options: dict[str, Any], mes
     from howtobench.parameters import ParameterError
 
     with pytest.raises(ParameterError) as error:
-        guide(dataset="demo", replay="demo-writer-a", **options)
+        guide(dataset="demo", **options)
     assert str(error.value).startswith(message)
     assert "\n" not in str(error.value)
 
 
 @pytest.mark.parametrize("spelling", [False, 0, "0", "false", "none", "None", "no", None])
 def test_every_spelling_of_no_anchor_means_none_and_the_log_says_so(spelling: object) -> None:
-    task = guide(dataset="demo", replay="demo-writer-a", anchor=spelling)
+    task = guide(dataset="demo", anchor=spelling)
     assert task.metadata["anchor"] == "none"
 
 
@@ -613,7 +621,7 @@ def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Serve, tmp_
         for key in INSTRUCTIONS
     ]
     data = write_guide_data(tmp_path / "data.jsonl", rows)
-    [human] = run_eval(guide(dataset=str(data), replay="m"), tmp_path / "logs", simulator)
+    [human] = run_eval(guide(dataset=str(data)), tmp_path / "logs", simulator, model="replay/m")
     assert {k: s.metadata["anchor"] for k, s in scores(human).items()} == {
         "a": "human",
         "b": "none (the record has no reference)",
@@ -622,7 +630,7 @@ def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Serve, tmp_
     assert "范文a。" in shown[WRITINGS["a"]] and "<reference>" not in shown[WRITINGS["b"]]
     shown.clear()
     [off] = run_eval(
-        guide(dataset=str(data), replay="m", anchor="false"), tmp_path / "logs", simulator
+        guide(dataset=str(data), anchor="false"), tmp_path / "logs", simulator, model="replay/m"
     )
     assert {s.metadata["anchor"] for s in scores(off).values()} == {"none"}
     assert off.eval.metadata["anchor"] == "none"
@@ -631,7 +639,7 @@ def test_the_anchor_in_the_metadata_is_the_one_the_judges_saw(serve: Serve, tmp_
     assert not any("<reference>" in text for text in shown.values())
     shown.clear()
     [model] = run_eval(
-        guide(dataset=str(data), replay="m", anchor="n"), tmp_path / "logs", simulator
+        guide(dataset=str(data), anchor="n"), tmp_path / "logs", simulator, model="replay/m"
     )
     assert {k: s.metadata["anchor"] for k, s in scores(model).items()} == {
         "a": "n",
@@ -668,7 +676,7 @@ def test_self_consistency_needs_half_of_its_judge_samples(serve: Serve, tmp_path
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
     [log] = run_eval(
-        guide(dataset=str(data), replay="m", judge_samples=3), tmp_path / "logs", simulator
+        guide(dataset=str(data), judge_samples=3), tmp_path / "logs", simulator, model="replay/m"
     )
     found = scores(log)
     one = found["a"]
@@ -708,10 +716,11 @@ def test_a_refused_or_empty_rewrite_is_not_scored_as_the_writing(
     simulator = serve(script=script)
     data = write_guide_data(tmp_path / "data.jsonl")
     [log] = run_eval(
-        guide(dataset=str(data), replay="m", perturb="transfer:poem", scorers="tow,rouge_l"),
+        guide(dataset=str(data), perturb="transfer:poem", scorers="tow,rouge_l"),
         tmp_path / "logs",
         simulator,
         roles={"perturber": simulator_model(simulator)},
+        model="replay/m",
     )
     for scorer in ("tow", "rouge_l"):
         found = scores(log, scorer)
@@ -737,13 +746,6 @@ def test_a_replay_log_header_does_not_carry_the_stored_writings(
     [log] = run_eval(task, tmp_path / "model", model=f"replay/{writer}", limit=1)
     assert [s.solver for s in log.plan.steps] == ["generate", "howtobench/final_writing"]
     assert Path(log.location).stat().st_size < 60_000
-    # the old form names the writer alone
-    [old] = run_eval(
-        guide(dataset=str(shared_data), replay=writer, scorers="rouge_l"), tmp_path / "old", limit=1
-    )
-    [step] = [s for s in old.plan.steps if s.solver == "howtobench/replay"]
-    assert step.params == {"writer": writer}
-    assert Path(old.location).stat().st_size < 60_000
 
 
 def test_a_live_writer_without_a_judge_is_told_it_judges_itself(
@@ -775,12 +777,13 @@ def test_a_server_that_queues_past_the_timeout_is_named_overloaded(
     simulator.faults.hang_seconds = 30
     grader = simulator_model(simulator, attempt_timeout=1)
     [log] = run_eval(
-        guide(dataset="demo", replay="demo-writer-a"),
+        guide(dataset="demo"),
         tmp_path,
         grader,
         status="error",
         max_retries=0,
         limit=1,
+        model="replay/demo-writer-a",
     )
     message = str(log.error.message)
     assert "is up but did not answer in time" in message and "Lower --max-connections" in message
@@ -792,14 +795,17 @@ def test_a_task_built_from_python_after_an_eval_set_is_not_judged_by_its_model(
 ) -> None:
     """inspect's `eval_set()` leaves its model set in the caller once it returns; a task
     built from Python afterwards (a notebook's next cell, or `howtobench build` then a
-    task) is no eval yet: neither refused for that eval's 'none' model nor warned that
-    the model will judge itself."""
+    task) is no eval yet: neither refused for that eval's model (a replay model, which
+    cannot judge) nor warned that the model will judge itself, nor taken as its writer."""
     from inspect_ai import eval_set
 
-    replay = guide(dataset="demo", replay="demo-writer-a", scorers="bleu")
-    success, _ = eval_set([replay], log_dir=str(tmp_path), model="none", display="none")
+    replay = guide(dataset="demo", scorers="bleu")
+    success, _ = eval_set(
+        [replay], log_dir=str(tmp_path), model="replay/demo-writer-a", display="none"
+    )
     assert success
     with caplog.at_level("WARNING", logger="howtobench.judge.models"):
-        task = guide(dataset="demo", replay="demo-writer-a")  # tow: it needs a judge
+        task = guide(dataset="demo")  # tow: it needs a judge
     assert task.scorer is not None
+    assert task.metadata is not None and task.metadata["replay"] is None
     assert not [r for r in caplog.records if "judge" in r.getMessage()]

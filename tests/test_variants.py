@@ -70,14 +70,13 @@ def test_a_transfer_in_a_replay_run_needs_a_model_bound(tmp_path: Path) -> None:
     to bind, and no stored writer is asked to rewrite."""
     task = open_writing(
         dataset="demo",
-        replay="demo-writer-a",
         genre="poem",
         perturb="transfer:letter",
         scorers="rouge_l",
     )
-    [log] = run_eval(task, tmp_path, status="error")
+    [log] = run_eval(task, tmp_path, status="error", model="replay/demo-writer-a")
     assert log.error is not None
-    assert "-T perturb: none/none cannot rewrite a writing" in log.error.message
+    assert "-T perturb: replay/demo-writer-a cannot rewrite a writing" in log.error.message
     assert "--model-role perturber=<model> (or grader=<model>)" in log.error.message
 
 
@@ -86,10 +85,8 @@ def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Pa
     judge = ScriptedJudge(fixed_scores(SCORES))
     logs = []
     for _ in range(2):
-        task = open_writing(
-            dataset="demo", replay="demo-writer-a", perturb="drop", perturb_seed=7, scorers="tow"
-        )
-        logs += run_eval(task, tmp_path, judge)
+        task = open_writing(dataset="demo", perturb="drop", perturb_seed=7, scorers="tow")
+        logs += run_eval(task, tmp_path, judge, model="replay/demo-writer-a")
     first, second = ([s.output.completion for s in log.samples] for log in logs)
     assert first == second
     stored = open_source("demo").generations("open", "demo-writer-a")
@@ -101,8 +98,9 @@ def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Pa
     assert logs[0].eval.metadata["perturb"] == "drop"
     judged = {q.writing for q in judge.questions if q.writing}
     assert judged == set(first)
-    # the old form's writer, the final writing, then the perturbation, as the log names them
-    steps = ["howtobench/replay", "howtobench/final_writing", "howtobench/perturb"]
+    # the writer (the evaluated model), the final writing, then the perturbation, as the
+    # log names them
+    steps = ["generate", "howtobench/final_writing", "howtobench/perturb"]
     assert [step.solver for step in logs[0].plan.steps] == steps
 
 
@@ -122,7 +120,6 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
     [log] = run_eval(
         open_writing(
             dataset="demo",
-            replay="demo-writer-a",
             genre="poem",
             perturb="transfer:letter",
             scorers="tow",
@@ -130,6 +127,7 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
         tmp_path,
         judge,
         roles={"perturber": perturber},
+        model="replay/demo-writer-a",
     )
     sample = log.samples[0]
     assert sample.output.completion == "亲爱的朋友：\n\n改写成的信。\n\n此致\n敬礼"
@@ -143,7 +141,10 @@ def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:
 def test_node_ablation(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
     [without_format] = run_eval(
-        guide(dataset="demo", replay="demo-writer-a", nodes="content,impression"), tmp_path, judge
+        guide(dataset="demo", nodes="content,impression"),
+        tmp_path,
+        judge,
+        model="replay/demo-writer-a",
     )
     value = without_format.samples[0].scores["tow"].value
     assert "format" not in value and "plots" not in value
@@ -152,7 +153,7 @@ def test_node_ablation(tmp_path: Path) -> None:
     assert value["overall"] == pytest.approx(root_of("guide", nodes, ("content", "impression")))
     assert not any(q.kind in ("plots", "paragraphing") for q in judge.questions)
     [format_only] = run_eval(
-        guide(dataset="demo", replay="demo-writer-a", nodes="format"), tmp_path, judge
+        guide(dataset="demo", nodes="format"), tmp_path, judge, model="replay/demo-writer-a"
     )
     value = format_only.samples[0].scores["tow"].value
     format_leaves = tree_for("guide").negotiated["format"]
@@ -162,7 +163,7 @@ def test_node_ablation(tmp_path: Path) -> None:
     with pytest.raises(
         ParameterError, match="^-T nodes: .*the completion tree has content, impression"
     ):
-        completion(dataset="demo", replay="demo-writer-a", nodes="format")
+        completion(dataset="demo", nodes="format")
 
 
 def test_a_model_writing_as_anchor(tmp_path: Path) -> None:
@@ -170,11 +171,10 @@ def test_a_model_writing_as_anchor(tmp_path: Path) -> None:
     anchors = open_source("demo").generations("open", "demo-writer-b")
     judge = ScriptedJudge(fixed_scores(SCORES))
     [log] = run_eval(
-        open_writing(
-            dataset="demo", replay="demo-writer-a", genre="speech", anchor="demo-writer-b"
-        ),
+        open_writing(dataset="demo", genre="speech", anchor="demo-writer-b"),
         tmp_path,
         judge,
+        model="replay/demo-writer-a",
     )
     sample = log.samples[0]
     # every LLM leaf but paragraphing (which sees no anchor, as in the paper) sees it
@@ -221,9 +221,9 @@ def test_self_consistency_means_samples_and_records_the_spread(tmp_path: Path) -
         temperatures.append(config.temperature)
         return inner(messages, tools, choice, config)
 
-    model = get_model("mockllm/judge", custom_outputs=spy)
-    task = open_writing(dataset="demo", replay="demo-writer-a", genre="speech", judge_samples=3)
-    [log] = run_eval(task, tmp_path, model)
+    grader = get_model("mockllm/judge", custom_outputs=spy)
+    task = open_writing(dataset="demo", genre="speech", judge_samples=3)
+    [log] = run_eval(task, tmp_path, grader, model="replay/demo-writer-a")
     score = log.samples[0].scores["tow"]
     assert score.value["logic"] == pytest.approx(6.0)
     record = score.metadata["self_consistency"]
@@ -232,15 +232,15 @@ def test_self_consistency_means_samples_and_records_the_spread(tmp_path: Path) -
     assert judge.count("negotiator") == 1 and judge.count("logic") == 3
     assert set(temperatures) == {0.7}
     # a repeated run is answered from the cache: each judge sample had its own key
-    task = open_writing(dataset="demo", replay="demo-writer-a", genre="speech", judge_samples=3)
-    [again] = run_eval(task, tmp_path, model)
+    task = open_writing(dataset="demo", genre="speech", judge_samples=3)
+    [again] = run_eval(task, tmp_path, grader, model="replay/demo-writer-a")
     assert judge.count("logic") == 3
     assert again.samples[0].scores["tow"].value == score.value
 
 
 def test_weights_negotiated_afresh_without_reuse(tmp_path: Path) -> None:
     judge = ScriptedJudge(fixed_scores(SCORES))
-    task = open_writing(dataset="demo", replay="demo-writer-a", genre="poem", reuse_weights=False)
-    [log] = run_eval(task, tmp_path, judge, epochs=3)
+    task = open_writing(dataset="demo", genre="poem", reuse_weights=False)
+    [log] = run_eval(task, tmp_path, judge, epochs=3, model="replay/demo-writer-a")
     assert judge.count("negotiator") == 3
     assert not any(s.scores["tow"].metadata["negotiator"]["reused"] for s in log.samples)

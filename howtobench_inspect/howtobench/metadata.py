@@ -94,7 +94,7 @@ class TaskKey:
 
     HOWTOBENCH_TASK: Final = "howtobench_task"
     DATASET: Final = "dataset"
-    REPLAY: Final = "replay"
+    REPLAY: Final = "replay"  # the writer of `--model replay/<writer>`, when known at build
     GENRE: Final = "genre"
     ANCHOR: Final = "anchor"  # the anchor source: "human", a model, or "none"
     PERTURB: Final = "perturb"

@@ -88,6 +88,21 @@ RENAMED: dict[str, dict[str, str]] = {
 }
 
 
+def _replay_removed(value: Any) -> str:
+    """Task version 7 removed a task's `replay`, the old form of a replayed writer
+    (`-T replay=<writer> --model none`): the writer is the evaluated model."""
+    given = isinstance(value, str | int) and not isinstance(value, bool) and str(value).strip()
+    return f"removed in task version 7; use --model replay/{given or '<writer>'}"
+
+
+# The names a task version removed, by where they are given: name -> what to say instead,
+# from the value given.
+REMOVED: dict[str, dict[str, Callable[[Any], str]]] = {
+    ParameterError.flag: {"replay": _replay_removed},
+    ScorerParameterError.flag: {},
+}
+
+
 def refuse_unknown(
     given: Mapping[str, Any],
     taker: Callable[..., Any],
@@ -98,10 +113,11 @@ def refuse_unknown(
 
     The line names the parameter as the user gave it (`-T` or `-S`, from `error`) and
     `owner` ("the writing tasks", "howtobench/tow"), then the new name of one that task
-    version 4 renamed, else the nearest known name, else all of them: inspect itself would
-    only warn about an unknown `-T` name and run without it, and for an unknown `-S` name
-    print Python's TypeError with its whole traceback. The usual mistakes fit the 80
-    columns that rich wraps inspect's message at when it does not print to a terminal.
+    version 4 renamed, or what replaces one that a task version removed (`REMOVED`), else
+    the nearest known name, else all of them: inspect itself would only warn about an
+    unknown `-T` name and run without it, and for an unknown `-S` name print Python's
+    TypeError with its whole traceback. The usual mistakes fit the 80 columns that rich
+    wraps inspect's message at when it does not print to a terminal.
     """
     known = [
         p.name
@@ -114,6 +130,9 @@ def refuse_unknown(
     new = RENAMED[error.flag].get(name)
     if new in known:
         raise error(name, f"renamed {new} in task version 4")
+    removed = REMOVED[error.flag].get(name)
+    if removed is not None:
+        raise error(name, removed(given[name]))
     near = difflib.get_close_matches(name, known, n=1)
     if near:
         hint = f"did you mean {near[0]}?"

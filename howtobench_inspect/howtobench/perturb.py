@@ -137,14 +137,13 @@ def failed_rewrite(original: str, rewrite: str, stop_reason: str) -> str | None:
 
 
 def rewriter() -> Model:
-    """The `perturber` role; unbound it is the evaluated model, or the grader in replay
-    (`--model none` with `-T replay=`, or a `replay/<writer>` model, which only replays),
-    which must then be bound."""
+    """The `perturber` role; unbound it is the evaluated model, or the grader when that
+    model only replays (`replay/<writer>`), which must then be bound."""
     # unbound, the evaluated model itself: inspect's fallback, chosen here on purpose (as
     # for the grader, `howtobench.judge.models.grader`)
     bound = "perturber" in model_roles()
     model = get_model(role="perturber", required=True) if bound else get_model()
-    if not (str(model) == "none/none" or replayed_writer(str(model))):
+    if not replayed_writer(str(model)):
         return model
     try:
         return get_model(role="grader", required=True)

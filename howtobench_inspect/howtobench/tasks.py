@@ -1,14 +1,13 @@
 """The three HoWToBench tasks: completion, guided writing and open writing, and the
 negotiation task that freezes their weights into a plan."""
 
-import logging
 from dataclasses import dataclass
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, get_model
-from inspect_ai.solver import Solver
+from inspect_ai.solver import Solver, generate
 
 from howtobench import parameters
 from howtobench._inspect import error_message, eval_running, writer_temperature
@@ -40,8 +39,8 @@ from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
 from howtobench.tree.scorer import DEFAULT_FORMATTING, FORMATTINGS, weighting
 from howtobench.tree.spec import tree_for
-from howtobench.vocabulary import TASKS, replay_model, replayed_writer
-from howtobench.writer import WRITER_MAX_TOKENS, final_writing, writer, writer_prompt
+from howtobench.vocabulary import TASKS, replayed_writer
+from howtobench.writer import WRITER_MAX_TOKENS, final_writing, writer_prompt
 from howtobench.writing_state import (
     ARTIFACT_POLICIES,
     CUT_POLICIES,
@@ -55,11 +54,9 @@ from howtobench.writing_summary import listen
 # quotes without ASCII quotes in the prompts, recovers a lone score from a broken reply,
 # checks plans like replies and leaves unread prompts unscored; 7 judges the writer's
 # final writing (reasoning removed, the completion artifacts stripped, `-T artifacts`),
-# records each writing's state and flags or unscores a cut one (`-T cut`), and gives a
-# live writer a length limit.
+# records each writing's state and flags or unscores a cut one (`-T cut`), gives a live
+# writer a length limit and removes `-T replay` (the old form of a replayed writer).
 TASK_VERSION = 7
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -67,7 +64,6 @@ class WritingParameters:
     """A writing task's parameters, read once by `writing_parameters`."""
 
     source: DataSource  # the `dataset`, opened once
-    replay: str | None
     genre: str | None
     scorers: tuple[str, ...]
     anchor: Anchor
@@ -81,7 +77,6 @@ class WritingParameters:
 
 def writing_parameters(
     dataset: str | None = "hub",
-    replay: str | None = None,
     genre: str | None = None,
     scorers: str | list[str] | None = None,
     judges: str | list[str] | None = None,
@@ -109,8 +104,6 @@ def writing_parameters(
 
     Args:
         dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
-        replay: the old form of `--model replay/<writer>`: score this model's stored
-            writings, with `--model none` (kept for scripts; says so in one line).
         genre: keep one canonical genre (e.g. `argumentative`).
         scorers: comma list of scorers (`tow`, `rubric`, `autoplan`, `rouge_l`, `bleu`,
             `bleurt`); default `tow`.
@@ -185,7 +178,6 @@ def writing_parameters(
         )
     return WritingParameters(
         source=open_source(dataset),
-        replay=_text(replay, "replay"),
         genre=_text(genre, "genre"),
         scorers=chosen,
         anchor=shown,
@@ -215,7 +207,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
     judged = [name for name in given.scorers if name in JUDGE_SCORERS]
     if judged and ("tow" in judged or not options.judges):
         _check_grader()
-    replayed = _replayed(given)
+    replayed = _replayed()
     if replayed:
         _check_no_writer_temperature()
     records = given.source.records(task_type)
@@ -256,8 +248,6 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
         # limit reaches the evaluated model only (inspect gives the roles their own), and
         # --max-tokens overrides it.
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES, max_tokens=WRITER_MAX_TOKENS),
-        # the old form's model is 'none': the log list of `inspect view` shows tags
-        tags=[f"writer:{given.replay}"] if given.replay else None,
         version=TASK_VERSION,
     )
 
@@ -290,31 +280,20 @@ def _samples(
 
 
 def _solvers(given: WritingParameters) -> list[Solver]:
-    """The writer (the evaluated model, or the old form's replayed one), its final
+    """The writer (the evaluated model: a live writer, or `replay/<writer>`), its final
     writing, then the disturbance."""
-    solvers = [writer(given.replay), final_writing(given.cut, given.artifacts)]
+    solvers = [generate(), final_writing(given.cut, given.artifacts)]
     if given.perturbation:
         solvers.append(perturb_solver(given.perturbation.name, given.perturb_seed))
     return solvers
 
 
-def _replayed(given: WritingParameters) -> str | None:
+def _replayed() -> str | None:
     """The writer whose stored writings the task replays, when it is known as the task
-    is built: `-T replay=` (the old form, said in one line), or the evaluated model
-    `replay/<writer>` under `inspect eval` (built from Python before `eval()`, the model
-    is not known yet, and the replay model checks each sample as it answers)."""
+    is built: the evaluated model `replay/<writer>` under `inspect eval` (built from Python
+    before `eval()`, the model is not known yet, and the replay model checks each sample
+    as it answers)."""
     evaluated = _evaluated_model()
-    if given.replay:
-        if evaluated and replayed_writer(evaluated):
-            raise ParameterError(
-                "replay", f"the evaluated model {evaluated} replays already; leave -T replay out"
-            )
-        logger.warning(
-            "-T replay=%s is the old form: name the writer as the model, --model %s",
-            given.replay,
-            replay_model(given.replay),
-        )
-        return given.replay
     return replayed_writer(evaluated) if evaluated else None
 
 
@@ -330,8 +309,9 @@ def _evaluated_model() -> str | None:
 
 def _refuse_unknown(unknown: dict[str, Any]) -> None:
     """Refuse the first parameter no writing task takes, with the nearest known name, or
-    the new name of one renamed in task version 4 (`reference`, now `anchor`); the
-    scorers' `-S` names are refused by the same helper."""
+    the new name of one renamed in task version 4 (`reference`, now `anchor`), or the new
+    form of one removed (`replay`, removed in task version 7); the scorers' `-S` names
+    are refused by the same helper."""
     parameters.refuse_unknown(unknown, writing_parameters, "the writing tasks", ParameterError)
 
 

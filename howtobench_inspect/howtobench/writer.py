@@ -1,15 +1,15 @@
 """The writer side of a task: the prompt a model writes from, its generation settings,
-replay of stored writings, and the writing the judges read (`final_writing`)."""
+and the writing the judges read (`final_writing`). The writer is the evaluated model: a
+live one, or the stored writings of `--model replay/<writer>` (howtobench/replay.py)."""
 
 from pathlib import Path
 
-from inspect_ai.model import ContentReasoning, get_model
-from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
+from inspect_ai.model import ContentReasoning
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench.dataset import WritingRecord
 from howtobench.metadata import SampleKey
 from howtobench.templates import render
-from howtobench.vocabulary import replay_model
 from howtobench.writing_state import CUT, DEFAULT_ARTIFACTS, DEFAULT_CUT, examine
 
 PROMPTS = Path(__file__).parent / "prompts"
@@ -33,27 +33,6 @@ def writer_prompt(record: WritingRecord) -> str:
         instruction=record.instruction.strip(),
         grounding=record.grounding.strip(),
     )
-
-
-@solver
-def replay(writer: str) -> Solver:
-    """The old form of replay (`-T replay=<writer>`): ask the writer's replay model
-    (`replay/<writer>`, howtobench/replay.py) instead of the evaluated one, so that both
-    forms answer from one lookup. An empty stored writing is kept (and scored as empty)."""
-    name = replay_model(writer)
-
-    async def solve(state: TaskState, generate: Generate) -> TaskState:
-        state.output = await get_model(name).generate(state.messages)
-        state.messages.append(state.output.message)
-        return state
-
-    return solve
-
-
-def writer(replayed: str | None = None) -> Solver:
-    """Ask the `-T replay=` writer's stored writings when given, else the evaluated model
-    (a live writer, or `--model replay/<writer>`)."""
-    return replay(replayed) if replayed is not None else generate()
 
 
 @solver

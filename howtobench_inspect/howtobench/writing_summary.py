@@ -23,7 +23,6 @@ from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 
 from howtobench._inspect import init_hooks
 from howtobench.metadata import SampleKey, TaskKey
-from howtobench.vocabulary import replay_model
 from howtobench.writing_state import COMPLETE, CUT, STATES, count_states
 
 logger = logging.getLogger(__name__)
@@ -74,9 +73,10 @@ class WritingStates(Hooks):
         spec = data.log.eval
         metadata = spec.metadata or {}
         task = str(metadata.get(TaskKey.HOWTOBENCH_TASK) or spec.task)
-        replayed = metadata.get(TaskKey.REPLAY)  # the old form's writer (the model is none)
-        writer = replay_model(str(replayed)) if replayed else str(spec.model)
-        line = summary_line(writer, task, count_states(records), data.log.plan.config.max_tokens)
+        # the writer is the evaluated model: a live one, or `replay/<writer>`
+        line = summary_line(
+            str(spec.model), task, count_states(records), data.log.plan.config.max_tokens
+        )
         if line:
             logger.warning(line)
 

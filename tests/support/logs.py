@@ -90,7 +90,8 @@ def replayed(*writers: str) -> list[str]:
 
 
 def writer_of(log: EvalLog) -> str:
-    """The writer a log replayed: the old form's `replay` metadata, else its model."""
+    """The writer a log replayed: the task's `replay` metadata (set when `inspect eval`
+    built the task; not from Python, as here), else its model's writer."""
     return (log.eval.metadata or {}).get("replay") or log.eval.model.removeprefix(REPLAYED)
 
 
@@ -145,9 +146,9 @@ def log_of(folder: Path, replay: str, task: str | None = None) -> Path:
 
 def copied_as(folder: Path, replay: str, name: str, out: Path, prefix: str) -> None:
     """The three task logs of `replay` in `folder`, written to `out` as if another writer,
-    `name`, had been replayed (`<prefix>-<task>.eval`): a report then counts a writer
-    whose name is whatever a test needs."""
+    `name`, had been replayed (`<prefix>-<task>.eval`, the model `replay/<name>`): a report
+    then counts a writer whose name is whatever a test needs."""
     for task in ("completion", "guide", "open"):
         log = read_eval_log(str(log_of(folder, replay, task)))
-        log.eval.metadata = {**log.eval.metadata, "replay": name}
+        log.eval.model = REPLAYED + name
         write_eval_log(log, str(out / f"{prefix}-{task}.eval"))

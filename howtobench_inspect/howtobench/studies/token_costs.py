@@ -184,6 +184,19 @@ def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
     return rows
 
 
+# The columns of the `usage` table, one row per log, role and model.
+COLUMNS: tuple[str, ...] = (
+    "log",
+    "role",
+    "model",
+    "writings",
+    *TOKENS,
+    "batch",
+    "dollars",
+    "dollars_per_writing",
+)
+
+
 def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
     """Tables `usage` (tokens and dollars per log and model, whether its calls went
     through a batch API, and dollars per scored writing), `by_model` and `by_role`
@@ -201,7 +214,13 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                 "no dollars per writing"
             )
         in_batches = batched_roles(log)
-        for role, model, usage in usage_by_role(log):
+        found = usage_by_role(log)
+        if not found:
+            notes.append(
+                f"{Path(path).name}: nothing to price (its writer replays stored writings, "
+                "and no other model was bound or called)"
+            )
+        for role, model, usage in found:
             if usage.total_tokens == 0:
                 notes.append("calls answered from inspect's cache (or none made) record no tokens")
             played = [(part, model) in in_batches for part in role.split(", ")]
@@ -233,7 +252,7 @@ def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
                     else None,
                 }
             )
-    table = pd.DataFrame(rows).astype({"dollars": float})
+    table = pd.DataFrame(rows, columns=COLUMNS).astype({"dollars": float})
     totals = {  # dollars unknown for one row are unknown for its total
         f"by_{key}": table.groupby(key, sort=False)[[*TOKENS, "dollars"]].agg(
             lambda column: column.sum(skipna=False)
