@@ -82,7 +82,7 @@ def test_a_healthy_judge_serves_every_kind_at_once(
         assert kind["usable_at_once"] == kind["asked"] == simulator.calls[name], name
         assert kind["usable_after_reask"] == kind["unusable"] == kind["from_store"] == 0
         assert kind["calls"] == kind["asked"] and kind["median_latency_s"] >= 0.05
-    assert report["judge_calls"] == sum(asked.values()) == 44
+    assert report["judge_calls"] == sum(asked.values())
     assert simulator.calls[PROBE_KIND] == 6  # one request per probe, nothing else
     assert all(p["accepted"] for p in report["probes"].values())
     billed = judge_usage(simulator)

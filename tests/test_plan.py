@@ -181,7 +181,10 @@ def test_two_workers_score_from_one_plan_without_negotiating(serve: Serve, tmp_p
             model=f"replay/{writer}",
         )
         assert judge.calls["negotiator"] == 0
-        assert sum(judge.calls.values()) == 7 * (DEMO["guide"] + DEMO["open"])
+        assert sum(judge.calls.values()) == sum(
+            n * sum(leaf.judge == "llm" for leaf in tree_for(task).leaves)
+            for task, n in (("guide", DEMO["guide"]), ("open", DEMO["open"]))
+        )
         for log in logs:
             assert log.eval.metadata["plan"] == plan.digest
             for sample_id, score in scores(log).items():
@@ -255,11 +258,15 @@ def test_ablations_and_uniform_weights_work_beside_a_plan(serve: Serve, tmp_path
             weights[leaf] * score.value[leaf] for leaf in weights if NODE[leaf] == "content"
         )
         assert score.value["content"] == pytest.approx(content)
+        root = tree_for("guide", ("content", "impression")).root_weights
         assert score.value["overall"] == pytest.approx(
-            (4 * content + score.value["impression"]) / 5
+            (root["content"] * content + root["impression"] * score.value["impression"])
+            / sum(root.values())
         )
     for score in scores(uniform).values():
-        assert score.metadata["weights"]["logic"] == 0.25 and score.metadata["plan"] is None
+        uniform_content = 1 / len(tree_for("guide").leaves_of("content"))
+        assert score.metadata["weights"]["logic"] == pytest.approx(uniform_content)
+        assert score.metadata["plan"] is None
     assert all(s.value["overall"] == s.value["impression"] for s in scores(impression).values())
 
 
