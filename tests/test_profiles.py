@@ -25,7 +25,7 @@ from howtobench.simulator import PROFILES, Asked, Fault, JudgeSimulator, get_pro
 from howtobench.simulator.process import served
 from howtobench.simulator.wire import THINK_TEXT
 from howtobench.tree.prompts import tree_prompt
-from howtobench.tree.spec import LEAVES
+from howtobench.tree.spec import LEAVES, tree_for
 from support.data import demo_record, write_jsonl
 from support.evals import run_eval, scores
 from support.judges import Serve, simulator_model
@@ -310,7 +310,10 @@ def test_tow_scores_every_writing_each_server_answers(
     )
     [score] = scores(log).values()
     assert isinstance(score.value, dict), score.explanation
-    assert len(score.value) == 11 and all(not math.isnan(v) for v in score.value.values())
+    tree = tree_for("guide")
+    assert len(score.value) == len(
+        {"overall", *tree.nodes, *(leaf.id for leaf in tree.leaves)}
+    ) and all(not math.isnan(v) for v in score.value.values())
     assert not simulator.refused and not simulator.truncated
     assert {kind for kind, _ in simulator.questions} == {"negotiator", *LLM_LEAVES}
 
