@@ -23,6 +23,8 @@ from support.data import (
 )
 from support.judges import Serve
 
+pytest_plugins = ["support.interrupt"]
+
 NIGHTLY = os.environ.get("HOWTOBENCH_NIGHTLY") == "1"
 
 
