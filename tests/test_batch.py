@@ -42,9 +42,12 @@ from howtobench.simulator.server import Fault, JudgeSimulator
 from howtobench.studies.token_costs import cost, load_prices
 from howtobench.tree.spec import LEAVES
 from support.evals import run_eval, scores
-from support.judges import Serve, batch_judge
+from support.judges import Serve, batch_judge, llm_calls
 
 EXPERTS = [leaf.id for leaf in LEAVES if leaf.judge == "llm"]
+# a run over the demo's 4 open writings of demo-writer-a: one negotiator call and each
+# expert's per writing, all in one batch
+OPEN_CALLS = 4 * (1 + llm_calls("open"))
 # Each API: the grader, the model arguments, the environment variables' prefix, the base
 # URL it takes, and the route its requests name inside a batch. Under `openai/` an
 # unknown model name is taken for a newest (GPT-5 class) model, which gets the Responses
@@ -260,7 +263,7 @@ def test_tow_is_judged_through_each_batch_api(
     for log in logs:
         assert all(isinstance(s.value, dict) for s in scores(log).values())
 
-    # ToW's calls: 7 experts per writing, 1 negotiator per instruction, all in batches
+    # ToW's calls: each expert per writing, 1 negotiator per instruction, all in batches
     writings = 3 + 4
     assert simulator.calls == {"negotiator": writings, **dict.fromkeys(EXPERTS, writings)}
     calls = sum(simulator.calls.values())
@@ -299,7 +302,7 @@ def test_a_request_refused_inside_a_batch_costs_only_its_sample(
         return Fault("400") if refused else None
 
     log, simulator, _ = judged_in_batches(api, serve, monkeypatch, tmp_path, script=script)
-    assert simulator.faults_sent == {"400": 1} and simulator.batched[api] == 32
+    assert simulator.faults_sent == {"400": 1} and simulator.batched[api] == OPEN_CALLS
     judged = scores(log)
     broken = judged.pop("demo_open_1")
     assert broken.reason == "grader_failed" and "HTTP 400" in str(broken.explanation)
@@ -453,13 +456,15 @@ def test_a_lost_batch_that_cannot_be_read_back_is_named_and_fails_check_logs(
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(lost_batches, "_batch_files", unreadable)
         log, simulator, _ = judged_in_batches("openai", serve, monkeypatch, tmp_path, script=script)
-    assert simulator.faults_sent == {"400": 1} and simulator.batched["openai"] == 32
+    assert simulator.faults_sent == {"400": 1} and simulator.batched["openai"] == OPEN_CALLS
     [lost] = simulator.batch_ids()  # every question of the run, weights and experts
     judged = scores(log)
     assert judged and all(not isinstance(s.value, dict) for s in judged.values())
     for score in judged.values():
         reason = str(score.explanation)
-        assert LOST_WITH_BATCH in reason and f"OpenAI batch {lost} of 32 requests" in reason
+        assert (
+            LOST_WITH_BATCH in reason and f"OpenAI batch {lost} of {OPEN_CALLS} requests" in reason
+        )
         assert "inspect raised ValidationError" in reason
         assert "the first failed request: the provider's error" in reason
         assert "the files API is down" in reason and "A rerun asks" in reason
@@ -475,7 +480,7 @@ def test_a_lost_batch_that_cannot_be_read_back_is_named_and_fails_check_logs(
     role = {
         "model": grader,
         "model_args": args,
-        "batch": {"size": 32, "send_delay": 0.5, "tick": 0.2},
+        "batch": {"size": OPEN_CALLS, "send_delay": 0.5, "tick": 0.2},
     }
     rescore = [
         *("inspect", "score", str(log.location), "--scorer", "howtobench/tow"),
@@ -486,7 +491,7 @@ def test_a_lost_batch_that_cannot_be_read_back_is_named_and_fails_check_logs(
         rescore, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120
     )
     assert done.returncode == 0, done.stderr[-2000:]
-    assert simulator.batched["openai"] == 64  # each lost question asked once more
+    assert simulator.batched["openai"] == 2 * OPEN_CALLS  # each lost question asked once more
     rescored = scores(read_eval_log(str(log.location)))
     broken = rescored.pop("demo_open_1")
     assert "HTTP 400" in str(broken.explanation) and LOST_WITH_BATCH not in str(broken.explanation)

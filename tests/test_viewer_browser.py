@@ -22,6 +22,7 @@ import pytest
 from inspect_ai.log import read_eval_log
 
 from howtobench import guide, open_writing
+from howtobench.tree.spec import tree_for
 from support.browser import BROWSER_MARKS, launch, screenshot, sync_api
 from support.evals import run_eval
 
@@ -144,6 +145,8 @@ def test_a_samples_scores_show_no_float_noise_and_explain_the_steps(
     page.get_by_text("mapped 1-3 → 0, 4-7 → 5, 8-10 → 10").first.wait_for()
     shown = page.inner_text("body")
     assert not NOISE.search(shown)
-    assert f"overall {values['overall']:.2f} = (4·content + 3·format + 1·impression) / 8" in shown
+    root = tree_for("guide").root_weights  # 4·content + 3·format + 1·impression in the paper
+    formula = " + ".join(f"{weight}·{node}" for node, weight in root.items())
+    assert f"overall {values['overall']:.2f} = ({formula}) / {sum(root.values())}" in shown
     assert "mapped 1 → 0, 2 → 5, 3 → 10" in shown  # paragraphing's steps
     screenshot(page, tmp_path, "viewer-sample-scores.png")
