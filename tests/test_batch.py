@@ -343,7 +343,7 @@ def test_an_endpoint_without_a_batch_api_stops_the_run_at_once(
     assert took < 20  # no polling, no retries
     message = one_line(log)
     url = simulator.root_url if api == "anthropic" else simulator.base_url
-    assert f"judge {APIS[api][0]} runs in batch mode but {url} has no batch API" in message
+    assert f"judge {APIS[api][0]} at {url} runs in batch mode, but it has no batch API" in message
     assert "HTTP 404" in message
     assert simulator.calls == {} and simulator.batches == {}
 

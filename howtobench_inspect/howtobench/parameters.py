@@ -11,6 +11,7 @@ without a traceback). A name that no task or scorer takes is refused the same wa
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import functools
 import inspect
@@ -184,13 +185,18 @@ def names(value: str | Sequence[Any] | None, name: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
 
 
+def unquoted(value: Any, convert: Callable[[str], Any]) -> Any:
+    """`value`, or `convert` of it where it is text that holds one (`"3"` from a command
+    line or a reply); other text stays as given, for the caller to refuse by name."""
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            return convert(value.strip())
+    return value
+
+
 def integer(value: Any, name: str) -> int:
     """A whole number (`3`, or the text `"3"`); booleans and fractions are refused."""
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            pass
+    value = unquoted(value, int)
     if isinstance(value, bool) or not isinstance(value, int):
         raise ParameterError(name, f"expected a whole number, got {_shown(value)}")
     return value

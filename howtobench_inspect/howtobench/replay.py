@@ -21,14 +21,13 @@ from typing import Any
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
-    ModelAPI,
     ModelOutput,
     ModelUsage,
 )
-from inspect_ai.tool import ToolChoice, ToolInfo
 
 from howtobench._inspect import sample_active
 from howtobench.errors import UserError
+from howtobench.in_process import InProcessModelAPI
 from howtobench.metadata import SampleKey
 from howtobench.sources import DataSource, open_source
 from howtobench.vocabulary import replay_model
@@ -40,18 +39,11 @@ class ReplayError(UserError):
     """A replayed writer asked for what it cannot give."""
 
 
-class ReplayAPI(ModelAPI):
+class ReplayAPI(InProcessModelAPI):
     """The `replay` provider: the model name is the writer whose writings are replayed."""
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig | None = None,
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
+    def take_args(self, model_args: dict[str, Any]) -> None:
+        model_name = self.model_name
         if not model_name:
             raise ReplayError(
                 "--model replay/: name the writer whose writings are replayed, e.g. "
@@ -70,16 +62,7 @@ class ReplayAPI(ModelAPI):
         # an answer is a lookup: nothing to protect by queueing the samples
         return 1000
 
-    def should_retry(self, ex: Exception) -> bool:
-        return False  # a missing writing stays missing
-
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
-    ) -> ModelOutput:
+    async def answer(self, input: list[ChatMessage], config: GenerateConfig) -> ModelOutput:
         # nobody recorded why the writer stopped: `final_writing` reads a cut from the text
         output = ModelOutput.from_content(
             self.model_name, self.stored_writing(input), stop_reason="unknown"

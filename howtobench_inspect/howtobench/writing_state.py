@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
 # The states of a writing, as each sample records them (`SampleKey.WRITING`).
@@ -140,15 +140,7 @@ class WritingState:
     mid_sentence: bool = False  # the writing's last line stops inside a sentence
 
     def record(self) -> dict[str, Any]:
-        return {
-            "state": self.state,
-            "stop_reason": self.stop_reason,
-            "chars": self.chars,
-            "reasoning_chars": self.reasoning_chars,
-            "artifacts": dict(self.artifacts),
-            "artifacts_removed": self.artifacts_removed,
-            "mid_sentence": self.mid_sentence,
-        }
+        return asdict(self)
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> WritingState:

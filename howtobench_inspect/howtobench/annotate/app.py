@@ -68,6 +68,7 @@ from howtobench.studies.logs import StudyError
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
+PAGES = HERE / "pages"  # templates of the two pages, not served as files
 GUIDELINES = HERE / "guidelines"
 BODY_LIMIT = 64 * 1024  # bytes; a note at its limit is at most 8 KB of UTF-8
 POLICY = (
@@ -209,17 +210,24 @@ async def _body(request: Request) -> object:
 
 
 def _page(name: str, language: str, languages: list[str], **parts: str) -> str:
-    """A page of `static/` with its words: the language it opens in (the campaign's), the
-    title and the no-script notice in it, and the tables of `languages` for its script.
-    Made once, when the studio starts, since none of it changes while it runs."""
+    """A page with its words: `pages/<name>.html` in the shell both pages share
+    (`pages/page.html`: its script `static/<name>.js`), the language it opens in (the
+    campaign's), the title and the no-script notice in it, and the tables of `languages`
+    for its script. Made once, when the studio starts, since none of it changes while it
+    runs."""
     table = words(name, language)
-    return Template((STATIC / f"{name}.html").read_text(encoding="utf-8")).substitute(
+    body = _template(name).substitute(noscript=escape(table["noscript"]), **parts)
+    return _template("page").substitute(
+        name=name,
         lang=page_language(language),
         title=escape(table["title"]),
-        noscript=escape(table["noscript"]),
         text=page_text(name, languages),
-        **parts,
+        body=body,
     )
+
+
+def _template(name: str) -> Template:
+    return Template((PAGES / f"{name}.html").read_text(encoding="utf-8"))
 
 
 class Studio:

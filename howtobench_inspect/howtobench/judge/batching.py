@@ -23,10 +23,17 @@ from collections.abc import Sequence
 import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 
-from howtobench._inspect import batch_list_request, endpoint, listen_to_batch_log
+from howtobench._inspect import batch_list_request, listen_to_batch_log
 from howtobench.errors import UserError
 from howtobench.judge.defaults import DEFAULT_BATCH_WAIT
-from howtobench.judge.failures import CallFailed, JudgeUnavailable, Lasting, classified, reply_text
+from howtobench.judge.failures import (
+    CallFailed,
+    JudgeUnavailable,
+    Lasting,
+    classified,
+    judge_at,
+    reply_text,
+)
 from howtobench.judge.lost_batches import LostBatches
 from howtobench.judge.request_shape import endpoint_key
 from howtobench.judge.runs import this_run
@@ -156,9 +163,8 @@ async def _check_batch_api(model: Model) -> None:
 
 
 def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:
-    where = endpoint(model) or "its default endpoint"
     return JudgeUnavailable(
-        f"judge {model} runs in batch mode but {where} has no batch API ({reason}); "
+        f"{judge_at(model)} runs in batch mode, but it has no batch API ({reason}); "
         "the run stops here. Bind the judge without `batch` (or to a provider with a batch "
         "API) and run the same `inspect eval` again: answered judge questions are kept and "
         "not asked again."
@@ -166,14 +172,13 @@ def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:
 
 
 def _unfinished(model: Model, wait: float, batches: Sequence[str]) -> BatchUnfinished:
-    where = endpoint(model) or "its default endpoint"
     named = (
         f"batch {', '.join(batches)}"
         if batches
         else "its batch (no batch was reported created for it)"
     )
     return BatchUnfinished(
-        f"judge {model} at {where}: {named} did not finish within "
+        f"{judge_at(model)}: {named} did not finish within "
         f"{BATCH_WAIT_VARIABLE}={wait:g} s; the run stops here. Finish the run with "
         "`inspect eval-retry <log>`: answered judge questions are kept and not asked again, "
         "the unfinished batch's questions are sent again (cancel it at the provider if it "

@@ -51,6 +51,11 @@ class JudgeUnavailable(RuntimeError):
     """The judge did not answer at all, through every retry: the run stops here."""
 
 
+def judge_at(model: Model) -> str:
+    """How a run that stops names its judge: `judge <model> at <endpoint>`."""
+    return f"judge {model} at {endpoint(model) or 'its default endpoint'}"
+
+
 class CallFailed(Exception):
     """The judge could not answer this question; `final` when asking again is pointless."""
 
@@ -149,9 +154,8 @@ def _is_connection_fault(error: BaseException) -> bool:
 
 
 def _unavailable(model: Model, cause: BaseException) -> JudgeUnavailable:
-    where = endpoint(model) or "its default endpoint"
     return JudgeUnavailable(
-        f"judge {model} at {where} did not answer ({said(cause)}) "
+        f"{judge_at(model)} did not answer ({said(cause)}) "
         "through its retries, nor a tiny request after them; the run stops here. Check "
         "that the server is running and reachable at that address, and the key "
         "(<SERVICE>_API_KEY). When it answers again, finish the run with "

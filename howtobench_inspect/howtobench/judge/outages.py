@@ -15,8 +15,8 @@ import anyio
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model
 from tenacity import RetryError
 
-from howtobench._inspect import endpoint, model_list_request
-from howtobench.judge.failures import CallFailed, JudgeUnavailable, Lasting
+from howtobench._inspect import model_list_request
+from howtobench.judge.failures import CallFailed, JudgeUnavailable, Lasting, judge_at
 from howtobench.judge.server_words import said, server_message, status_of
 
 __all__ = ["diagnosed", "surface_outage"]
@@ -69,9 +69,8 @@ async def _reachable(model: Model) -> bool:
 
 
 def _refusing(model: Model, cause: Exception) -> JudgeUnavailable:
-    where = endpoint(model) or "its default endpoint"
     return JudgeUnavailable(
-        f"judge {model} at {where} did not answer: every request, a tiny one too, got an "
+        f"{judge_at(model)} did not answer: every request, a tiny one too, got an "
         f"error ({said(cause)}) through its retries; the run stops here. When it answers "
         "again, finish the run with `inspect eval-retry <log>`: answered judge questions "
         "are kept."
@@ -79,9 +78,8 @@ def _refusing(model: Model, cause: Exception) -> JudgeUnavailable:
 
 
 def _overloaded(model: Model, cause: BaseException) -> JudgeUnavailable:
-    where = endpoint(model) or "its default endpoint"
     return JudgeUnavailable(
-        f"judge {model} at {where} is up but did not answer in time ({said(cause)}), "
+        f"{judge_at(model)} is up but did not answer in time ({said(cause)}), "
         "nor a tiny request after its retries: it queues more requests than it "
         "serves at once. Lower --max-connections to the server's parallel slots (llama.cpp's "
         "--parallel, vLLM's max_num_seqs), or raise the role's attempt_timeout "

@@ -32,6 +32,7 @@ from howtobench.judge.question_locks import LockWaitExpired, held, holds
 from howtobench.judge.settings import judge_config
 from howtobench.judge.store import ReplyStore
 from howtobench.metadata import ScoreKey
+from howtobench.parameters import unquoted
 from howtobench.templates import render
 
 T = TypeVar("T")
@@ -133,11 +134,7 @@ def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
 
 def number(value: Any, name: str) -> float:
     """A finite JSON number, or a string holding one ("7"); booleans are not numbers."""
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            pass
+    value = unquoted(value, float)
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ReplyError(f"{name} must be a number, got {json.dumps(value, ensure_ascii=False)}")
     return float(value)

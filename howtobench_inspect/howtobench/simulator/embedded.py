@@ -35,15 +35,14 @@ import anyio
 from inspect_ai.model import (
     ChatMessage,
     GenerateConfig,
-    ModelAPI,
     ModelCall,
     ModelOutput,
     messages_to_openai,
     model_output_from_openai,
 )
-from inspect_ai.tool import ToolChoice, ToolInfo
 
 from howtobench.errors import UserError
+from howtobench.in_process import InProcessModelAPI
 from howtobench.simulator.answers import bill, choose, read_by
 from howtobench.simulator.billing import PromptCache
 from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES, get_profile
@@ -63,19 +62,11 @@ class SimulatorArgumentError(UserError):
     """A model argument the embedded simulator does not take, or a value it cannot use."""
 
 
-class SimulatorAPI(ModelAPI):
+class SimulatorAPI(InProcessModelAPI):
     """The `towsim` provider: the judge simulator answering in process (any model name)."""
 
-    def __init__(
-        self,
-        model_name: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        config: GenerateConfig | None = None,
-        **model_args: Any,
-    ) -> None:
-        super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
-        name = f"{SIMULATOR_API}/{model_name}"
+    def take_args(self, model_args: dict[str, Any]) -> None:
+        name = f"{SIMULATOR_API}/{self.model_name}"
         _refuse_unknown(name, model_args)
         profile = str(model_args.get("profile", DEFAULT_PROFILE))
         if profile not in PROFILES:
@@ -98,15 +89,8 @@ class SimulatorAPI(ModelAPI):
         self._cache = PromptCache()
         self._api = OpenAIChat(self.profile)
 
-    def should_retry(self, ex: Exception) -> bool:
-        return False  # nothing here fails by chance: an error is a bug, and stays one
-
-    async def generate(
-        self,
-        input: list[ChatMessage],
-        tools: list[ToolInfo],
-        tool_choice: ToolChoice,
-        config: GenerateConfig,
+    async def answer(
+        self, input: list[ChatMessage], config: GenerateConfig
     ) -> tuple[ModelOutput, ModelCall]:
         # the request inspect's `openai-api` provider would send the HTTP simulator
         body: dict[str, Any] = {
