@@ -81,7 +81,7 @@ def test_the_same_writings_in_two_logs_are_not_counted_twice(
     shutil.copy(one, copy)
     with pytest.raises(
         StudyError,
-        match=r"'tow.overall' of model w-a, sample demo_guide_1.*a copy or an `inspect score`",
+        match=r"3 sample\(s\) of w-a's guide are scored by 'tow' in 2 logs .*the same log in 2 files",
     ):
         report([one, copy])
 

@@ -244,7 +244,7 @@ def test_two_separate_runs_stay_apart(tmp_path: Path) -> None:
     assert not any("continues" in note for note in loaded.notes())
     summary = consistency([tmp_path / "logs"]).tables["summary"].set_index(["source", "task"])
     assert summary.loc[("tow", "all"), "samples"] == 6
-    with pytest.raises(StudyError, match="is in several logs"):
+    with pytest.raises(StudyError, match="scored by 'tow' in 2 logs .*judged alike; keep the"):
         report([tmp_path / "logs"])
 
 

@@ -13,7 +13,10 @@ samples have their sample summaries read, to find those reasons.
 
 A run continued with `inspect eval-retry` counts as finished when its newest log is:
 the logs of one run are grouped as the studies group them (`howtobench.studies.runs`),
-so the earlier failed log of a retried run does not fail the check.
+so the earlier failed log of a retried run does not fail the check. Samples that several
+runs score with one scorer (a copied log, two runs of one writer, two splits of one eval
+set in one folder) fail it with the account `report` refuses the folder with
+(`studies.runs.overlaps`): the logs that hold them, and which to keep.
 
 The command's parser is here too; the log reader (inspect-ai, pandas) is imported when the
 check runs, so that `check-logs --help` stays light.
@@ -110,17 +113,28 @@ def lost_with_batches(found: Sequence[Run]) -> list[Unfinished]:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    """Print one line per unfinished run, and per run with samples lost with their batch,
-    and return 1; or a one-line all-clear and 0."""
+    """Print one line per unfinished run, per run with samples lost with their batch, and
+    per set of samples scored in several logs, and return 1; or a one-line all-clear and
+    0."""
+    from howtobench.studies.runs import overlaps
+
     found = read_runs(args.logs)
     total, failed, lost = len(found), unfinished(found), lost_with_batches(found)
+    twice = overlaps(found)
     for each in failed + lost:
         print(each.line())
+    for overlap in twice:
+        print(shown_name(overlap.line(), None))
     if failed:
         print(f"{len(failed)} of {total} run(s) did not finish")
     if lost:
         print(f"{len(lost)} of {total} run(s) left samples unscored with their lost batch")
-    if failed or lost:
+    if twice:
+        print(
+            f"{len(twice)} set(s) of samples scored in more than one log: `howtobench "
+            "report` refuses the folder until one log of each is left"
+        )
+    if failed or lost or twice:
         return 1
     print(f"all {total} run(s) finished")
     return 0

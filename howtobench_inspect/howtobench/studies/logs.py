@@ -28,7 +28,15 @@ from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 from howtobench.errors import UserError
 from howtobench.metadata import SampleKey, ScoreKey, SelfConsistencyKey, TaskKey, current
 from howtobench.studies import storage
-from howtobench.studies.runs import Run, first_few, grader_model, group_runs, writer_model
+from howtobench.studies.runs import (
+    Overlap,
+    Run,
+    first_few,
+    grader_model,
+    group_runs,
+    overlaps,
+    writer_model,
+)
 from howtobench.vocabulary import TASK_PREFIX, TASKS
 
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
@@ -108,6 +116,8 @@ class Samples:
     frame: pd.DataFrame
     metrics: tuple[str, ...]
     log_notes: tuple[str, ...] = ()
+    # the samples several runs score with one scorer, read from the logs' headers
+    overlaps: tuple[Overlap, ...] = ()
 
     def require(self, *metrics: str) -> None:
         """Fail clearly when a study needs a metric that no sample has."""
@@ -319,7 +329,8 @@ def load_samples(paths: Sequence[str | Path]) -> Samples:
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
     float_scorers: set[str] = set()
-    for run_rows, run_notes, run_floats in _read_runs(runs(log_files(paths))):
+    header_runs = runs(log_files(paths))
+    for run_rows, run_notes, run_floats in _read_runs(header_runs):
         rows += run_rows
         notes += run_notes
         float_scorers |= run_floats
@@ -336,7 +347,7 @@ def load_samples(paths: Sequence[str | Path]) -> Samples:
     for metric in metrics:
         frame[metric] = pd.to_numeric(frame[metric], errors="coerce").astype(float)
     frame["input_length"] = pd.to_numeric(frame["input_length"], errors="coerce")
-    return Samples(frame, tuple(metrics), tuple(notes))
+    return Samples(frame, tuple(metrics), tuple(notes), tuple(overlaps(header_runs)))
 
 
 RunRows = tuple[list[dict[str, Any]], list[str], set[str]]
@@ -408,7 +419,11 @@ def check_unique(frame: pd.DataFrame, metrics: Iterable[str]) -> None:
 def per_writing(
     samples: Samples, metrics: Sequence[str], keys: Sequence[str] = WRITING
 ) -> pd.DataFrame:
-    """Metric means over epochs (and over logs that split the scorers) per writing."""
+    """Metric means over epochs (and over logs that split the scorers) per writing;
+    refused, as `howtobench check-logs` fails, where several logs score one writing."""
+    for overlap in samples.overlaps:
+        if any(m == overlap.scorer or m.startswith(f"{overlap.scorer}.") for m in metrics):
+            raise StudyError(overlap.line())
     check_unique(samples.frame, metrics)
     columns = {m: "mean" for m in metrics}
     columns |= {c: "first" for c in ("genre", "input_length") if c not in keys}

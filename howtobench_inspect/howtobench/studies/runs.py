@@ -18,6 +18,7 @@ note of how many samples it lacks: never run, or ended in an error.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -160,3 +161,107 @@ def group_runs(logs: Iterable[tuple[str, EvalLog]]) -> list[Run]:
         else:
             runs.append(Run(tuple(sorted(group, key=_age))))
     return runs
+
+
+def judged_by(log: EvalLog) -> dict[str, str]:
+    """What changes a run's scores beyond its task and writer, as its header records it:
+    each role's model and the endpoint it was called at (inspect records a role's base
+    URL, also one taken from `<SERVICE>_BASE_URL`, but leaves it out of the task's
+    identity), and the plan's digest."""
+    found: dict[str, str] = {}
+    for role, bound in sorted((log.eval.model_roles or {}).items()):
+        configs = bound if isinstance(bound, list) else [bound]
+        found[role] = ",".join(config.model for config in configs)
+        endpoints = ",".join(config.base_url or "" for config in configs)
+        if endpoints.strip(","):
+            found[f"{role} endpoint"] = endpoints
+    plan = (log.eval.metadata or {}).get(TaskKey.PLAN)
+    if plan:
+        found["plan"] = str(plan)
+    return found
+
+
+@dataclass(frozen=True)
+class Overlap:
+    """Samples of one writer's task that several runs scored with the same scorer: the
+    studies would count them more than once, so `report` refuses the folder and
+    `howtobench check-logs` fails on it, with this one account of it."""
+
+    writer: str
+    task: str
+    scorer: str
+    shared: int  # samples (id × epoch) held by more than one of the runs
+    runs: tuple[Run, ...]  # exactly the runs holding them, oldest first
+
+    def line(self) -> str:
+        paths = ", ".join(run.path for run in self.runs)
+        what = (
+            f"{self.shared} sample(s) of {self.writer}'s {self.task} are scored by "
+            f"'{self.scorer}' in {len(self.runs)} logs ({paths})"
+        )
+        return f"{what}: {self.advice()}"
+
+    def advice(self) -> str:
+        """Which to keep: the newest where the runs were judged alike; else what differs."""
+        eval_ids = {run.newest.eval.eval_id for run in self.runs}
+        if len(eval_ids) == 1:
+            return f"the same log in {len(self.runs)} files (eval id {eval_ids.pop()}); keep one"
+        identities = [judged_by(run.newest) for run in self.runs]
+        newest = self.runs[-1].path
+        if all(identity == identities[0] for identity in identities):
+            return f"judged alike; keep the newest ({newest}) and move the others out of the folder"
+        keys = sorted({key for identity in identities for key in identity})
+        differs = "; ".join(
+            f"{key}: {' vs '.join(identity.get(key, 'none') for identity in identities)}"
+            for key in keys
+            if len({identity.get(key) for identity in identities}) > 1
+        )
+        return (
+            f"judged differently ({differs}); keep the one you mean to report (the one "
+            "matching your plan and judge) and move the others out, or compare judges "
+            "with `howtobench judges`"
+        )
+
+
+def _sample_keys(log: EvalLog) -> set[tuple[str, int]]:
+    """The (sample id, epoch) pairs a run was asked to do, from its header."""
+    ids = log.eval.dataset.sample_ids or []
+    epochs = log.eval.config.epochs or 1
+    return {(str(i), e) for i in ids for e in range(1, epochs + 1)}
+
+
+def _scorers(log: EvalLog) -> list[str]:
+    named = [scorer.name for scorer in log.eval.scorers or []]
+    if not named and log.results is not None:
+        named = [score.scorer for score in log.results.scores]
+    return list(dict.fromkeys(named))
+
+
+def overlaps(runs: Iterable[Run]) -> list[Overlap]:
+    """Where runs score the same samples of one writer's task (and perturbation) with the
+    same scorer; read from the headers alone. A run's eval-retry logs are one run, and
+    runs that split a task's samples (the pieces of `howtobench shards split`) or its
+    scorers (an `inspect score` with another scorer) do not overlap."""
+    groups: dict[tuple[str, str, str, str], list[Run]] = {}
+    for run in runs:
+        log = run.newest
+        perturb = str((log.eval.metadata or {}).get(TaskKey.PERTURB) or "")
+        for scorer in _scorers(log):
+            key = (writer_model(log), log.eval.task, perturb, scorer)
+            groups.setdefault(key, []).append(run)
+    found = []
+    for (writer, task, _, scorer), members in groups.items():
+        if len(members) < 2:
+            continue
+        held = [_sample_keys(run.newest) for run in members]
+        counts = Counter(key for keys in held for key in keys)
+        shared = {key for key, n in counts.items() if n > 1}
+        if not shared:
+            continue
+        holding = sorted(
+            (run for run, keys in zip(members, held, strict=True) if keys & shared),
+            key=lambda run: _age(run.logs[-1]),
+        )
+        task_name = task.rpartition("/")[2]
+        found.append(Overlap(writer, task_name, scorer, len(shared), tuple(holding)))
+    return found
