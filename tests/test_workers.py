@@ -268,3 +268,102 @@ def test_a_worker_takes_its_connections_from_inspects_variable(
         finished(recipe(env, judge.base_url, cache, INSPECT_EVAL_MAX_CONNECTIONS="2"))
         assert judge.calls() > 0 and judge.stats()["peak"] == 2
     one_finished_log_per_unit(str(tmp_path / "logs"), tmp_path / "shards")
+
+
+# --- a folder the worker shares with other logs: nothing finished is deleted, no overlap
+
+
+def one_task(manifest: dict[str, Any], folder: Path) -> Path:
+    """A capture of the eval set's largest task alone (a small job)."""
+    largest = max(manifest["tasks"], key=lambda task: task["samples"])
+    path = folder / "one-task.json"
+    path.write_text(json.dumps({**manifest, "tasks": [largest]}), "utf-8")
+    return path
+
+
+def limit_of(worker: Path) -> tuple[int, int]:
+    [limit] = json.loads(worker.read_text("utf-8"))["howtobench"]["limits"].values()
+    return (limit[0], limit[1])
+
+
+def exited(process: subprocess.Popen[str], status: int) -> str:
+    output, _ = process.communicate(timeout=110)
+    assert process.returncode == status, output[-3000:]
+    return output
+
+
+def test_a_second_split_into_one_folder_is_refused_or_replaced(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    capture_file = tmp_path / "tasks.json"
+    capture_file.write_text(
+        json.dumps({"eval_set_id": "s", "tasks": [{"identifier": "a", "samples": 30}]}), "utf-8"
+    )
+    shards = tmp_path / "shards"
+    split(capture_file, 3, shards)
+    split(capture_file, 3, shards)  # the same split again: the same files
+    with pytest.raises(UserError, match=r"holds the worker files of another split .*--replace"):
+        split(capture_file, 2, shards)
+    assert len(list(shards.glob("worker-*.json"))) == 3  # refused: nothing touched
+    split(capture_file, 2, shards, replace=True)
+    assert sorted(p.name for p in shards.glob("*.json")) == ["worker-0.json", "worker-1.json"]
+    assert "deleted the worker files of an earlier split" in capsys.readouterr().out
+    with pytest.raises(UserError, match=r"^--out .*: a file, not a folder"):
+        split(capture_file, 2, capture_file)
+
+
+@pytest.mark.slow
+def test_a_copied_finished_log_is_kept_and_named_not_deleted(
+    job: dict[str, str], manifest: dict[str, Any], judge: Served, tmp_path: Path
+) -> None:
+    """A finished log of the unit that is newer than the worker's own (a copy brought in
+    by hand) is no reason to delete either: both stay, the worker names them and exits 1,
+    and check-logs fails on the folder as report refuses it."""
+    from howtobench.cli import main as howtobench
+
+    split(one_task(manifest, tmp_path), 1, tmp_path / "shards")
+    logs = tmp_path / "logs"
+    env = {**job, "HOWTOBENCH_LOG_DIR": str(logs)}
+    selection = str(tmp_path / "shards" / "worker-0.json")
+    finished(recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=selection))
+    [own] = logs.glob("*.eval")
+    copy = logs / f"zz-copy-{own.name}"
+    copy.write_bytes(own.read_bytes())  # written after: the newer file
+    before = calls(judge)
+    output = exited(
+        recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=selection), 1
+    )
+    assert own.exists() and copy.exists() and calls(judge) == before
+    [line] = [row for row in output.splitlines() if "finished logs" in row]
+    assert own.name in line and copy.name in line and "the same log copied" in line
+    assert howtobench(["check-logs", str(logs)]) == 1
+
+
+@pytest.mark.slow
+def test_a_resplit_over_one_log_folder_is_refused_before_it_runs(
+    job: dict[str, str], manifest: dict[str, Any], judge: Served, tmp_path: Path
+) -> None:
+    """Two splits of one task cut it at different samples: a worker of the second split
+    refuses a folder holding finished ranges of the first that overlap its own, in one
+    line, asking the judge nothing."""
+    capture_file = one_task(manifest, tmp_path)
+    split(capture_file, 2, tmp_path / "first")
+    split(capture_file, 3, tmp_path / "second")
+    env = {**job, "HOWTOBENCH_LOG_DIR": str(tmp_path / "logs")}
+    first = str(tmp_path / "first" / "worker-0.json")
+    finished(recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=first))
+    done = limit_of(tmp_path / "first" / "worker-0.json")
+    # a worker of the second split whose range overlaps the finished one without being it
+    second = next(
+        str(path)
+        for path in sorted((tmp_path / "second").glob("worker-*.json"))
+        if (limit := limit_of(path)) != done and limit[0] < done[1]
+    )
+    before = calls(judge)
+    output = exited(
+        recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=second), 2
+    )
+    assert calls(judge) == before
+    [line] = [row for row in output.splitlines() if row.startswith("howtobench worker:")]
+    assert "already holds finished logs of another split of these tasks" in line
+    assert second in line and "a log folder of its own" in line

@@ -208,16 +208,43 @@ def worker_file(eval_set_id: str, pieces: Sequence[Piece]) -> dict[str, Any]:
     }
 
 
-def split(capture: Path, workers: int, out: Path) -> list[Path]:
-    """Write `out/worker-0.json` ... `out/worker-(N-1).json` from a capture manifest."""
+def split(capture: Path, workers: int, out: Path, replace: bool = False) -> list[Path]:
+    """Write `out/worker-0.json` ... `out/worker-(N-1).json` from a capture manifest.
+
+    A folder holding the worker files of another split is refused (a job runner would
+    start its leftover `worker-K.json` beside the new ones, and the two splits overlap),
+    unless `replace`, which deletes them first; writing the same split again is allowed."""
+    from howtobench.errors import UserError
+
     eval_set_id, tasks = read_capture(capture)
+    files = {
+        out / f"worker-{index}.json": json.dumps(worker_file(eval_set_id, pieces), indent=1) + "\n"
+        for index, pieces in enumerate(cut(tasks, workers))
+    }
+    if out.exists() and not out.is_dir():
+        raise UserError(f"--out {out}: a file, not a folder; name a folder for the worker files")
+    earlier = sorted(out.glob("worker-*.json"), key=lambda p: p.name) if out.is_dir() else []
+    other = [p for p in earlier if files.get(p) != p.read_text("utf-8")]
+    if other and not replace:
+        raise UserError(
+            f"--out {out} holds the worker files of another split ({_named(earlier)}); "
+            "write into an empty folder, or add --replace to delete them first"
+        )
+    for path in earlier:
+        path.unlink()
+    if other:
+        print(f"{out}: deleted the worker files of an earlier split ({_named(earlier)})")
     out.mkdir(parents=True, exist_ok=True)
-    written = []
-    for index, pieces in enumerate(cut(tasks, workers)):
-        path = out / f"worker-{index}.json"
-        path.write_text(json.dumps(worker_file(eval_set_id, pieces), indent=1) + "\n", "utf-8")
-        written.append(path)
-    return written
+    for path, text in files.items():
+        path.write_text(text, "utf-8")
+    return list(files)
+
+
+def _named(paths: Sequence[Path]) -> str:
+    names = [p.name for p in paths]
+    return (
+        ", ".join(names) if len(names) <= 3 else f"{names[0]} ... {names[-1]}, {len(names)} files"
+    )
 
 
 SUMMARY = "divide an eval set among workers: worker files of nearly equal judge calls"
@@ -239,11 +266,17 @@ def add_shards_command(commands: Commands) -> None:
     p.add_argument(
         "--out", required=True, type=Path, metavar="DIR", help="writes DIR/worker-K.json"
     )
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="delete the worker files of an earlier split in DIR first (refused without it)",
+    )
     p.set_defaults(run=_run)
 
 
 def _run(args: argparse.Namespace) -> None:
-    for path in split(args.capture, args.workers, args.out):
+    written = split(args.capture, args.workers, args.out, args.replace)
+    for path in written:
         share = json.loads(path.read_text("utf-8"))
         ours = share[FIELD]
         print(

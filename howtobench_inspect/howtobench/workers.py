@@ -15,10 +15,15 @@ files (no lock, no database):
   samples are kept and only the rest run; the judge replies of samples that finished
   but were not yet in the log come from the reply store (`INSPECT_CACHE_DIR`), so only
   the questions in flight at the kill are asked again.
-- Once a task has a finished log, the stopped logs it replaces are deleted (the killed
-  log, inspect's `-recovered` copy of it, an earlier retry), here and on the next start
-  (a kill between the two leaves them for then), so the folder holds one finished log
-  per task.
+- Once a task has a finished log, the stopped logs of its run are deleted (the killed
+  log, inspect's `-recovered` copy of it, an earlier retry: inspect's retry keeps the
+  task id), here and on the next start (a kill between the two leaves them for then), so
+  the folder holds one finished log per task. No finished log is ever deleted: a second
+  one of a unit (a copy, a log from another host, a run against another judge endpoint)
+  is named with what differs, and the worker exits 1, as `check-logs` fails on it.
+- A folder holding finished logs of another split of the same tasks (ranges that overlap
+  this worker's) is refused before anything runs: the two splits would score samples
+  twice.
 
 Logs are matched to units as inspect's eval-set matches them, by `task_identifier` of the
 log header, plus the eval set id and the range (`limit`) the header records. Each unit
@@ -45,6 +50,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from howtobench.errors import UserError
 from howtobench.shards import FIELD
 
 SELECTION = "INSPECT_EVAL_SET_SELECTION"
@@ -69,15 +75,27 @@ class Unit:
         part = f" samples {self.limit[0]}-{self.limit[1]}" if self.limit else ""
         return f"{name} {model}{part}"
 
+    def overlaps(self, other: Unit) -> bool:
+        """Whether two units of one task share samples (a whole task shares all)."""
+        if other.identifier != self.identifier or other == self:
+            return False
+        if self.limit is None or other.limit is None:
+            return True
+        return max(self.limit[0], other.limit[0]) < min(self.limit[1], other.limit[1])
+
 
 @dataclass(frozen=True)
 class Found:
-    """A log of a unit in the folder."""
+    """A log of a unit in the folder, with what tells it from the unit's other logs: its
+    run (`task_id`, which inspect's retry of a log keeps) and how it was judged."""
 
     path: str
     status: str
     mtime: float
     finished: bool
+    task_id: str = ""
+    eval_id: str = ""
+    judged: tuple[tuple[str, str], ...] = ()  # `studies.runs.judged_by`: judges, endpoints, plan
 
 
 def all_done(header: Any) -> bool:
@@ -141,12 +159,24 @@ def unit_of(header: Any) -> Unit:
     return Unit(task_identifier(header), span)
 
 
-def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> dict[Unit, list[Found]]:
-    """The folder's logs of these units, oldest first (by the time each file was written)."""
+@dataclass
+class Survey:
+    """The folder's logs of a worker's units, oldest first (by the time each file was
+    written), and the finished logs of other splits of the same tasks (`foreign`: a
+    range that overlaps a unit's without being it)."""
+
+    logs: dict[Unit, list[Found]]
+    foreign: list[tuple[Unit, Found]]
+
+
+def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> Survey:
+    """What the log folder holds of these units."""
     from inspect_ai.log import list_eval_logs, read_eval_log
 
+    from howtobench.studies.runs import judged_by
+
     wanted = set(units)
-    found: dict[Unit, list[Found]] = {unit: [] for unit in wanted}
+    found = Survey({unit: [] for unit in wanted}, [])
     if not _exists(log_dir):
         return found
     for info in list_eval_logs(log_dir, recursive=False):
@@ -157,9 +187,20 @@ def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> dict[Unit, 
         if header.eval.eval_set_id != eval_set_id:
             continue
         unit = unit_of(header)
+        log = Found(
+            info.name,
+            header.status,
+            info.mtime or 0.0,
+            all_done(header),
+            header.eval.task_id,
+            header.eval.eval_id,
+            tuple(judged_by(header).items()),
+        )
         if unit in wanted:
-            found[unit].append(Found(info.name, header.status, info.mtime or 0.0, all_done(header)))
-    for logs in found.values():
+            found.logs[unit].append(log)
+        elif log.finished and any(unit.overlaps(mine) for mine in wanted):
+            found.foreign.append((unit, log))
+    for logs in found.logs.values():
         logs.sort(key=lambda log: (log.mtime, log.path))
     return found
 
@@ -184,16 +225,42 @@ def to_resume(logs: Sequence[Found]) -> Found | None:
 
 
 def tidy(logs: Sequence[Found]) -> list[str]:
-    """Delete what a finished log replaces: every other log of the unit (stopped ones,
-    and older finished ones should there be two). Returns the paths deleted."""
-    finished = [log for log in logs if log.finished]
-    if not finished:
-        return []
-    keep = finished[-1]
-    gone = [log.path for log in logs if log is not keep]
+    """Delete what a finished log replaces: the stopped logs of its own run (the killed
+    log, inspect's `-recovered` copy of it, an earlier retry: inspect's retry keeps the
+    task id). A finished log is never deleted, nor a stopped log of another run (a hand
+    run, a log brought from another host): they are the user's. Returns the paths
+    deleted."""
+    runs = {log.task_id for log in logs if log.finished}
+    gone = [log.path for log in logs if not log.finished and log.task_id in runs]
     for path in gone:
         _remove(path)
     return gone
+
+
+def second_finished(unit: Unit, logs: Sequence[Found]) -> str | None:
+    """The line that names a unit's finished logs when it has more than one, and what
+    differs between them; None when it has at most one."""
+    finished = [log for log in logs if log.finished]
+    if len(finished) < 2:
+        return None
+    named = ", ".join(log.path for log in finished)
+    if len({log.eval_id for log in finished}) == 1:
+        differs = "the same log copied"
+    else:
+        judged = [dict(log.judged) for log in finished]
+        keys = sorted({key for each in judged for key in each})
+        differs = (
+            "; ".join(
+                f"{key}: {' vs '.join(each.get(key, 'none') for each in judged)}"
+                for key in keys
+                if len({each.get(key) for each in judged}) > 1
+            )
+            or "judged alike, two runs"
+        )
+    return (
+        f"{unit.describe()} has {len(finished)} finished logs ({named}; {differs}); none is "
+        "deleted: move out the ones not to report (`howtobench check-logs` names them)"
+    )
 
 
 def _exists(path: str) -> bool:
@@ -229,10 +296,19 @@ def run_selection(
     worker = WorkerFile.read(selection_path)
     log_dir = (worker.selection.get("overrides") or {}).get("log_dir") or log_dir
     eval_set_id = worker.selection["eval_set_id"]
-    logs = survey(log_dir, eval_set_id, worker.units)
+    found = survey(log_dir, eval_set_id, worker.units)
+    if found.foreign:
+        unit, log = found.foreign[0]
+        raise UserError(
+            f"{log_dir} already holds finished logs of another split of these tasks "
+            f"({log.path}: {unit.describe()}, and {len(found.foreign) - 1} more) that "
+            f"overlap {selection_path}: run this split into a log folder of its own "
+            "(HOWTOBENCH_LOG_DIR), or finish the earlier split with its own worker files"
+        )
+    logs = found.logs
     for unit in worker.units:
         for path in tidy(logs[unit]):
-            say(f"removed {path}: {unit.describe()} has a finished log")
+            say(f"removed {path}: its run of {unit.describe()} has a finished log")
     for index, (limit, units) in enumerate(worker.groups()):
         entries = []
         for unit in units:
@@ -251,15 +327,19 @@ def run_selection(
         group.write_text(worker.selection_for(limit, entries), "utf-8")
         with _environment({SELECTION: str(group)}):
             define()
-    logs = survey(log_dir, eval_set_id, worker.units)
-    unfinished = []
+    logs = survey(log_dir, eval_set_id, worker.units).logs
+    unfinished, doubled = [], []
     for unit in worker.units:
         tidy(logs[unit])
         if not any(log.finished for log in logs[unit]):
             unfinished.append(unit)
+        if (line := second_finished(unit, logs[unit])) is not None:
+            doubled.append(line)
     for unit in unfinished:
         say(f"{unit.describe()} did not finish; run the same command again to continue it")
-    return 1 if unfinished else 0
+    for line in doubled:
+        say(line)
+    return 1 if unfinished or doubled else 0
 
 
 def capture_variables(models: Iterable[str]) -> dict[str, str]:
@@ -298,7 +378,8 @@ def _environment(values: dict[str, str], keep: bool = False) -> Iterator[None]:
 def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> int:
     """Run the eval set `define` calls `eval_set()` for, as the environment asks: a
     capture (with placeholder judge endpoints), a worker (with its bookkeeping), or
-    eval-set's own one-process run. Returns the exit status."""
+    eval-set's own one-process run. Returns the exit status: 0 done, 1 a unit left
+    unfinished or with two finished logs, 2 a folder or file refused before any run."""
     selection = os.environ.get(SELECTION, "").strip()
     if os.environ.get(CAPTURE, "").strip():
         with _environment(capture_variables(judges), keep=True):
@@ -308,4 +389,8 @@ def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> in
         define()
         return 0
     with tempfile.TemporaryDirectory(prefix="howtobench-worker-") as scratch:
-        return run_selection(define, selection, log_dir, Path(scratch))
+        try:
+            return run_selection(define, selection, log_dir, Path(scratch))
+        except UserError as refused:  # one line in the job's output, not a traceback
+            say(str(refused))
+            return 2

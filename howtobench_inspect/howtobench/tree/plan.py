@@ -175,8 +175,9 @@ def read_plan(path: str | Path) -> Plan:
             raw = file.read()
     except FileNotFoundError:
         raise PlanFileMissing(f"{where}: no such plan file") from None
-    except OSError as error:
-        raise PlanError(f"{where}: cannot read the plan: {error}") from None
+    except Exception as error:  # OSError, or a storage client's own (an endpoint down)
+        said = str(error).strip().splitlines()[0] if str(error).strip() else ""
+        raise PlanError(f"{where}: cannot read the plan ({type(error).__name__}: {said})") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
