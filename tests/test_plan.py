@@ -517,3 +517,24 @@ def test_weights_a_negotiator_reply_could_give_are_read(tmp_path: Path) -> None:
     weights = read_plan(near).entries[("guide", "a")].weights
     assert sum(weights[i] for i in CONTENT) == pytest.approx(1, abs=1e-12)
     assert weights["rhetoric"] < 0.25
+
+
+def test_a_plan_on_unreachable_object_storage_is_refused_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An s3:// plan whose endpoint is down: the storage client's error in one line, not
+    its traceback."""
+    s3fs = pytest.importorskip("s3fs")
+    from support.balancer import free_port
+
+    s3fs.S3FileSystem.clear_instance_cache()  # an earlier test's client knows another endpoint
+    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{free_port()}")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "none")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "none")
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "1")
+    with pytest.raises(PlanError) as refused:
+        read_plan("s3://bucket/plan.jsonl")
+    message = str(refused.value)
+    assert message.startswith("s3://bucket/plan.jsonl: cannot read the plan (")
+    assert "\n" not in message and "Could not connect" in message
+    s3fs.S3FileSystem.clear_instance_cache()
