@@ -247,16 +247,9 @@ def second_finished(unit: Unit, logs: Sequence[Found]) -> str | None:
     if len({log.eval_id for log in finished}) == 1:
         differs = "the same log copied"
     else:
-        judged = [dict(log.judged) for log in finished]
-        keys = sorted({key for each in judged for key in each})
-        differs = (
-            "; ".join(
-                f"{key}: {' vs '.join(each.get(key, 'none') for each in judged)}"
-                for key in keys
-                if len({each.get(key) for each in judged}) > 1
-            )
-            or "judged alike, two runs"
-        )
+        from howtobench.studies.runs import differences
+
+        differs = differences([dict(log.judged) for log in finished]) or "judged alike"
     return (
         f"{unit.describe()} has {len(finished)} finished logs ({named}; {differs}); none is "
         "deleted: move out the ones not to report (`howtobench check-logs` names them)"

@@ -181,6 +181,16 @@ def judged_by(log: EvalLog) -> dict[str, str]:
     return found
 
 
+def differences(identities: list[dict[str, str]]) -> str:
+    """`grader: a vs b; plan: x vs none`: what differs between `judged_by` records."""
+    keys = sorted({key for identity in identities for key in identity})
+    return "; ".join(
+        f"{key}: {' vs '.join(identity.get(key, 'none') for identity in identities)}"
+        for key in keys
+        if len({identity.get(key) for identity in identities}) > 1
+    )
+
+
 @dataclass(frozen=True)
 class Overlap:
     """Samples of one writer's task that several runs scored with the same scorer: the
@@ -210,12 +220,7 @@ class Overlap:
         newest = self.runs[-1].path
         if all(identity == identities[0] for identity in identities):
             return f"judged alike; keep the newest ({newest}) and move the others out of the folder"
-        keys = sorted({key for identity in identities for key in identity})
-        differs = "; ".join(
-            f"{key}: {' vs '.join(identity.get(key, 'none') for identity in identities)}"
-            for key in keys
-            if len({identity.get(key) for identity in identities}) > 1
-        )
+        differs = differences(identities)
         return (
             f"judged differently ({differs}); keep the one you mean to report (the one "
             "matching your plan and judge) and move the others out, or compare judges "
