@@ -269,6 +269,29 @@ def test_a_server_that_reads_1024_tokens_of_a_longer_prompt_is_named(
     assert asked and set(asked.values()) == {1}  # each cut prompt sent once
 
 
+@pytest.mark.slow
+def test_a_server_counting_only_uncached_prompt_tokens_is_read_whole(
+    serve: Serve, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A server that counts only the prompt tokens past the prefix it reused (Ollama
+    0.30.x) reports a fraction of every leaf prompt after the first, since ToW's leaf
+    prompts share their start: its replies are scored, and the run says once what the
+    server does. Cut to a context as well, a prompt is still named cut."""
+    simulator = serve(profile=get_profile("ollama", uncached_usage=True))
+    tasks = build_tasks("demo", WRITER, ["guide"])
+    [log] = run_eval(tasks, tmp_path / "uncached", simulator, model=replay_model(WRITER))
+    judged = scores(log)
+    assert judged and all(isinstance(score.value, dict) for score in judged.values())
+    said = [r.message for r in caplog.records if "counts only the prompt tokens past" in r.message]
+    assert len(said) == 1
+
+    cut = serve(profile=get_profile("ollama", context=512, usage_read=True, uncached_usage=True))
+    [log] = run_eval(tasks, tmp_path / "cut", cut, model=replay_model(WRITER), limit=1)
+    [score] = scores(log).values()
+    assert not isinstance(score.value, dict)
+    assert "read 512 prompt tokens of a prompt of at least" in str(score.explanation)
+
+
 # --- a judge whose negotiator alone fails ---------------------------------------------
 
 

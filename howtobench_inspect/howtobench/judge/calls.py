@@ -24,6 +24,7 @@ from howtobench.judge.outages import diagnosed
 from howtobench.judge.request_shape import endpoint_key, folded, sendable
 from howtobench.judge.runs import this_run
 from howtobench.judge.server_words import server_message, system_refusal
+from howtobench.judge.unread import remember_prompt
 
 __all__ = ["generate_reply"]
 
@@ -44,6 +45,7 @@ async def generate_reply(
     sent = sendable(model, conversation)
     if batched(model):
         return await batched_reply(model, sent, config)
+    earlier = remember_prompt(endpoint_key(model), sent)
     try:
         try:
             output = await model.generate(sent, config=config, cache=False)
@@ -56,7 +58,7 @@ async def generate_reply(
         if isinstance(failure, Lasting):
             failure = await diagnosed(model, failure, config)
         raise failure from None
-    return reply_text(output, model, sent)
+    return reply_text(output, model, sent, earlier)
 
 
 def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception) -> bool:

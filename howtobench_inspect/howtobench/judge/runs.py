@@ -34,6 +34,7 @@ notebook's loop, and so their notes.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from weakref import WeakKeyDictionary
 
 import anyio
@@ -48,7 +49,8 @@ _LOOP = ""
 
 class RunNotes:
     """One run's notes: the warnings it has said, the endpoints it found to refuse a
-    system message, and what it found out about its batched judges' batch APIs."""
+    system message, what it found out about its batched judges' batch APIs, and each
+    judge's last prompts."""
 
     def __init__(self) -> None:
         self.said: set[tuple[str, ...]] = set()
@@ -56,6 +58,8 @@ class RunNotes:
         # "<model>@<base URL>" -> None (it has a batch API), the reason it has none, or
         # the check still under way
         self.batch_api: dict[str, str | None | anyio.Event] = {}
+        # "<model>@<base URL>" -> its last prompts' text (`judge.unread.remember_prompt`)
+        self.prompts: dict[str, deque[str]] = {}
 
     def warn_once(self, logger: logging.Logger, about: tuple[str, ...], message: str) -> None:
         """Log `message` as a warning unless this run has said one `about` the same."""

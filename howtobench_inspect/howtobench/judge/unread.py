@@ -7,21 +7,53 @@ without its instruction). The reply looks like any other, so the one sign of it 
 reply's usage: far fewer prompt tokens than the request carried.
 
 The prompt's tokens are estimated low on purpose, so that a long reply from a tokenizer
-that packs text densely is never taken for a cut one: Chinese text takes about one token
+that packs text densely is rarely taken for a cut one: Chinese text takes about one token
 per 1 to 1.5 characters with the tokenizers of the judges in use (counted here at 1.5
-characters a token, the fewest tokens), other text about four characters a token. A
-reply whose usage counts fewer than `READ_SHARE` of that estimate is not scored; a
-server that reports no prompt tokens (0 or none) is not ruled on.
+characters a token; Qwen2.5's tokenizer packs the judges' Chinese prompts a little
+tighter, at 0.91-1.34 of the estimate, median 1.08-1.12 over 206 prompts), other text
+about four characters a token. A reply whose usage counts fewer than `READ_SHARE` of that
+estimate is not scored; a server that reports no prompt tokens (0 or none) is not ruled
+on.
+
+A server can also count fewer prompt tokens than it read: one that counts only the tokens
+past the prefix it reused from an earlier prompt's cache, and does not report the cached
+ones apart (Ollama 0.30.x did: ollama issue 16414, fixed by its PR 16428). ToW's leaf
+prompts share their first ~1,770 characters, so through such a server every leaf after
+the first would look cut. So a reply that looks cut is measured again against the part of
+its prompt past the longest prefix it shares with the judge's last `RECENT_PROMPTS`
+prompts of the run: when the usage covers that part, the server read the prompt and
+counted only what it had not cached; the reply is scored and the run says once what the
+server does. A prompt cut to a context is told apart because the context, not the
+uncached part, bounds what such a server counts: a cut through such a server is missed
+only where the context is larger than the uncached part.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import re
+from collections import deque
 from collections.abc import Sequence
 
 from inspect_ai.model import ChatMessage, ModelUsage
 
 from howtobench.judge.defaults import READ_SHARE
+from howtobench.judge.runs import this_run
+
+logger = logging.getLogger(__name__)
+
+RECENT_PROMPTS = 16  # a judge's prompts of the run kept to compare a cut-looking one with
+
+
+def remember_prompt(key: str, messages: Sequence[ChatMessage]) -> tuple[str, ...]:
+    """The judge's (`key`: its endpoint) recent prompts of this run, before this one,
+    which is added to them: what `unread_prompt` compares a cut-looking prompt with."""
+    recent = this_run().prompts.setdefault(key, deque(maxlen=RECENT_PROMPTS))
+    earlier = tuple(recent)
+    recent.append(prompt_text(messages))
+    return earlier
+
 
 _CJK_CHARACTERS_PER_TOKEN = 1.5
 _OTHER_CHARACTERS_PER_TOKEN = 4.0
@@ -39,13 +71,21 @@ _NOT_CJK = re.compile("[^\u3000-\u9fff\uf900-\ufaff\uff00-\uffef\U00020000-\U000
 
 
 def estimated_tokens(messages: Sequence[ChatMessage]) -> int:
-    """The fewest tokens the messages' text takes (module docstring): CJK characters,
-    and other characters but whitespace."""
-    cjk = other = 0
-    for message in messages:
-        rest = "".join(_NOT_CJK.findall(message.text))
-        cjk += len(message.text) - len(rest)
-        other += len("".join(rest.split()))
+    """The low estimate of the tokens the messages' text takes (module docstring)."""
+    return text_tokens(prompt_text(messages))
+
+
+def prompt_text(messages: Sequence[ChatMessage]) -> str:
+    """The messages' text, one after another: what a server's prefix cache compares."""
+    return "\n".join(message.text for message in messages)
+
+
+def text_tokens(text: str) -> int:
+    """The low estimate of a text's tokens: CJK characters, and other characters but
+    whitespace, each at their rate."""
+    rest = "".join(_NOT_CJK.findall(text))
+    other = len("".join(rest.split()))
+    cjk = len(text) - len(rest)
     return round(cjk / _CJK_CHARACTERS_PER_TOKEN + other / _OTHER_CHARACTERS_PER_TOKEN)
 
 
@@ -70,16 +110,40 @@ def cut_short(messages: Sequence[ChatMessage], usage: ModelUsage | None) -> tupl
 
 
 def unread_prompt(
-    judge: str, messages: Sequence[ChatMessage], usage: ModelUsage | None
+    judge: str,
+    messages: Sequence[ChatMessage],
+    usage: ModelUsage | None,
+    earlier: Sequence[str] = (),
 ) -> str | None:
     """Why the reply is not scored when the server read too little of the prompt, or
-    None (`cut_short`)."""
+    None (`cut_short`; `earlier`: the judge's recent prompts, `prompt_text`, for a server
+    that counts only what it did not reuse, as the module docstring says)."""
     cut = cut_short(messages, usage)
     if cut is None:
         return None
     read, estimate = cut
+    text = prompt_text(messages)
+    shared = max((len(os.path.commonprefix([text, prompt])) for prompt in earlier), default=0)
+    uncached = text_tokens(text[shared:])
+    if shared and read >= READ_SHARE * uncached:
+        this_run().warn_once(
+            logger,
+            ("uncached usage", judge),
+            f"judge {judge}'s server counts only the prompt tokens past the prefix it "
+            f"reused from an earlier prompt ({read:,} of at least {estimate:,}, where "
+            f"{uncached:,} are past the shared prefix): its replies are scored, and a prompt "
+            "it cuts is told by the part it did not reuse",
+        )
+        return None
+    seen = (
+        f", {uncached:,} of them past the prefix it shares with an earlier prompt, so not a "
+        "server counting only what it did not cache"
+        if shared
+        else ""
+    )
     return (
-        f"judge {judge} read {read:,} prompt tokens of a prompt of at least {estimate:,}: "
-        "its server cut the prompt to its context and answered the rest, so the reply is "
-        f"not scored and the question not asked again; raise the context ({CONTEXT_SETTINGS})"
+        f"judge {judge} read {read:,} prompt tokens of a prompt of at least {estimate:,}"
+        f"{seen}: its server cut the prompt to its context and answered the rest, so the "
+        "reply is not scored and the question not asked again; raise the context "
+        f"({CONTEXT_SETTINGS})"
     )

@@ -110,8 +110,13 @@ def bill(
 ) -> Usage:
     """The tokens billed for a reply (`billing`): the prompt as sent or, where the
     server cut it (`cut`) and its profile reports what it read (`usage_read`), its
-    context."""
+    context; a server that counts only what it did not reuse (`uncached_usage`) leaves
+    out the longest prefix an earlier prompt shared."""
     usage = api.bill(cache, model, conversation, reply)
     if cut and profile.usage_read:
         usage = replace(usage, input=profile.context, cache_read=0, cache_write=0)
+    elif profile.uncached_usage:
+        reused = tokens(cache.reused(model, written_out(conversation.segments)))
+        prompt = usage.input + usage.cache_read + usage.cache_write
+        usage = replace(usage, input=prompt - reused, cache_read=0, cache_write=0)
     return usage

@@ -26,6 +26,8 @@ there is no separate write charge. Marks in the request are ignored.
 from __future__ import annotations
 
 import hashlib
+import os
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
@@ -35,6 +37,7 @@ CHARS_PER_TOKEN = 2
 ANTHROPIC_MIN_CACHED = 1024  # Claude Sonnet and Opus 4; some Haiku and Opus models need more
 OPENAI_MIN_CACHED = 1024
 OPENAI_CACHE_STEP = 128
+RECENT_PROMPTS = 16  # what a server that reuses earlier prompts' prefixes compares with
 
 
 def tokens(chars: int) -> int:
@@ -76,6 +79,18 @@ class PromptCache:
 
     def __init__(self) -> None:
         self._cached: set[tuple[str, str, bytes]] = set()
+        self._recent: dict[str, deque[str]] = {}  # model -> its last prompts, written out
+
+    def reused(self, model: str, prompt: str) -> int:
+        """The characters of `prompt` that one of the last `RECENT_PROMPTS` prompts to
+        `model` began with too (the longest): what a server keeping the state of its
+        recent prompts (a llama.cpp slot's, Ollama's) does not compute again."""
+        recent = self._recent.setdefault(model, deque(maxlen=RECENT_PROMPTS))
+        shared = max(
+            (len(os.path.commonprefix([prompt, earlier])) for earlier in recent), default=0
+        )
+        recent.append(prompt)
+        return shared
 
     def anthropic(
         self, model: str, segments: Sequence[Segment], automatic: bool, reply: str

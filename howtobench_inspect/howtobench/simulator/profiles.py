@@ -160,6 +160,9 @@ class Profile:
     cached_tokens: bool = True  # usage has prompt_tokens_details.cached_tokens
     keep: int = 4  # tokens a truncating server keeps from the start of the prompt
     usage_read: bool = False  # a truncating server's usage counts the context it read
+    # usage counts only the prompt tokens past the prefix the server reused from an earlier
+    # prompt's cache (Ollama 0.30.x, ollama#16414, fixed by its PR 16428), without saying so
+    uncached_usage: bool = False
     reply_extra: Mapping[str, Any] = field(default_factory=dict)  # top-level reply fields
     choice_extra: Mapping[str, Any] = field(default_factory=dict)
     message_extra: Mapping[str, Any] = field(default_factory=dict)

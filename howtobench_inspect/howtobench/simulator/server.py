@@ -458,6 +458,12 @@ def main() -> None:
         "(Ollama past num_ctx): --profile ollama --context 1024 --usage-read",
     )
     parser.add_argument(
+        "--uncached-usage",
+        action="store_true",
+        help="usage counts only the prompt tokens past a prefix reused from an earlier "
+        "prompt, without saying so (Ollama 0.30.x)",
+    )
+    parser.add_argument(
         "--no-system-role",
         action="store_true",
         help="play a chat template that refuses a system role (Gemma's), in the profile's words",
@@ -483,6 +489,8 @@ def main() -> None:
         changes["context"] = args.context
     if args.usage_read:
         changes["usage_read"] = True
+    if args.uncached_usage:
+        changes["uncached_usage"] = True
     profile = get_profile(args.profile, **changes)
     # a served simulator may answer long runs: it keeps counts, not every request's text
     simulator = JudgeSimulator(
