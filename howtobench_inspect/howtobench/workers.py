@@ -45,7 +45,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from howtobench.errors import UserError
 from howtobench.shards import FIELD
+from howtobench.worker_limits import connections_line, limits
 
 SELECTION = "INSPECT_EVAL_SET_SELECTION"
 CAPTURE = "INSPECT_EVAL_SET_CAPTURE"
@@ -298,12 +300,22 @@ def _environment(values: dict[str, str], keep: bool = False) -> Iterator[None]:
 def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> int:
     """Run the eval set `define` calls `eval_set()` for, as the environment asks: a
     capture (with placeholder judge endpoints), a worker (with its bookkeeping), or
-    eval-set's own one-process run. Returns the exit status."""
+    eval-set's own one-process run. Returns the exit status.
+
+    The limits `define` takes from inspect's variables (`worker_limits.limits`) are
+    checked first: a bad one is a line on stderr and status 1, before anything runs. A
+    run that calls the judge starts with a line saying what its connections are."""
+    try:
+        chosen = limits()
+    except UserError as error:
+        print(error, file=sys.stderr, flush=True)
+        return 1
     selection = os.environ.get(SELECTION, "").strip()
     if os.environ.get(CAPTURE, "").strip():
         with _environment(capture_variables(judges), keep=True):
             define()  # inspect writes the manifest and exits
         return 0
+    say(connections_line(chosen["max_connections"]))
     if not selection:
         define()
         return 0
