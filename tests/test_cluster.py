@@ -1,7 +1,9 @@
 """The job runners of docs/cluster.md: the Slurm array job run for real on a single-node
 Slurm started here (cancelled mid-run with scancel, then resubmitted), and the Kubernetes
-Indexed Job's worker contract read from its manifest (no cluster: the index each pod gets
-→ the worker file its container runs).
+recipe checked without a cluster: the Indexed Job's worker contract read from its
+manifest (the index each pod gets → the worker file its container runs, its reply store
+and its connections), the manifest against the API's schema and the API server's rules
+(`support.kubernetes`), and the worker image's Dockerfile against its build context.
 """
 
 from __future__ import annotations
@@ -13,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from howtobench.shards import split
 from howtobench.simulator.process import served
+from howtobench.worker_limits import limits
+from support import kubernetes
 from support.scale_out import (
     RECIPE,
     capture,
@@ -27,9 +30,15 @@ from support.scale_out import (
 )
 from support.slurm import single_node, unavailable
 
-EXAMPLES = Path(__file__).parents[1] / "docs" / "examples"
+ROOT = Path(__file__).parents[1]
+EXAMPLES = ROOT / "docs" / "examples"
 SBATCH = EXAMPLES / "slurm" / "howtobench-array.sbatch"
 MANIFEST = EXAMPLES / "kubernetes" / "howtobench-job.yaml"
+DOCKERFILE = EXAMPLES / "kubernetes" / "Dockerfile"
+DOCKERIGNORE = EXAMPLES / "kubernetes" / "Dockerfile.dockerignore"
+# the oldest Kubernetes the manifest states (backoffLimitPerIndex, podReplacementPolicy on
+# by default), and the newest whose schema kubernetes-validate has
+VERSIONS = ("1.29", "1.37")
 WORKERS = 2
 
 
@@ -96,13 +105,20 @@ def pod_environment(container: dict[str, Any], index: int) -> dict[str, str]:
     return env
 
 
+def the_job() -> tuple[list[dict[str, Any]], dict[str, Any], dict[str, Any]]:
+    """The manifest's objects, its Job and the Job's one container."""
+    objects = kubernetes.documents(MANIFEST)
+    (job,) = kubernetes.of_kind(objects, "Job")
+    (container,) = job["spec"]["template"]["spec"]["containers"]
+    return objects, job, container
+
+
 def test_the_indexed_job_runs_worker_k_in_pod_k(tmp_path: Path) -> None:
-    manifest = yaml.safe_load(MANIFEST.read_text("utf-8"))
+    objects, manifest, container = the_job()
     spec = manifest["spec"]
-    assert (manifest["kind"], spec["completionMode"]) == ("Job", "Indexed")
+    assert spec["completionMode"] == "Indexed"
     workers = spec["completions"]
     assert spec["parallelism"] == workers
-    (container,) = spec["template"]["spec"]["containers"]
     assert Path(container["command"][-1]).name == RECIPE.name
     mounts = {m["name"]: m["mountPath"] for m in container["volumeMounts"]}
     shards = Path(mounts["shards"])
@@ -117,7 +133,86 @@ def test_the_indexed_job_runs_worker_k_in_pod_k(tmp_path: Path) -> None:
         selection = Path(env["INSPECT_EVAL_SET_SELECTION"])
         assert selection.parent == shards
         ran.add(selection.name)
+        # a reply store of the index's own, on the claim: the index's next pod reads it
         assert env["INSPECT_CACHE_DIR"].endswith(f"worker-{index}")
+        assert kubernetes.store_problems(objects, container, env["INSPECT_CACHE_DIR"]) == []
+        # connections set, as the worker reads them: a share of the judge's slots
+        assert limits(env)["max_connections"]
         for name in ("WRITERS", "PLAN", "JUDGE", "LOG_DIR"):
             assert env[f"HOWTOBENCH_{name}"]
     assert ran == written  # every worker file is run, by exactly one pod
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_the_manifest_is_what_the_api_server_accepts(version: str) -> None:
+    objects, job, _ = the_job()
+    assert [doc["kind"] for doc in objects] == ["PersistentVolumeClaim", "Job"]
+    for document in objects:
+        assert kubernetes.schema_problem(document, version) is None
+    assert kubernetes.job_problems(job) == []
+
+
+def test_the_checks_refuse_the_recipes_old_mistakes() -> None:
+    """The first recipe: backoffLimitPerIndex with restartPolicy OnFailure, and the reply
+    store on an emptyDir, which the next pod of an index gets new and empty; and what a
+    hand edit could break."""
+    objects, job, container = the_job()
+    store = "/cache/worker-0"
+    pod = job["spec"]["template"]["spec"]
+    pod["restartPolicy"] = "OnFailure"
+    assert kubernetes.job_problems(job) == [
+        "backoffLimitPerIndex: requires restartPolicy Never, not OnFailure",
+        "podFailurePolicy: requires restartPolicy Never, not OnFailure",
+    ]
+    pod["restartPolicy"] = "Never"
+    cache = next(v for v in pod["volumes"] if v["name"] == "cache")
+    claim = cache.pop("persistentVolumeClaim")
+    cache["emptyDir"] = {}
+    assert kubernetes.store_problems(objects, container, store) == [
+        f"INSPECT_CACHE_DIR {store}: on volume cache (emptyDir), new in each pod"
+    ]
+    cache.pop("emptyDir")
+    cache["persistentVolumeClaim"] = claim
+    kubernetes.of_kind(objects, "PersistentVolumeClaim")[0]["spec"]["accessModes"] = [
+        "ReadWriteOnce"
+    ]
+    assert kubernetes.store_problems(objects, container, store) == [
+        "the claim howtobench-cache: not ReadWriteMany, so pods on other nodes cannot mount it"
+    ]
+    del job["spec"]["completions"]
+    assert kubernetes.job_problems(job) == ["completions: required when completionMode is Indexed"]
+    job["spec"]["completions"] = 8
+    job["spec"]["backoffLimitPerIndx"] = 3  # a misspelt field: the strict schema refuses it
+    problem = kubernetes.schema_problem(job, VERSIONS[-1])
+    assert problem is not None and "backoffLimitPerIndx" in problem
+
+
+def test_the_worker_image_is_built_from_what_its_context_holds() -> None:
+    """No Docker here: the Dockerfile's COPY sources are in the repository and in its
+    build context (Dockerfile.dockerignore), the package's build finds what pyproject.toml
+    names, the image holds the file the Job runs, and it installs s3fs."""
+    copies = kubernetes.copies(DOCKERFILE)
+    sources = {source for copy in copies for source in copy.sources}
+    for source in sources:
+        assert (ROOT / source).exists(), source
+        assert kubernetes.in_context(source, DOCKERIGNORE), source
+    for path in (".git/config", ".venv/bin/python", "tests/test_cluster.py", "docs/cluster.md"):
+        assert not kubernetes.in_context(path, DOCKERIGNORE), path
+    assert not kubernetes.in_context(
+        "howtobench_inspect/howtobench/__pycache__/x.pyc", DOCKERIGNORE
+    )
+    # what `pip install .` reads: pyproject.toml, the readme it names, the package's folder
+    pyproject = (ROOT / "pyproject.toml").read_text("utf-8")  # no tomllib in 3.10
+    readme = re.search(r'^readme = "(.+)"$', pyproject, re.M)
+    where = re.search(r'^where = \["(.+)"\]$', pyproject, re.M)
+    assert readme and where
+    assert {"pyproject.toml", readme.group(1), where.group(1)} <= sources
+    # the Job's command runs the recipe the image holds
+    _, _, container = the_job()
+    recipe = next(c for c in copies if c.sources == ("docs/examples/scale_out.py",))
+    assert container["command"] == ["python", recipe.destination]
+    # this package, and s3fs for an s3:// log folder (which the tests use too)
+    wanted = kubernetes.pip_requirements(DOCKERFILE)
+    assert wanted[0] == "."
+    assert [re.split(r"[<>=!~\[]", w)[0] for w in wanted[1:]] == ["s3fs"]
+    assert '"s3fs>=' in pyproject

@@ -16,9 +16,12 @@ from typing import Any
 
 import pytest
 
+from howtobench import workers
 from howtobench.errors import UserError
 from howtobench.shards import Task, cut, read_capture, split, writing_calls
 from howtobench.simulator.process import Served, served
+from howtobench.worker_limits import VARIABLES, limits
+from howtobench.workers import CAPTURE, SELECTION
 from support.judges import experts, llm_calls
 from support.scale_out import (
     capture,
@@ -98,6 +101,64 @@ def test_a_file_that_is_no_capture_is_refused_in_one_line(tmp_path: Path) -> Non
     bad.write_text('{"tasks": []}', "utf-8")
     with pytest.raises(UserError, match="not an inspect eval-set capture"):
         read_capture(bad)
+
+
+# --- the line a worker starts with: its judge connections (quick: the entry in process)
+
+
+def start(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], **env: str
+) -> tuple[int, list[str], int]:
+    """`workers.run` as the recipe calls it, outside selection and capture mode, with these
+    of inspect's variables: its status, its stderr's lines, and how often it called the
+    definition (which reads the limits as the recipe does)."""
+    for name in (*VARIABLES.values(), SELECTION, CAPTURE):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    defined: list[dict[str, int | None]] = []
+    status = workers.run(lambda: defined.append(limits()), "unused", ["openai-api/sim/judge"])
+    return status, capsys.readouterr().err.splitlines(), len(defined)
+
+
+def test_a_worker_says_its_connections_are_inspects_adaptive_limit_when_unset(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """inspect-ai 0.3.285 leaves an unset limit to its adaptive concurrency (20 at the
+    start, up to 100: seen in a worker's logs as the judge's limit going 20, 40, 80)."""
+    status, lines, defined = start(monkeypatch, capsys)
+    assert (status, defined) == (0, 1)
+    assert lines[0].startswith(
+        "howtobench worker: judge connections: INSPECT_EVAL_MAX_CONNECTIONS unset, so "
+        "inspect's adaptive concurrency per judge model: 20 at the start, "
+    )
+    assert "up to 100 " in lines[0] and "no less than 10)" in lines[0]
+
+
+def test_a_worker_says_the_connections_it_was_given(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, lines, defined = start(monkeypatch, capsys, INSPECT_EVAL_MAX_CONNECTIONS="12")
+    assert (status, defined) == (0, 1)
+    assert lines[0] == (
+        "howtobench worker: judge connections: 12 per judge model (INSPECT_EVAL_MAX_CONNECTIONS)"
+    )
+
+
+@pytest.mark.parametrize("name", list(VARIABLES.values()))
+def test_a_limit_that_is_no_whole_number_stops_the_worker_in_one_line(
+    name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status, lines, defined = start(monkeypatch, capsys, **{name: "0"})
+    assert (status, defined) == (1, 0)
+    assert lines == [f"{name}='0': give a whole number above 0, or leave it unset"]
+
+
+def test_a_capture_says_nothing_of_connections(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, lines, defined = start(monkeypatch, capsys, **{CAPTURE: str(tmp_path / "tasks.json")})
+    assert (status, lines, defined) == (0, [], 1)
 
 
 # --- the real stack: capture, split, workers killed and run again
@@ -199,6 +260,7 @@ def test_a_worker_killed_twice_resumes_with_only_in_flight_questions_asked_again
         finished(process)
     assert calls(judge) - before == planned[0] + planned[2]
     assert "continuing" in output
+    assert "judge connections: INSPECT_EVAL_MAX_CONNECTIONS unset" in output
     asked = calls(other_judge) - other_before
     in_flight = other_judge.stats()["peak"]  # the most questions ever in flight at once
     assert planned[1] <= asked <= planned[1] + 2 * in_flight
@@ -248,7 +310,9 @@ def test_a_worker_takes_its_connections_from_inspects_variable(
     job: dict[str, str], manifest: dict[str, Any], tmp_path: Path
 ) -> None:
     """`INSPECT_EVAL_MAX_CONNECTIONS` bounds the judge calls a worker has in flight (seen
-    at the judge); a value that is no whole number stops it in one line, before any run."""
+    at the judge); a value that is no whole number stops it in one line, before any run;
+    left unset, inspect's adaptive limit starts at 20 and doubles (the logs' record of it),
+    so the judge sees more than 20 calls at once."""
     (tmp_path / "tasks.json").write_text(json.dumps(manifest), "utf-8")
     split(tmp_path / "tasks.json", 1, tmp_path / "shards")
     env = {
@@ -265,9 +329,23 @@ def test_a_worker_takes_its_connections_from_inspects_variable(
             "INSPECT_EVAL_MAX_CONNECTIONS='ten': give a whole number above 0, or leave it unset"
         ]
         assert judge.calls() == 0
-        finished(recipe(env, judge.base_url, cache, INSPECT_EVAL_MAX_CONNECTIONS="2"))
+        output = finished(recipe(env, judge.base_url, cache, INSPECT_EVAL_MAX_CONNECTIONS="2"))
         assert judge.calls() > 0 and judge.stats()["peak"] == 2
+        assert "judge connections: 2 per judge model" in output
+        unset = {**env, "HOWTOBENCH_LOG_DIR": str(tmp_path / "adaptive")}
+        finished(recipe(unset, judge.base_url, tmp_path / "adaptive-cache"))
+        assert 20 < judge.stats()["peak"] <= 100
     one_finished_log_per_unit(str(tmp_path / "logs"), tmp_path / "shards")
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    changes = [
+        (change.old_limit, change.new_limit, change.reason)
+        for info in list_eval_logs(str(tmp_path / "adaptive"))
+        for change in read_eval_log(info, header_only=True).stats.connection_limit_history
+        if change.model == job["HOWTOBENCH_JUDGE"]
+    ]
+    assert (20, 40, "slow_start") in changes
+    assert all(new <= 100 for _, new, _ in changes)
 
 
 # --- a folder the worker shares with other logs: nothing finished is deleted, no overlap
@@ -364,6 +442,7 @@ def test_a_resplit_over_one_log_folder_is_refused_before_it_runs(
         recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=second), 2
     )
     assert calls(judge) == before
-    [line] = [row for row in output.splitlines() if row.startswith("howtobench worker:")]
+    [line] = [row for row in output.splitlines() if "another split" in row]
+    assert line.startswith("howtobench worker: ")
     assert "already holds finished logs of another split of these tasks" in line
     assert second in line and "a log folder of its own" in line

@@ -11,11 +11,19 @@ serves the capture, every worker and a one-process run:
     HOWTOBENCH_JUDGE     the judge model, bound to the grader role
     HOWTOBENCH_LOG_DIR   one log folder for all workers (local, or s3://...)
     HOWTOBENCH_TASKS     comma list of tasks                    [completion,guide,open]
-    INSPECT_EVAL_MAX_CONNECTIONS  judge connections of this worker process   [10]
-    INSPECT_EVAL_MAX_SAMPLES      writings in flight in this process [its connections]
+    INSPECT_EVAL_MAX_CONNECTIONS  judge calls in flight in this process, per judge model
+                                  [unset: inspect's adaptive limit, 20 growing to 100]
+    INSPECT_EVAL_MAX_SAMPLES      writings in flight per task      [its connections;
+                                  unset too: 25, following the writer's adaptive limit]
     INSPECT_EVAL_MAX_TASKS        tasks of this process run at once               [1]
 
-(the last three are `inspect eval-set`'s own variables, which `eval_set()` does not read).
+(the last three are `inspect eval-set`'s own variables, which `eval_set()` does not read;
+`howtobench.worker_limits` reads them). Unset, the connections are inspect-ai 0.3.285's
+adaptive concurrency, which lowers its limit only on rate-limit replies: a judge server of
+your own queues instead, so give each worker its share of the judge's parallel slots
+(the replicas' slots / the workers sharing them, docs/cluster.md). Each worker prints its
+connections when it starts.
+
 It runs with the large-run configuration (docs/large-runs.md): no realtime sample
 buffer and no live score display, nearly a third less client CPU per judge call.
 
@@ -40,16 +48,9 @@ import sys
 from inspect_ai import eval_set
 
 from howtobench import completion, guide, open_writing, workers
+from howtobench.worker_limits import limits
 
 TASKS = {"completion": completion, "guide": guide, "open": open_writing}
-
-
-def count(name: str) -> int | None:
-    """A whole number above 0 from the environment; None (inspect's default) when unset."""
-    text = os.environ.get(name, "").strip()
-    if text and not (text.isdigit() and int(text) > 0):
-        sys.exit(f"{name}={text!r}: give a whole number above 0, or leave it unset")
-    return int(text) if text else None
 
 
 def define() -> None:
@@ -64,9 +65,7 @@ def define() -> None:
         model=[f"replay/{writer}" for writer in writers],
         model_roles={"grader": os.environ["HOWTOBENCH_JUDGE"]},
         eval_set_id="howtobench",
-        max_connections=count("INSPECT_EVAL_MAX_CONNECTIONS"),
-        max_samples=count("INSPECT_EVAL_MAX_SAMPLES"),
-        max_tasks=count("INSPECT_EVAL_MAX_TASKS"),
+        **limits(),  # max_connections, max_samples, max_tasks: checked by workers.run
         log_realtime=False,  # the live sample buffer: a quarter of the client's CPU
         score_display=False,  # live metrics, recomputed over every score after each sample
     )

@@ -52,6 +52,7 @@ from typing import Any
 
 from howtobench.errors import UserError
 from howtobench.shards import FIELD
+from howtobench.worker_limits import connections_line, limits
 
 SELECTION = "INSPECT_EVAL_SET_SELECTION"
 CAPTURE = "INSPECT_EVAL_SET_CAPTURE"
@@ -372,12 +373,23 @@ def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> in
     """Run the eval set `define` calls `eval_set()` for, as the environment asks: a
     capture (with placeholder judge endpoints), a worker (with its bookkeeping), or
     eval-set's own one-process run. Returns the exit status: 0 done, 1 a unit left
-    unfinished or with two finished logs, 2 a folder or file refused before any run."""
+    unfinished or with two finished logs (or a bad limit), 2 a folder or file refused
+    before any run.
+
+    The limits `define` takes from inspect's variables (`worker_limits.limits`) are
+    checked first: a bad one is a line on stderr and status 1, before anything runs. A
+    run that calls the judge starts with a line saying what its connections are."""
+    try:
+        chosen = limits()
+    except UserError as error:
+        print(error, file=sys.stderr, flush=True)
+        return 1
     selection = os.environ.get(SELECTION, "").strip()
     if os.environ.get(CAPTURE, "").strip():
         with _environment(capture_variables(judges), keep=True):
             define()  # inspect writes the manifest and exits
         return 0
+    say(connections_line(chosen["max_connections"]))
     if not selection:
         define()
         return 0
