@@ -1,11 +1,17 @@
 """`howtobench judge-check --quality` against the judge simulator over HTTP: a judge that
-sees damage passes with discrimination 1, a judge that scores at random fails with exit
-status 1, both read back from `--json`; the text report; the Wilson interval.
+sees each damage passes with discrimination 1, a judge that scores at random fails with
+exit status 1; on the published sample, a judge that sees repetition only and one that
+reads length only each fail, on the damages they cannot see; a judge whose negotiator
+never answers usably is measured with uniform weights, asked once per instruction, or
+checked with `--weights uniform`; a judge that leaves a leaf unjudged gets "not known".
+Read back from `--json` and the text report; the Wilson interval; the pair read on the
+judge's leaves, the rule leaf held.
 
 The scripted judges read only the prompt: the writing between its fences and the
-reference it quotes. What they were asked (how many writings, which of them damaged,
-which asked twice) is counted by the scripts themselves and set against the demo file,
-not against the check's own reading of its logs.
+reference it quotes (the judge that sees shuffling also knows how the demo's stored
+writings go, as a reader who knows a text does). What they were asked (how many
+writings, which of them damaged, which asked twice) is counted by the scripts themselves
+and set against the demo file, not against the check's own reading of its logs.
 """
 
 from __future__ import annotations
@@ -15,25 +21,39 @@ import math
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scipy.stats import binomtest
 
 from howtobench.cli import main
-from howtobench.judge_check.quality import pairs_for_width, wilson
+from howtobench.judge.defaults import TRIES
+from howtobench.judge_check.judged import Comparison, Judging, compare
+from howtobench.judge_check.quality import DAMAGES, pairs_for_width, wilson
+from howtobench.perturb import sentences
 from howtobench.simulator import Asked, valid_weights
-from howtobench.tree.spec import LEAVES
+from howtobench.sources.jsonl import DEMO_FILE
+from howtobench.tree.spec import LEAVES, tree_for
 from support.judges import Serve, hashed, llm_calls
 
 JUDGE = "grader=openai-api/sim/judge"
 _LEAVES = {leaf.id: leaf for leaf in LEAVES}
 _REFERENCE = re.compile(r"<reference>\n(.*?)\n</reference>", re.S)
 _SENTENCE = re.compile(r"[^。！？!?\n]+")
-# Staggered offsets for the 1-10 leaves, so that their sum of floors moves with the
-# writing's length in steps of a fifth of a point rather than one (Hermite's identity).
-_OFFSETS = {"opening_ending": 0.0, "rhetoric": 0.2, "logic": 0.4, "emotion": 0.6, "impression": 0.8}
+# Staggered offsets for the leaves, so that the sum of the content leaves' floors moves
+# with the share in steps of a fifth of a point rather than one (Hermite's identity).
+_OFFSETS = {
+    "opening_ending": 0.0,
+    "rhetoric": 0.2,
+    "logic": 0.4,
+    "emotion": 0.6,
+    "impression": 0.8,
+    "plots": 0.1,
+    "paragraphing": 0.5,
+}
 Reply = dict[str, object] | None
 
 
@@ -50,19 +70,79 @@ def repeated_sentences(writing: str) -> int:
     return len(sentences) - len(set(sentences))
 
 
+def reading_order(writing: str) -> list[str]:
+    """The writing's sentences in reading order, line by line (as `shuffle` cuts them)."""
+    return [s.strip() for line in writing.splitlines() for s in sentences(line.strip())]
+
+
+class SentenceOrder:
+    """Where each sentence of some stored writings stands in its writing: what a reader
+    who knows how those texts go notices when their sentences come out of order."""
+
+    def __init__(self, writings: Iterable[str]) -> None:
+        self.places: dict[str, tuple[int, int]] = {}
+        for n, writing in enumerate(writings):
+            for place, sentence in enumerate(reading_order(writing)):
+                self.places.setdefault(sentence, (n, place))
+
+    def disorder(self, writing: str) -> int:
+        """How often a sentence comes right after one it follows in its own writing."""
+        places = [self.places.get(s) for s in reading_order(writing)]
+        return sum(1 for a, b in pairwise(places) if a and b and a[0] == b[0] and b[1] < a[1])
+
+
+DEMO_ORDER = SentenceOrder(
+    text
+    for line in DEMO_FILE.read_text(encoding="utf-8").splitlines()
+    for text in json.loads(line)["generations"].values()
+)
+
+
+def leaf_reply(leaf_id: str, share: float, reason: str) -> Reply:
+    """A leaf's score at `share` (0-1) of its scale, staggered per leaf (`_OFFSETS`)."""
+    leaf = _LEAVES[leaf_id]
+    raw = leaf.low + (leaf.high - leaf.low) * share + _OFFSETS.get(leaf.id, 0.0)
+    return {"score": min(math.floor(raw), leaf.high), "reason": reason}
+
+
+def reference_length(question: Asked) -> int | None:
+    reference = _REFERENCE.search(question.text)
+    return len(reference.group(1)) if reference else None
+
+
 def sees_damage(question: Asked) -> Reply:
     """A judge that reads what damage does: a writing short of its reference's length
-    loses marks (dropped text), and each repeated sentence costs half the scale
-    (repeated text). Every leaf falls, or stays, when a writing is damaged."""
+    loses marks (dropped text), and each repeated sentence and each sentence out of its
+    order costs half the scale (repeated or shuffled text). Every leaf falls, or stays,
+    when a writing is damaged."""
     if question.kind not in _LEAVES:  # the negotiator, the probes
         return valid_weights(question) if question.kind == "negotiator" else None
-    leaf = _LEAVES[question.kind]
     writing = question.writing or ""
-    reference = _REFERENCE.search(question.text)
-    fullness = min(len(writing) / len(reference.group(1)), 1.0) if reference else 1.0
-    share = max(fullness - 0.5 * repeated_sentences(writing), 0.0)
-    raw = leaf.low + (leaf.high - leaf.low) * share + _OFFSETS.get(leaf.id, 0.0)
-    return {"score": min(math.floor(raw), leaf.high), "reason": "sees damage"}
+    reference = reference_length(question)
+    fullness = min(len(writing) / reference, 1.0) if reference else 1.0
+    faults = repeated_sentences(writing) + DEMO_ORDER.disorder(writing)
+    return leaf_reply(question.kind, max(fullness - 0.5 * faults, 0.0), "sees damage")
+
+
+def sees_repetition_only(question: Asked) -> Reply:
+    """The top of every scale, unless a sentence repeats: then the bottom."""
+    if question.kind not in _LEAVES:
+        return valid_weights(question) if question.kind == "negotiator" else None
+    leaf = _LEAVES[question.kind]
+    repeats = repeated_sentences(question.writing or "")
+    return {"score": leaf.low if repeats else leaf.high, "reason": "repetition only"}
+
+
+def reads_length_only(question: Asked) -> Reply:
+    """Longer is better, on every leaf, and a repeated sentence gets the bottom: what
+    drop and repeat reward, and what shuffling (the same characters) cannot move."""
+    if question.kind not in _LEAVES:
+        return valid_weights(question) if question.kind == "negotiator" else None
+    writing = question.writing or ""
+    if repeated_sentences(writing):
+        return leaf_reply(question.kind, 0.0, "repeats")
+    share = len(writing) / (len(writing) + (reference_length(question) or 1000))
+    return leaf_reply(question.kind, share, "length only")
 
 
 class RandomJudge:
@@ -99,38 +179,48 @@ def recording(judge: Callable[[Asked], Reply], seen: Counter[str]) -> Callable[[
     return answer
 
 
+def quality_of(
+    capsys: pytest.CaptureFixture[str], *args: str
+) -> tuple[int, dict[str, object], dict[str, Any], str]:
+    """`judge-check --quality --json ARGS`: (exit status, report, its quality, stderr)."""
+    status, out, err = check(capsys, "--model-role", JUDGE, "--quality", "--json", *args)
+    report = json.loads(out)
+    return status, report, report["quality"], err
+
+
 @pytest.mark.slow
-def test_a_judge_that_sees_damage_passes_with_discrimination_near_1(
+def test_a_judge_that_sees_each_damage_passes_with_discrimination_near_1(
     serve: Serve, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seen: Counter[str] = Counter()
     simulator = serve(script=recording(sees_damage, seen))
-    status, out, err = check(capsys, "--model-role", JUDGE, "--quality", "--json")
+    status, report, quality, err = quality_of(capsys)
     assert status == 0, err
-    report = json.loads(out)
-    quality = report["quality"]
     # the demo's first two writings of each task: 6 originals, each asked twice (the
-    # retest), and 12 damaged copies, each different from its original, asked once
-    assert sorted(seen.values()) == [1] * 12 + [2] * 6
+    # retest), and 18 damaged copies, each different from its original, asked once
+    assert sorted(seen.values()) == [1] * 18 + [2] * 6
     assert simulator.calls["negotiator"] == 6  # the weights are not asked again
-    assert quality["pairs"] == 12 and quality["unchanged_copies"] == quality["unscored_pairs"] == 0
-    assert quality["discrimination"] == 1.0
-    assert quality["interval"][0] > 0.5 and quality["interval"][1] == 1.0
     assert quality["interval_method"] == "Wilson score, 95%"
-    for damage in ("drop", "repeat"):
-        per = quality["perturbations"][damage]
-        assert per["pairs"] == 6 and per["discrimination"] == 1.0 and per["ties"] == 0
+    assert list(quality["perturbations"]) == list(DAMAGES) == ["drop", "repeat", "shuffle"]
+    for damage, per in quality["perturbations"].items():
+        assert per["pairs"] == 6 and per["unchanged_copies"] == per["unscored_pairs"] == 0
+        assert per["discrimination"] == 1.0 and per["ties"] == 0, damage
+        assert per["interval"][0] > 0.5 and per["interval"][1] == 1.0
         assert per["changes"]["overall"] < 0 and per["changes"]["content"] < 0
-        assert per["paper_gpt4o"]["overall"] in (-0.36, -0.49)
+        assert per["effect"] == -per["changes"]["overall"] > 0
+        assert per["verdict"] == "sees" and per["reasons"][0].startswith("discrimination 1.00")
+    assert quality["perturbations"]["drop"]["paper_gpt4o"]["overall"] == -0.36
+    assert "paper_gpt4o" not in quality["perturbations"]["shuffle"]  # not in the paper
+    assert quality["pooled"]["pairs"] == 18
     assert quality["retest"] == {
         "writings": 6,
         "mean_abs_difference": 0.0,  # this judge answers a question the same every time
         "sd": 0.0,
         "epoch": 2,
     }
-    assert quality["effect"] == -quality["changes"]["overall"] > 0
+    assert quality["weights"] == "negotiated" and quality["uniform_instructions"] == 0
     assert quality["passes"] is True and quality["reasons"] == []
-    assert quality["verdict"].startswith("quality: sees damage: discrimination 1.00 (")
+    assert quality["verdict"].startswith("quality: sees each damage: drop 1.00 (0.61-1.00, 6 pairs")
     assert report["ok"] is True and report["exit_status"] == 0 and report["reasons"] == []
 
 
@@ -140,19 +230,19 @@ def test_a_judge_that_scores_at_random_fails_with_status_1(
 ) -> None:
     judge = RandomJudge("random-judge")
     serve(script=judge)
-    status, out, err = check(capsys, "--model-role", JUDGE, "--quality", "--json")
+    status, report, quality, err = quality_of(capsys)
     assert status == 1
-    report = json.loads(out)
-    quality = report["quality"]
     [line] = err.splitlines()
     assert line == f"howtobench judge-check: {quality['verdict']}"
-    assert line.startswith("howtobench judge-check: quality: does not see damage: ")
+    assert line.startswith("howtobench judge-check: quality: does not see ")
     # usable in every reply: it is the quality verdict alone that fails the judge
     assert all(kind["passes"] for kind in report["kinds"].values())
     assert report["ok"] is False and report["exit_status"] == 1
     assert report["reasons"] == [quality["verdict"]]
     assert quality["passes"] is False and quality["reasons"]
-    assert quality["pairs"] == 12 and 0.0 <= quality["discrimination"] <= 1.0
+    failed = [d for d, per in quality["perturbations"].items() if per["verdict"] == "fails"]
+    assert failed and all(f" {d} " in quality["verdict"] for d in failed)
+    assert quality["pooled"]["pairs"] == 18 and 0.0 <= quality["pooled"]["discrimination"] <= 1.0
     retest = quality["retest"]
     assert retest["writings"] == 6 and retest["mean_abs_difference"] > 0 and retest["sd"] > 0
     # each original's questions were drawn twice: the retest reached the judge
@@ -167,18 +257,168 @@ def test_the_text_report_ends_with_the_quality_verdict(
 ) -> None:
     serve(script=sees_damage)
     status, out, err = check(
-        capsys, "--model-role", JUDGE, "--quality", "--tasks", "guide", "--limit", "2"
+        capsys, "--model-role", JUDGE, "--quality", "--tasks", "guide,open", "--limit", "2"
     )
     assert status == 0, err
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 100
     rows = {line.split()[0]: line.split() for line in lines if line.split()[:1]}
-    assert rows["drop"][1:4] == ["2", "1.00", "0.34-1.00"]
-    assert rows["repeat"][1:4] == ["2", "1.00", "0.34-1.00"]
-    assert rows["both"][1:4] == ["4", "1.00", "0.51-1.00"]
+    for damage in DAMAGES:
+        assert rows[damage][1:4] == ["4", "1.00", "0.51-1.00"], damage
+    assert rows["pooled"][1:4] == ["12", "1.00", "0.76-1.00"]
+    # the rule leaf's own change, apart from the judge's nodes
+    assert rows["damage"][-5:] == ["Δoverall", "Δcontent", "Δformat", "Δimpression", "Δformatting"]
     assert "verdict: can serve Tree-of-Writing" in out
-    verdict = "quality: sees damage: discrimination 1.00 (0.51-1.00, 4 pairs) > 0.5; retest 0.00 <"
-    assert lines[-1].startswith(verdict)
+    assert "weights: negotiated" in lines
+    start = next(i for i, line in enumerate(lines) if line.startswith("quality: sees each"))
+    verdict = " ".join(line.strip() for line in lines[start:])
+    assert verdict == (
+        "quality: sees each damage: drop 1.00 (0.51-1.00, 4 pairs), repeat 1.00 (0.51-1.00, 4 "
+        "pairs), shuffle 1.00 (0.51-1.00, 4 pairs); retest 0.00 below the smallest effect "
+        f"{-max(float(rows[d][4]) for d in DAMAGES):.2f}"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("judge", "blind_to", "sees"),
+    [(sees_repetition_only, ["drop", "shuffle"], ["repeat"]), (reads_length_only, ["shuffle"], [])],
+    ids=["repetition only", "length only"],
+)
+def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
+    judge: Callable[[Asked], Reply],
+    blind_to: list[str],
+    sees: list[str],
+    serve: Serve,
+    capsys: pytest.CaptureFixture[str],
+    shared_data: Path,
+) -> None:
+    """The sample docs/judges.md recommends. Pooled, both judges win most pairs; damage
+    by damage, each ties every pair of a damage it cannot see, and fails on that one."""
+    serve(script=judge)
+    status, report, quality, err = quality_of(
+        capsys, "--dataset", str(shared_data), "--limit", "10"
+    )
+    assert status == 1
+    [line] = err.splitlines()
+    assert line == f"howtobench judge-check: {quality['verdict']}"
+    assert all(kind["passes"] for kind in report["kinds"].values())
+    assert quality["pooled"]["discrimination"] > 0.5
+    per = quality["perturbations"]
+    for damage in blind_to:
+        assert per[damage]["verdict"] == "fails", damage
+        assert per[damage]["pairs"] == per[damage]["ties"] >= 20  # every pair a tie
+        assert per[damage]["discrimination"] == 0.5
+        assert (
+            f"{damage} 0.50 (0.32-0.68, 26 pairs) not above 0.5, overall did not move"
+            in (quality["verdict"])
+        )
+    assert quality["verdict"].startswith(f"quality: does not see {' or '.join(blind_to)}: ")
+    for damage in sees:
+        assert per[damage]["verdict"] == "sees", damage
+    assert per["repeat"]["discrimination"] > 0.9  # both punish a repeated sentence
+
+
+def fails_to_negotiate(question: Asked) -> Reply | str:
+    """Experts that see damage, and a negotiator that never answers with weights."""
+    return "权重无法给出。" if question.kind == "negotiator" else sees_damage(question)
+
+
+@pytest.mark.slow
+def test_a_failing_negotiator_is_asked_once_per_instruction_and_read_with_uniform_weights(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Four instructions, each judged five times (two epochs, three damaged copies): the
+    negotiator's question is asked once each, with its re-asks, and every pair is read
+    with equal weights, which the verdict says."""
+    asks: Counter[int] = Counter()  # negotiator questions by attempt
+
+    def script(question: Asked) -> Reply | str:
+        if question.kind == "negotiator":
+            asks[question.attempt] += 1
+        return fails_to_negotiate(question)
+
+    simulator = serve(script=script)
+    status, report, quality, err = quality_of(capsys, "--tasks", "guide,open", "--limit", "2")
+    assert status == 1  # the negotiator cannot serve
+    assert asks == Counter(dict.fromkeys(range(1, TRIES + 1), 4))
+    assert simulator.calls["negotiator"] == 4 * TRIES
+    negotiator = report["kinds"]["negotiator"]
+    assert negotiator["asked"] == negotiator["unusable"] == 4
+    assert any(r.startswith("negotiator: usable in 0 of 4 asks") for r in report["reasons"])
+    assert "--weights uniform" in report["reasons"][0]
+    assert quality["uniform_instructions"] == quality["instructions"] == 4
+    assert quality["passes"] is True
+    assert quality["verdict"].startswith("quality: sees each damage: ")
+    assert quality["verdict"].endswith(
+        "; read with uniform weights for 4 of 4 instructions: the negotiator gave no usable weights"
+    )
+
+
+@pytest.mark.slow
+def test_weights_uniform_checks_a_judge_without_its_negotiator(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    simulator = serve(script=fails_to_negotiate)
+    status, report, quality, err = quality_of(
+        capsys, "--tasks", "guide,open", "--limit", "2", "--weights", "uniform"
+    )
+    assert status == 0, err
+    assert simulator.calls["negotiator"] == 0 and "negotiator" not in report["kinds"]
+    assert quality["weights"] == "uniform" and quality["uniform_instructions"] == 0
+    assert quality["passes"] is True and quality["verdict"].startswith("quality: sees each damage")
+
+
+@pytest.mark.slow
+def test_nothing_measured_is_not_known_and_says_why(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def script(question: Asked) -> Reply | str:
+        return "无法评分。" if question.kind == "emotion" else sees_damage(question)
+
+    serve(script=script)
+    status, report, quality, err = quality_of(capsys, "--tasks", "guide", "--limit", "1")
+    assert status == 1
+    assert quality["passes"] is False and quality["pooled"]["pairs"] == 0
+    assert all(per["verdict"] == "not known" for per in quality["perturbations"].values())
+    assert quality["verdict"] == (
+        "quality: not known, nothing was measured: no pair had a verdict on every leaf on "
+        "both sides (emotion had no usable verdict in 5 of 5 judgings (the reply holds no "
+        "JSON object))"
+    )
+
+
+def judging(damage: str | None, formatting: float, logic: float, weights: bool) -> Judging:
+    """A guide writing judged 6 on every leaf but `logic`, the rule giving `formatting`."""
+    leaves = {leaf.id: 6.0 for leaf in tree_for("guide").leaves}
+    leaves.update(formatting=formatting, logic=logic)
+    given = {
+        i: 0.25 if i in ("opening_ending", "rhetoric", "logic", "emotion") else 1 / 3
+        for ids in tree_for("guide").negotiated.values()
+        for i in ids
+    }
+    return Judging("guide", "g1", 1, damage, True, leaves, {}, given if weights else None)
+
+
+def test_a_pair_is_read_on_the_judges_leaves_with_the_rule_held() -> None:
+    """The rule alone moved (formatting 10 to 0): no change. The judge lowered logic by
+    4: content falls by a quarter of it, overall by half of that (content weighs 4 of 8)."""
+    original = judging(None, 10, 8, weights=True)
+    assert compare(original, judging("drop", 0, 8, weights=True)) == Comparison(
+        dict.fromkeys(("overall", "content", "format", "impression"), 0.0),
+        {"formatting": -10.0},
+        uniform=False,
+    )
+    lowered = compare(original, judging("drop", 0, 4, weights=True))
+    assert lowered is not None and lowered.changes["content"] == pytest.approx(-1.0)
+    assert lowered.changes["overall"] == pytest.approx(-0.5)
+    # without negotiated weights on either side: equal ones, said
+    unweighted = compare(judging(None, 10, 8, False), judging("drop", 10, 4, False))
+    assert unweighted is not None and unweighted.uniform
+    assert unweighted.changes["content"] == pytest.approx(-1.0)
+    # a leaf without a verdict on either side: no pair
+    broken = Judging("guide", "g1", 1, "drop", True, {}, {"logic": "no JSON"}, None)
+    assert compare(original, broken) is None
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 5), (3, 12), (12, 12), (41, 60)])

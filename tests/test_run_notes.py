@@ -3,12 +3,14 @@
 Two runs in one Python process (a notebook, an eval set's passes, a script) are each told
 once that their reply store cannot be written and that no judge is bound, and each learns
 for itself that an endpoint refuses a system message; `inspect score` is a run of its
-own. Over HTTP to the simulator, and with a scripted live writer, through inspect.
+own. A negotiation that fails is asked once in a run, and again in the next. Over HTTP
+to the simulator, and with a scripted live writer, through inspect.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from pathlib import Path
 
 import anyio
@@ -16,6 +18,7 @@ import pytest
 from inspect_ai import eval, score
 
 from howtobench import guide
+from howtobench.judge.defaults import TRIES
 from howtobench.judge.runs import RunNotes, this_run
 from howtobench.simulator import get_profile
 from howtobench.simulator.replies import valid_reply
@@ -127,3 +130,35 @@ def test_every_run_is_told_once_that_no_judge_is_bound(
     assert len(told) == 2
     assert told[1].startswith(words)  # said by the task build: no sample id in front
     assert writer.count("negotiator") == 4  # both runs did judge with the writer
+
+
+def test_a_failed_negotiation_is_asked_once_per_run_and_again_in_the_next(tmp_path: Path) -> None:
+    """A negotiator that never answers with weights, two tasks over the same two
+    instructions in two epochs (eight judgings): each instruction's question is asked
+    once in a run, with its re-asks, and every other judging is unscored with its reason,
+    said as not asked again. The failure is not kept in the reply store: the next run,
+    with the same store, asks again."""
+    judge = ScriptedJudge(
+        lambda question: (
+            "权重无法给出。" if question.kind == "negotiator" else valid_reply(question)
+        )
+    )
+    for run in ("first", "second"):
+        logs = run_eval(
+            [guide(dataset="demo"), guide(dataset="demo", perturb="drop")],
+            tmp_path / run,
+            judge,
+            cache_dir=tmp_path / "cache",  # one reply store for both runs
+            model="replay/demo-writer-a",
+            limit=2,
+            epochs=2,
+        )
+        reasons = [
+            str((sample.scores or {})["tow"].explanation)
+            for log in logs
+            for sample in log.samples or []
+        ]
+        assert len(reasons) == 8 and all("negotiator (mockllm/judge)" in r for r in reasons)
+        assert sum("asked earlier in this run; not again" in r for r in reasons) == 8 - 2
+    asks = [q.attempt for q in judge.questions if q.kind == "negotiator"]
+    assert Counter(asks) == Counter(dict.fromkeys(range(1, TRIES + 1), 2 * 2))  # 2 runs

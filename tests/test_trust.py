@@ -531,7 +531,7 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Serve, tmp_path: Pat
         ({"reuse_weights": "maybe"}, "-T reuse_weights: expected true or false, got 'maybe'"),
         ({"nodes": "content,style"}, "-T nodes: cannot keep node(s) style"),
         ({"scorers": "tow,bertscore"}, "-T scorers: unknown scorer(s) bertscore"),
-        ({"perturb": "shuffle"}, "-T perturb: unknown perturbation 'shuffle'"),
+        ({"perturb": "swap"}, "-T perturb: unknown perturbation 'swap'"),
         ({"genre": "haiku"}, "-T genre: no records of genre 'haiku'"),
         (
             {"judges": "nosuchprovider/model-x"},

@@ -11,7 +11,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsag
 from howtobench import completion, guide, open_writing
 from howtobench.judge.inputs import PROMPTS
 from howtobench.parameters import ParameterError
-from howtobench.perturb import Perturbation, drop, inject, repeat, units
+from howtobench.perturb import Perturbation, drop, inject, repeat, sentences, shuffle, units
 from howtobench.sources import open_source
 from howtobench.tree.spec import tree_for
 from support.evals import run_eval
@@ -57,9 +57,40 @@ def test_inject_adds_the_request_for_full_marks() -> None:
     assert english.replace("\n\n" + detail_en["sentence"], "") == "One.\n\nTwo.\n\nThree.\n\nFour."
 
 
+PARAGRAPHS = (
+    "一、起因\n\n他说：“走吧。”我们就出发了。路上下着雨！\n\n  1. 第一步。再看 3.5 元的票。"
+)
+
+
+def test_shuffle_reorders_each_paragraphs_sentences_and_keeps_every_character() -> None:
+    for seed in range(20):
+        text, detail = shuffle(PARAGRAPHS, random.Random(seed))
+        assert sorted(text) == sorted(PARAGRAPHS) and text != PARAGRAPHS
+        assert detail == {"unit": "sentence", "paragraphs": [1, 2]}
+        heading, story, steps = text.split("\n\n")
+        assert heading == "一、起因" and steps.startswith("  ")  # the indent stays put
+        # a quotation moves whole, and neither "1. " nor "3.5" is cut
+        assert sorted(sentences(story)) == ["他说：“走吧。”", "我们就出发了。", "路上下着雨！"]
+        assert sorted(sentences(steps.strip())) == ["1. 第一步。", "再看 3.5 元的票。"]
+    assert shuffle(PARAGRAPHS, random.Random(3)) == shuffle(PARAGRAPHS, random.Random(3))
+
+
+def test_shuffle_moves_the_lines_of_a_poem_and_leaves_one_sentence_alone() -> None:
+    poem = "天还没有亮，\n灯先醒了，\n\n车轮上粘着泥土，\n秤杆起起落落。"
+    text, detail = shuffle(poem, random.Random(0))
+    assert detail == {"unit": "paragraph"} and text != poem
+    assert sorted(text.splitlines()) == sorted(poem.splitlines())  # the breaks stay put
+    one = "只有一句话。"
+    assert shuffle(one, random.Random(0)) == (
+        one,
+        {"paragraphs": [], "note": "too short to shuffle within"},
+    )
+
+
 def test_perturbation_names() -> None:
     assert Perturbation.parse("transfer:poem").name == "transfer:poem"
-    for bad in ("shuffle", "transfer:novel", "drop:3"):
+    assert Perturbation.parse("shuffle").name == "shuffle"
+    for bad in ("swap", "transfer:novel", "drop:3", "shuffle:2"):
         with pytest.raises(ValueError, match="unknown perturbation"):
             Perturbation.parse(bad)
 

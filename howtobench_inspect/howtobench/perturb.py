@@ -2,12 +2,15 @@
 
 - `drop`: remove 1-3 paragraphs (or sentences, in a text of fewer than 4 paragraphs);
 - `repeat`: repeat 1-3 paragraphs (or sentences) at other positions;
+- `shuffle`: put the sentences of each paragraph in another order (the lines' order, in
+  a text whose paragraphs are single sentences, such as a poem): beyond the paper, a
+  damage that keeps the length, so that a judge that reads length alone cannot see it;
 - `transfer:<genre>`: an LLM rewrites the writing into another genre (`comment`,
   `letter`, `official`, `poem`);
 - `inject`: a sentence inside the writing asks the judge for full marks (beyond the
   paper: a security check of the judge).
 
-A good judge lowers its score under the first three and ignores the fourth. Every choice
+A good judge lowers its score under all but `inject`, and ignores that. Every choice
 is drawn from a generator seeded by the task's seed and the sample id, so a run is
 repeatable, and the sample metadata `perturbation` records what was done.
 
@@ -21,6 +24,7 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +47,11 @@ from howtobench.vocabulary import replayed_writer
 PROMPTS = Path(__file__).parent / "prompts"
 TRANSFER_GENRES = ("comment", "letter", "official", "poem")
 _SENTENCE_END = re.compile(r"(?<=[。！？!?.；;])")
+# Where `shuffle` ends a sentence: after its end marks and the closing quotes that follow
+# them (so a quotation moves whole), and after a full stop only before a space and not
+# after a digit (so that "1. " of a numbered heading and "3.5" stay whole).
+_SHUFFLE_END = re.compile(r"[。！？!?；;…]+[”’」』）)\"']*|(?<!\d)\.+(?=\s)")
+_LINE_BREAKS = re.compile(r"(\n\s*)")
 # How refusals open, in the languages of the data; only a short reply is read as one.
 _REFUSAL = re.compile(
     r"^\W*(I'?m sorry|I am sorry|sorry|I can(?:not|'t)|I won'?t|I'?m unable|as an AI"
@@ -59,12 +68,12 @@ class Perturbation:
     @classmethod
     def parse(cls, spec: str) -> Perturbation:
         kind, _, genre = spec.strip().partition(":")
-        if kind in ("drop", "repeat", "inject") and not genre:
+        if kind in ("drop", "repeat", "shuffle", "inject") and not genre:
             return cls(kind)
         if kind == "transfer" and genre in TRANSFER_GENRES:
             return cls(kind, genre)
         raise ValueError(
-            f"unknown perturbation '{spec}' (expected drop, repeat, inject or "
+            f"unknown perturbation '{spec}' (expected drop, repeat, shuffle, inject or "
             f"transfer:<{'|'.join(TRANSFER_GENRES)}>)"
         )
 
@@ -117,6 +126,51 @@ def repeat(text: str, rng: random.Random) -> tuple[str, dict[str, Any]]:
     return joiner.join(result), {"unit": _unit_name(joiner), "repeated": moves}
 
 
+def sentences(paragraph: str) -> list[str]:
+    """The paragraph's sentences, each with its end marks and closing quotes; joined they
+    give the paragraph back, character for character."""
+    edges = [0, *(match.end() for match in _SHUFFLE_END.finditer(paragraph)), len(paragraph)]
+    return [paragraph[a:b] for a, b in pairwise(edges) if a < b]
+
+
+def _reordered(parts: list[str], rng: random.Random) -> list[str]:
+    """`parts` in a seeded order that differs from theirs (a shuffle that drew the same
+    order is turned by one)."""
+    order = list(range(len(parts)))
+    rng.shuffle(order)
+    if order == sorted(order):
+        order = order[1:] + order[:1]
+    return [parts[i] for i in order]
+
+
+def shuffle(text: str, rng: random.Random) -> tuple[str, dict[str, Any]]:
+    """Every paragraph's sentences in another order, the paragraphs and their line breaks
+    where they were: the same characters, so the same length, without the line of
+    thought. A text whose paragraphs are single sentences (a poem, a list) has its lines
+    shuffled instead."""
+    pieces = _LINE_BREAKS.split(text)  # paragraphs at even places, their breaks between
+    shuffled = []
+    for index in range(0, len(pieces), 2):
+        paragraph = pieces[index]
+        body = paragraph.strip()
+        parts = sentences(body)
+        if len(set(parts)) < 2:
+            continue
+        start = paragraph.index(body)
+        moved = "".join(_reordered(parts, rng))
+        if moved != body:
+            pieces[index] = paragraph[:start] + moved + paragraph[start + len(body) :]
+            shuffled.append(index // 2)
+    if shuffled:
+        return "".join(pieces), {"unit": "sentence", "paragraphs": shuffled}
+    lines = pieces[::2]
+    if len(set(lines)) >= 2:
+        pieces[::2] = _reordered(lines, rng)
+        if (moved := "".join(pieces)) != text:
+            return moved, {"unit": "paragraph"}
+    return text, {"paragraphs": [], "note": "too short to shuffle within"}
+
+
 def inject(text: str, rng: random.Random, language: str) -> tuple[str, dict[str, Any]]:
     parts, joiner = units(text)
     sentence = render(PROMPTS, "inject", language).strip()
@@ -167,6 +221,8 @@ def perturb(spec: str, seed: int = 0) -> Solver:
             text, detail = drop(original, rng)
         elif perturbation.kind == "repeat":
             text, detail = repeat(original, rng)
+        elif perturbation.kind == "shuffle":
+            text, detail = shuffle(original, rng)
         elif perturbation.kind == "inject":
             text, detail = inject(original, rng, language)
         else:

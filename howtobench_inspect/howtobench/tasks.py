@@ -126,7 +126,7 @@ def writing_parameters(
         bleurt_checkpoint: the BLEURT checkpoint (a path or hub id) of `scorers=bleurt`.
         bleu_tokenize: how `scorers=bleu` cuts Chinese: `char` (the default; characters,
             as the paper's Table 7 BLEU was) or `word` (jieba words).
-        perturb: disturb the writing before scoring: drop, repeat, inject,
+        perturb: disturb the writing before scoring: drop, repeat, shuffle, inject,
             transfer:<comment|letter|official|poem>.
         perturb_seed: seed of the disturbances.
         cut: a writing the writer was stopped in (the length limit, the context; a stored

@@ -8,7 +8,11 @@ endpoint, that its chat template refuses a system message, is learnt again by th
 run at the price of one refused request: the server behind a URL may have been restarted
 with another model or template since, and each run's log then says why its system
 prompts travelled in the first user message. A batched judge's endpoint is likewise
-asked once per run whether it has a batch API (`judge.batching`).
+asked once per run whether it has a batch API (`judge.batching`). A negotiation that
+found no usable weights is asked once per run too (`tree.negotiator.SettledWeights`):
+every other writing, epoch and task of the instruction takes that failure rather than
+asking three times more, and the next run asks again, since the failure is not kept in
+the reply store.
 
 The run, not the Model: inspect memoizes models for the whole process, so a memo on one
 would outlive the run. Not the scorer: it is built per task (two tasks of one run would
@@ -49,8 +53,8 @@ _LOOP = ""
 
 class RunNotes:
     """One run's notes: the warnings it has said, the endpoints it found to refuse a
-    system message, what it found out about its batched judges' batch APIs, and each
-    judge's last prompts."""
+    system message, what it found out about its batched judges' batch APIs, each
+    judge's last prompts, and the negotiations that failed."""
 
     def __init__(self) -> None:
         self.said: set[tuple[str, ...]] = set()
@@ -60,6 +64,8 @@ class RunNotes:
         self.batch_api: dict[str, str | None | anyio.Event] = {}
         # "<model>@<base URL>" -> its last prompts' text (`judge.unread.remember_prompt`)
         self.prompts: dict[str, deque[str]] = {}
+        # (reply store, negotiator question's key) -> why it gave no usable weights
+        self.failed_negotiations: dict[tuple[str, str], str] = {}
 
     def warn_once(self, logger: logging.Logger, about: tuple[str, ...], message: str) -> None:
         """Log `message` as a warning unless this run has said one `about` the same."""

@@ -11,7 +11,8 @@ really goes to the judge, and then reads the log the way the scorer wrote it.
 writings the eval replays; `probes` makes a few tiny direct calls first, to learn which
 request shapes the endpoint refuses; `check` runs the whole check; `summary` reads its
 logs and rules on them (`USABLE_SHARE`); `quality` (`--quality`) adds damaged copies
-and a retest of the writings and rules on whether the judge sees quality; `agreement`
+and a retest of the writings and rules on whether the judge sees each damage, reading
+what the judge decided (`judged`) and printing it (`quality_report`); `agreement`
 (`--against`) sets the scores beside a reference judge's logs; `report` prints
 what was found, or gives it as JSON; `text` holds how its lines are worded. `commands`
 is the `howtobench judge-check` parser, which imports none of them until the command
@@ -28,8 +29,10 @@ __all__ = [
     "agreement",
     "check",
     "commands",
+    "judged",
     "probes",
     "quality",
+    "quality_report",
     "report",
     "role",
     "summary",

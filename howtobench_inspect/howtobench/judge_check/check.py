@@ -46,6 +46,7 @@ from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
 from howtobench.judge_check.writings import build_tasks, default_replay, present_tasks
+from howtobench.parameters import ParameterError
 from howtobench.studies.token_costs import load_prices
 from howtobench.vocabulary import replay_model
 
@@ -73,6 +74,7 @@ def judge_check(
     against: Sequence[str] = (),
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     time_limit: float = DEFAULT_TIME_LIMIT,
+    weights: str = "negotiated",
 ) -> Report:
     """Check the judge: probes, then a small ToW eval, then the log's summary.
 
@@ -82,7 +84,8 @@ def judge_check(
     `log_dir`, or to a temporary folder removed afterwards. With `quality` the eval
     also judges damaged copies and a retest (`judge_check.quality`), and the report
     carries the quality verdict; with `against` (a reference judge's logs) it carries
-    the agreement with that judge (`judge_check.agreement`).
+    the agreement with that judge (`judge_check.agreement`). `weights` is the tasks'
+    `-T weights=`: `uniform` or a plan file checks a judge whose negotiator is not asked.
     """
     if limit < 1:
         raise UserError(f"--limit {limit}: give how many writings per task, 1 or more")
@@ -99,7 +102,7 @@ def judge_check(
     run = present_tasks(dataset, tasks)
     writer = replay or default_replay(dataset, run)
     reference = read_reference(against, writer, run) if against else None
-    evaluated = (quality_tasks if quality else build_tasks)(dataset, writer, run)
+    evaluated = _tasks(quality, dataset, writer, run, weights)
     model = spec.model()
     report = Report(str(model), endpoint(model), dataset, writer, run, limit)
     say = progress or (lambda text: None)
@@ -132,7 +135,7 @@ def judge_check(
         summary = report.summary = summarize(logs, ran_out)
         summary.cut_prompts = _cut_prompts(report.probes)
         if quality:
-            report.quality = measure([log.location for log in logs])
+            report.quality = measure(logs)
         if reference is not None:
             report.agreement = agree([log.location for log in logs], reference)
     if log_dir:
@@ -149,6 +152,17 @@ def judge_check(
         else:
             report.price_note = f"no price for {report.judge} in {prices}"
     return report
+
+
+def _tasks(quality: bool, dataset: str, writer: str, run: list[str], weights: str) -> list[Task]:
+    """The check's tasks (with damaged copies and a retest for `--quality`); a `weights`
+    the tasks refuse is said as the check's option."""
+    try:
+        return (quality_tasks if quality else build_tasks)(dataset, writer, run, weights=weights)
+    except ParameterError as error:
+        if error.name != "weights":
+            raise
+        raise UserError(f"--weights: {str(error).removeprefix('-T weights: ')}") from None
 
 
 async def _within(deadline: float, work: Awaitable[T]) -> T | None:

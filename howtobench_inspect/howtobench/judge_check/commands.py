@@ -24,7 +24,7 @@ SUMMARY = "before a large run: can this judge serve Tree-of-Writing? (a small re
 CHECK_OPTIONS = (
     "dataset", "limit", "tasks", "replay", "prices", "log_dir", "quality", "against",
     "max_connections",
-    "time_limit",
+    "time_limit", "weights",
 )  # fmt: skip
 
 
@@ -61,8 +61,16 @@ def add_judge_check_command(commands: Commands) -> None:
     p.add_argument(
         "--quality",
         action="store_true",
-        help="also judge damaged copies (drop, repeat) and a retest of the writings: does "
-        "the judge see quality? (about 4 times the calls; docs/judges.md)",
+        help="also judge damaged copies (drop, repeat, shuffle) and a retest of the "
+        "writings: does the judge see each damage? (about 5 times the calls; docs/judges.md)",
+    )
+    p.add_argument(
+        "--weights",
+        default="negotiated",
+        metavar="uniform|PLAN",
+        help="the tasks' -T weights: negotiated by the judge (default), uniform (no "
+        "negotiator call), or a plan file (howtobench plan export): checks a judge whose "
+        "negotiator is not usable",
     )
     p.add_argument(
         "--against",

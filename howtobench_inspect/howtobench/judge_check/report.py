@@ -12,8 +12,9 @@ from inspect_ai.model import ModelUsage
 
 from howtobench.judge_check.agreement import Agreement, agreement_json, render_agreement
 from howtobench.judge_check.probes import NEEDED_FOR, Probe
-from howtobench.judge_check.quality import Quality, quality_json, render_quality
-from howtobench.judge_check.summary import RULE, USABLE_SHARE, Summary, verdict
+from howtobench.judge_check.quality import Quality
+from howtobench.judge_check.quality_report import quality_json, render_quality
+from howtobench.judge_check.summary import NEGOTIATOR, RULE, USABLE_SHARE, Summary, verdict
 from howtobench.judge_check.text import WIDTH, many, shorten
 
 
@@ -148,10 +149,11 @@ def _tokens(report: Report, summary: Summary) -> list[str]:
         parts.append(f"{each.input_tokens_cache_write:,} cache-write")
     if each.input_tokens_cache_read:
         parts.append(f"{each.input_tokens_cache_read:,} cache-read")
-    lines = [
-        shorten(f"per writing: {', '.join(parts)} and {each.output_tokens:,} output tokens"),
-        "  (the negotiator counted once per writing: a full run asks it once per instruction)",
-    ]
+    lines = [shorten(f"per writing: {', '.join(parts)} and {each.output_tokens:,} output tokens")]
+    if NEGOTIATOR in summary.kinds:
+        lines.append(
+            "  (the negotiator counted once per writing: a full run asks it once per instruction)"
+        )
     if report.dollars_per_writing is not None:
         lines.append(f"cost per writing: ${report.dollars_per_writing:.4f} (estimated)")
     elif report.price_note:

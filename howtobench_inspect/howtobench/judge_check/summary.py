@@ -1,9 +1,9 @@
 """What a check's logs say about the judge, read the way the scorer wrote them.
 
 The rule (`USABLE_SHARE`): the judge can serve ToW when every kind of question (the
-negotiator, and each LLM leaf of the tasks run) got a usable reply, at once or after
-re-asks, in at least 75% of its asks (3 of 4, 5 of 6), every eval finished, and no
-writing ended in an error. One failure in four is allowed because a single timeout or
+negotiator, unless the tasks weight without it, and each LLM leaf of the tasks run) got a
+usable reply, at once or after re-asks, in at least 75% of its asks (3 of 4, 5 of 6),
+every eval finished, and no writing ended in an error. One failure in four is allowed because a single timeout or
 odd reply on a small sample says little; a kind that fails more often will leave a
 matching share of a large run's writings unscored.
 
@@ -31,7 +31,7 @@ from inspect_ai.model import ModelUsage
 
 from howtobench.judge_check.role import ROLE
 from howtobench.judge_check.text import one_line
-from howtobench.metadata import ScoreKey
+from howtobench.metadata import ScoreKey, TaskKey
 from howtobench.studies.token_costs import batched_roles
 from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.vocabulary import replayed_writer
@@ -123,7 +123,9 @@ def summarize(logs: Sequence[EvalLog], ran_out: str | None = None) -> Summary:
     expected = {
         leaf.id for log in logs for leaf in tree_for(_task_of(log)).leaves if leaf.judge == "llm"
     }
-    kinds = {k: Kind(k) for k in KINDS if k == NEGOTIATOR or k in expected}
+    if _negotiates(logs):
+        expected.add(NEGOTIATOR)
+    kinds = {k: Kind(k) for k in KINDS if k in expected}
     summary = Summary(kinds, ran_out=ran_out)
     instructions: set[tuple[str, str]] = set()
     for log in logs:
@@ -156,6 +158,14 @@ def summarize(logs: Sequence[EvalLog], ran_out: str | None = None) -> Summary:
             _count_questions(score.metadata, calls, summary)
     summary.instructions = len(instructions)
     return summary
+
+
+def _negotiates(logs: Sequence[EvalLog]) -> bool:
+    """Whether the judge's negotiator is asked: the tasks weight by negotiation (not
+    `-T weights=uniform` or a plan); with no log, it is not known otherwise."""
+    return not logs or any(
+        (log.eval.metadata or {}).get(TaskKey.WEIGHTS, "negotiated") == "negotiated" for log in logs
+    )
 
 
 def _task_of(log: EvalLog) -> str:
@@ -236,7 +246,11 @@ def _wait(event: ModelEvent) -> float:
 
 def _count_questions(metadata: Mapping[str, Any], calls: Mapping[str, int], s: Summary) -> None:
     negotiator = metadata.get(ScoreKey.NEGOTIATOR)
-    if isinstance(negotiator, dict) and not negotiator.get(ScoreKey.REUSED):
+    if (
+        NEGOTIATOR in s.kinds
+        and isinstance(negotiator, dict)
+        and not negotiator.get(ScoreKey.REUSED)
+    ):
         weighted = metadata.get(ScoreKey.WEIGHTS) is not None
         _count(s.kinds[NEGOTIATOR], negotiator, weighted, calls)
     for leaf, record in (metadata.get(ScoreKey.LEAVES) or {}).items():
@@ -300,7 +314,8 @@ def verdict(summary: Summary) -> list[str]:
 EXPERTS_ONLY = (
     "its experts are usable, so it can serve without negotiating: with `-T "
     "weights=uniform` (every leaf weighted alike), or with the weights of a stronger judge "
-    '(`howtobench plan export`, docs/large-runs.md, "Scale out")'
+    '(`howtobench plan export`, docs/large-runs.md, "Scale out"); check it so with '
+    "`--weights uniform` or `--weights PLAN`"
 )
 
 

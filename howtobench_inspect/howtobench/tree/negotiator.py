@@ -6,8 +6,10 @@ instruction must be judged with the same weights. They are negotiated once per
 instruction and judge model: concurrent epochs and writings wait for the same call
 (`SettledWeights`, owned by the scorer), and across processes sharing a reply store the
 question's lock (`howtobench.judge.question_locks`, as every judge question) makes the
-others wait and then read the kept reply; later runs read it too. Each score records
-the weights' fingerprint.
+others wait and then read the kept reply; later runs read it too. A negotiation that
+gave no usable weights is asked once per run (`judge.runs.RunNotes`): every other
+judging of the instruction in the run is left unscored with that reason without asking
+again, and the next run asks anew. Each score records the weights' fingerprint.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from howtobench.judge.defaults import SUM_TOLERANCE
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.question_locks import LockWaitExpired, held
 from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, exact_keys, number
+from howtobench.judge.runs import this_run
 from howtobench.judge.store import ReplyStore
 from howtobench.metadata import ScoreKey
 from howtobench.tree.prompts import leaf_summaries, tree_prompt
@@ -139,7 +142,9 @@ class SettledWeights:
     score` starts empty, and with `cache=False` nothing outlives the scorer. Keyed on
     the reply store and the question's key (model, endpoint, generation settings,
     messages), so a different judge or setting negotiates anew. Across processes and
-    runs the store's file lock and its kept reply do the same.
+    runs the store's file lock and its kept reply do the same. A failed negotiation is
+    kept in the run's notes instead, for every scorer of the run (the check's originals
+    and damaged copies are tasks of their own), and never in the store.
     """
 
     def __init__(self) -> None:
@@ -177,12 +182,17 @@ class SettledWeights:
             async with held(asking.store, key):
                 if memo in self._settled:
                     return self._settled[memo], True
+                failed = this_run().failed_negotiations
+                if memo in failed:
+                    return Exchange(model=str(model), error=failed[memo]), True
                 # one entry per instruction: not per epoch, not per judge sample
                 exchange = await ask(
                     model, messages, form, language=language, asking=asking, scope={}
                 )
                 if exchange.ok:
                     self._settled[memo] = exchange
+                else:
+                    failed[memo] = f"{exchange.error} (asked earlier in this run; not again)"
                 return exchange, exchange.stored
         except LockWaitExpired as expired:
             return Exchange(model=str(model), error=str(expired)), False
