@@ -39,6 +39,8 @@ T = TypeVar("T")
 
 # A reasoning model's closed think block: only what follows the last one is its answer.
 _THINK_END = re.compile(r"</think(?:ing)?\s*>", re.IGNORECASE)
+# ... and one opened after the last close that never closes: the reply ends in a draft.
+_THINK_START = re.compile(r"<think(?:ing)?\s*>", re.IGNORECASE)
 
 
 class ReplyError(ValueError):
@@ -113,6 +115,11 @@ def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
     """
     parts = _THINK_END.split(text)
     answer: str = parts[-1]
+    if _THINK_START.search(answer):
+        raise ReplyError(
+            "the reply ends inside its reasoning (a <think> block never closed), so it holds "
+            "no answer; close the reasoning and answer after it"
+        )
     offset = len(text) - len(answer)
     scan = _scan(answer)
     answers = [(end, found) for _, end, found in scan.objects if all(k in found for k in keys)]
@@ -170,9 +177,13 @@ class Form(Generic[T]):
     (so drafts and echoes are passed over), and the check that turns it into a value.
 
     `salvage` names the number keys that may still be read from an answer object that
-    does not parse, when each occurs in it exactly once as `"key": <number>`: the
-    reading says it was recovered, and the check still applies. Two of them are two
-    answers, and no number is read."""
+    does not parse, when each occurs in it exactly once as `"key": <number>` (or a
+    quoted number), as a member of the object (after its brace or a comma), and the
+    object closes: the reading says it was recovered, and the check still applies. Two
+    of them are two answers (one may stand inside the judge's reason, quoted from the
+    rubric), one inside a string is not the judge's number, and an object cut off before
+    it closes may have lost the real one: no number is read, and the question is asked
+    again."""
 
     keys: tuple[str, ...]
     check: Callable[[dict[str, Any]], T]
@@ -193,16 +204,28 @@ class Form(Generic[T]):
 
 
 def _salvaged(broken: BrokenJSON, keys: Sequence[str]) -> dict[str, Any]:
-    """The lone `"key": <number>` of each key in a broken object, or the parse error."""
+    """The lone member `"key": <number>` of each key in a broken object (`Form`), or
+    the parse error with why nothing is read."""
+    if not broken.fragment.rstrip().rstrip("`").rstrip().endswith("}"):
+        raise ReplyError(f"{broken} (the object is cut off before it closes, so none is taken)")
     found = {key: _number_of(key).findall(broken.fragment) for key in keys}
     unclear = [f'{len(values)} "{key}" values' for key, values in found.items() if len(values) != 1]
     if unclear:
         raise ReplyError(f"{broken} (it holds {', '.join(unclear)}, so none is taken)")
-    return {key: float(values[0]) for key, values in found.items()}
+    inside = [f'"{key}"' for key, [(member, _, _)] in found.items() if not member]
+    if inside:
+        raise ReplyError(
+            f"{broken} (its {', '.join(inside)} stands inside a string, so none is taken)"
+        )
+    return {key: float(value) for key, [(_, _, value)] in found.items()}
 
 
 def _number_of(key: str) -> re.Pattern[str]:
-    return re.compile(rf'"{re.escape(key)}"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
+    """`"key": 7` or `"key": "7"` anywhere; the first group is the brace or comma before
+    it when it is a member of the object, empty when it stands in running text."""
+    return re.compile(
+        rf'((?:^|[{{,])\s*)?"{re.escape(key)}"\s*:\s*("?)(-?\d+(?:\.\d+)?)\2(?![\d.eE])'
+    )
 
 
 @dataclass(frozen=True)
