@@ -28,7 +28,7 @@ from howtobench.judge.calls import generate_reply
 from howtobench.judge.defaults import REASK_TEMPERATURE, SAMPLED_TEMPERATURE
 from howtobench.judge.failures import CallFailed
 from howtobench.judge.inputs import PROMPTS
-from howtobench.judge.question_locks import LockWaitExpired, held, holds
+from howtobench.judge.question_locks import LockWaitExpired, held
 from howtobench.judge.settings import judge_config
 from howtobench.judge.store import ReplyStore
 from howtobench.metadata import ScoreKey
@@ -318,13 +318,17 @@ async def ask(
     language: str,
     asking: Asking,
     scope: Mapping[str, str],
+    key: str | None = None,
 ) -> Exchange[T]:
     """Ask until the reply passes `form`, at most `asking.tries` times.
 
-    A checked reply kept from an earlier run (same model, settings, question and
-    `scope`) answers without a call. A question the store lacks is asked holding its
-    lock (`howtobench.judge.question_locks`): another task or process asking it
-    meanwhile waits for this answer, and a wait past the bound is the exchange's error.
+    With a store, the question is held first (`howtobench.judge.question_locks`: another
+    task or process asking it meanwhile waits for this answer, and a wait past the bound
+    is the exchange's error), then the store is read, once: a checked reply kept from an
+    earlier run or by the holder before (same model, settings, question and `scope`)
+    answers without a call. So a question costs one reply key (`key`, when the caller
+    has computed it already to hold the question itself, as the negotiator does) and one
+    read, however it is answered.
     Each new try repeats the conversation with the bad
     reply and the error, so the judge knows what to fix, and is sampled at
     `REASK_TEMPERATURE` at least, so that a deterministic judge can answer differently
@@ -335,34 +339,47 @@ async def ask(
     """
     config = asking.config(model)
     exchange: Exchange[T] = Exchange(model=str(model), temperature=config.temperature)
-    key = asking.store.key(model, messages, config, scope) if asking.store else ""
-    if asking.store and (kept := asking.store.get(key)) is not None:
-        try:
-            exchange.take(form, kept)
-        except ReplyError:
-            pass  # kept under older rules: ask again
-        else:
-            exchange.replies.append(kept)
-            exchange.stored = True
-            transcript().info(
-                {"answered_from_store": key, "model": str(model), "reply": kept},
-                source="howtobench",
-            )
+    store = asking.store
+    if store is None:
+        return await _asked(model, messages, form, language, asking.tries, config, exchange)
+    key = key or store.key(model, messages, config, scope)
+    try:
+        async with held(store, key):
+            if (kept := store.get(key)) is not None:
+                try:
+                    exchange.take(form, kept)
+                except ReplyError:
+                    pass  # kept under older rules: ask again
+                else:
+                    exchange.replies.append(kept)
+                    exchange.stored = True
+                    transcript().info(
+                        {"answered_from_store": key, "model": str(model), "reply": kept},
+                        source="howtobench",
+                    )
+                    return exchange
+            await _asked(model, messages, form, language, asking.tries, config, exchange)
+            if exchange.ok:
+                store.put(key, exchange.replies[-1])
             return exchange
-    if asking.store and not holds(asking.store, key):
-        try:
-            async with held(asking.store, key):
-                # asked again holding the question: the store is read anew (another task
-                # or process may have kept its answer meanwhile), then the judge if not
-                return await ask(
-                    model, messages, form, language=language, asking=asking, scope=scope
-                )
-        except LockWaitExpired as expired:
-            exchange.error = str(expired)
-            return exchange
+    except LockWaitExpired as expired:
+        exchange.error = str(expired)
+        return exchange
+
+
+async def _asked(
+    model: Model,
+    messages: Sequence[ChatMessage],
+    form: Form[T],
+    language: str,
+    tries: int,
+    config: GenerateConfig,
+    exchange: Exchange[T],
+) -> Exchange[T]:
+    """The judge asked up to `tries` times, each re-ask told the last error."""
     conversation = list(messages)
     asked = config
-    for attempt in range(asking.tries):
+    for attempt in range(tries):
         if attempt:
             asked = _reask_config(config)
             exchange.reasked_at.append(asked.temperature)
@@ -384,8 +401,6 @@ async def ask(
             exchange.error = str(error)
         else:
             exchange.error = None
-            if asking.store:
-                asking.store.put(key, reply)
             return exchange
         conversation += [
             ChatMessageAssistant(content=reply or "(empty)"),
