@@ -8,6 +8,7 @@ that each asked it would log different scores for the same writing.
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
 import sys
 import textwrap
@@ -30,6 +31,7 @@ from inspect_ai.model import (
 )
 
 from howtobench import tasks
+from howtobench.errors import UserError
 from howtobench.judge import question_locks
 from howtobench.judge.question_locks import LockWaitExpired, held
 from howtobench.judge.replies import Asking, Exchange, Form, ask, bounded
@@ -213,7 +215,7 @@ def test_a_killed_holder_blocks_no_one(
         async with held(store, "a-question"):
             pass
 
-    with pytest.raises(LockWaitExpired, match="another process has been asking this question"):
+    with pytest.raises(LockWaitExpired, match=r"another process \(.* pid \d+ since .*\) has been"):
         anyio.run(take)
     holder.kill()
     holder.wait(WAIT)
@@ -241,6 +243,41 @@ def test_a_killed_holder_blocks_no_one(
     )
     assert len(scores(log)) == GUIDE
     assert all(isinstance(s.value, dict) for s in scores(log).values())
+
+
+@pytest.mark.slow
+def test_a_suspended_holder_is_named_while_it_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A holder that is suspended (SIGSTOP: a held Slurm job, a paused container) keeps
+    its lock and says nothing: the waiter says at intervals whom it waits for (host and
+    pid) and for how long, then gives up at the bound `HOWTOBENCH_LOCK_WAIT` sets."""
+    store = ReplyStore(tmp_path / "store")
+    holder = started(HOLD, str(store.root), "a-question")
+    said(holder, "held")
+    holder.send_signal(signal.SIGSTOP)
+    monkeypatch.setattr(question_locks, "LOCK_REPORT_SECONDS", 0.3)
+    monkeypatch.setenv("HOWTOBENCH_LOCK_WAIT", "1.5")
+
+    async def take() -> None:
+        async with held(store, "a-question"):
+            pass
+
+    try:
+        with pytest.raises(
+            LockWaitExpired, match=rf"pid {holder.pid} since .*HOWTOBENCH_LOCK_WAIT"
+        ):
+            anyio.run(take)
+    finally:
+        holder.send_signal(signal.SIGCONT)
+        holder.kill()
+        holder.wait(WAIT)
+    waits = [r.message for r in caplog.records if "waiting" in r.message]
+    assert len(waits) >= 2
+    assert all(f"pid {holder.pid}" in line and "at most 1.5 s" in line for line in waits)
+    monkeypatch.setenv("HOWTOBENCH_LOCK_WAIT", "soon")
+    with pytest.raises(UserError, match=r"^HOWTOBENCH_LOCK_WAIT='soon': give the seconds"):
+        question_locks.lock_wait()
 
 
 def test_a_reply_key_is_the_one_earlier_runs_kept_their_replies_under() -> None:

@@ -23,8 +23,11 @@ three files of its `locks/` folder, so a process that dies has let go of them al
   the file lock of every question it holds, and holds `users` shared; the newcomer gets
   in, and from then on both lock each question in files.
 
-A live holder is waited for at most `LOCK_WAIT_SECONDS`, polled so that no thread blocks
-and the event loop keeps serving the other questions. No probe of the folder is made per
+A live holder is waited for at most `HOWTOBENCH_LOCK_WAIT` seconds (`LOCK_WAIT_SECONDS`,
+15 minutes, when unset), polled so that no thread blocks and the event loop keeps
+serving the other questions; every `LOCK_REPORT_SECONDS` the wait is said, naming the
+holder (a holder signs the lock file it holds with its host, pid and time), so that a
+holder that is suspended (SIGSTOP, a held Slurm job, a paused container) is seen. No probe of the folder is made per
 question (the file lock library used before opened a file in the folder at every new
 lock file): the folder is made when a process starts using the store, and a store whose
 folder cannot be made is read and written unlocked, with the store's one warning.
@@ -37,7 +40,10 @@ processes negotiating on one cache. POSIX only (`fcntl`), as the rest of the sto
 from __future__ import annotations
 
 import fcntl
+import logging
+import math
 import os
+import socket
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -49,8 +55,14 @@ from enum import Enum
 import anyio
 from anyio.lowlevel import current_token
 
+from howtobench.errors import UserError
 from howtobench.judge.defaults import LOCK_POLL_SECONDS, LOCK_WAIT_SECONDS
 from howtobench.judge.store import ReplyStore
+
+LOCK_WAIT_VARIABLE = "HOWTOBENCH_LOCK_WAIT"
+LOCK_REPORT_SECONDS = 30.0  # how often a waiting question says whom it waits for
+
+logger = logging.getLogger(__name__)
 
 
 class LockWaitExpired(Exception):
@@ -81,7 +93,7 @@ def holds(store: ReplyStore | None, key: str) -> bool:
 @asynccontextmanager
 async def held(store: ReplyStore | None, key: str) -> AsyncIterator[None]:
     """Hold the question `key` of `store` (None: no store, so within this process only)
-    against every other task and process, waiting at most `LOCK_WAIT_SECONDS` for
+    against every other task and process, waiting at most `lock_wait()` seconds for
     another process (`LockWaitExpired`). A store that cannot hold a lock (read-only,
     full) is used unlocked, with the store's one warning: reading needs no lock."""
     if holds(store, key):
@@ -129,6 +141,24 @@ def _opened(path: os.PathLike[str]) -> int:
     return os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
 
 
+def _sign(handle: int) -> None:
+    """Write who holds a lock file into it (host, pid, since when), for a waiter to name:
+    the lock is the operating system's; the text is only what a waiter says."""
+    since = time.strftime("%H:%M:%S UTC", time.gmtime())
+    os.ftruncate(handle, 0)
+    os.pwrite(handle, f"{socket.gethostname()} pid {os.getpid()} since {since}".encode(), 0)
+
+
+def _signed(path: os.PathLike[str]) -> str:
+    """Who signed a lock file (`_sign`): `<host> pid <pid> since <time>`."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as file:
+            text = file.read(200).strip()
+    except OSError:
+        text = ""
+    return text or "a process that did not sign the lock"
+
+
 class _Standing:
     """This process's standing on one store while it holds or awaits any of its
     questions: its mode, the files it holds and the questions it holds (in this process
@@ -164,6 +194,7 @@ class _Standing:
         if not _try(handle, fcntl.LOCK_EX):
             os.close(handle)
             return False
+        _sign(handle)
         self.files[key] = handle
         return True
 
@@ -187,6 +218,7 @@ class _Standing:
         try:
             if _try(users, fcntl.LOCK_EX):
                 self.mode = _Mode.ALONE
+                _sign(users)
                 _watch_knocks()
             elif _try(users, fcntl.LOCK_SH):
                 self.mode = _Mode.SHARED
@@ -213,6 +245,7 @@ class _Standing:
             for key in list(self.private):  # each moved at once: a retry moves the rest
                 handle = _opened(self.store.lock_file(key))
                 fcntl.flock(handle, fcntl.LOCK_EX)
+                _sign(handle)
                 self.files[key] = handle
                 self.private.discard(key)
             fcntl.flock(self.handles["users"], fcntl.LOCK_SH)
@@ -293,7 +326,9 @@ async def _across_processes(store: ReplyStore, key: str) -> AsyncIterator[None]:
         return
     taken = False
     try:
-        deadline = anyio.current_time() + LOCK_WAIT_SECONDS
+        bound = lock_wait()
+        start = anyio.current_time()
+        report = start + LOCK_REPORT_SECONDS
         while True:
             try:
                 with _MUTEX:
@@ -303,8 +338,16 @@ async def _across_processes(store: ReplyStore, key: str) -> AsyncIterator[None]:
                 break
             if taken:
                 break
-            if anyio.current_time() >= deadline:
-                raise LockWaitExpired(_expired(standing, key))
+            now = anyio.current_time()
+            if now >= start + bound:
+                raise LockWaitExpired(_expired(standing, key, bound))
+            if now >= report:  # a holder that is suspended (SIGSTOP, a held job) says nothing
+                report = now + LOCK_REPORT_SECONDS
+                logger.warning(
+                    f"question {key[:12]} of reply store {store.root}: waiting "
+                    f"{now - start:.0f} s for {_holder(standing, key)} (at most {bound:g} s, "
+                    f"{LOCK_WAIT_VARIABLE})"
+                )
             await anyio.sleep(LOCK_POLL_SECONDS)
         yield
     finally:
@@ -317,14 +360,42 @@ async def _across_processes(store: ReplyStore, key: str) -> AsyncIterator[None]:
                 del _STANDINGS[folder]
 
 
-def _expired(standing: _Standing, key: str) -> str:
+def _holder(standing: _Standing, key: str) -> str:
+    """Who is waited for: the process holding the store alone, or the question's holder."""
+    if standing.mode is _Mode.KNOCKING:
+        return f"{_signed(standing.store.locks / 'users')}, which holds the store alone"
+    return _signed(standing.store.lock_file(key))
+
+
+def _expired(standing: _Standing, key: str, bound: float) -> str:
+    holder = _holder(standing, key)
     if standing.mode is _Mode.KNOCKING:
         return (
-            f"another process has been asking this question, or others of reply store "
-            f"{standing.store.root} that it holds alone, for over {LOCK_WAIT_SECONDS:g} s "
-            "without sharing the store; rerun to ask again"
+            f"another process ({holder}) has been asking this question, or others of reply "
+            f"store {standing.store.root} that it holds alone, for over {bound:g} s "
+            f"without sharing the store ({LOCK_WAIT_VARIABLE}); rerun to ask again"
         )
     return (
-        f"another process has been asking this question for over {LOCK_WAIT_SECONDS:g} s "
-        f"(lock {standing.store.lock_file(key)}); rerun to ask again"
+        f"another process ({holder}) has been asking this question for over {bound:g} s "
+        f"(lock {standing.store.lock_file(key)}, {LOCK_WAIT_VARIABLE}); rerun to ask again"
     )
+
+
+def lock_wait() -> float:
+    """Seconds a question waits for another process holding it: `HOWTOBENCH_LOCK_WAIT`,
+    else `LOCK_WAIT_SECONDS` (15 minutes: longer than any judge call a run would wait for,
+    short enough that a holder that is suspended does not stop a run for good). An
+    operational setting, as `HOWTOBENCH_BATCH_WAIT`: it changes no answer."""
+    text = os.environ.get(LOCK_WAIT_VARIABLE, "").strip()
+    if not text:
+        return LOCK_WAIT_SECONDS
+    try:
+        wait = float(text)
+    except ValueError:
+        wait = math.nan
+    if not wait > 0:  # also NaN
+        raise UserError(
+            f"{LOCK_WAIT_VARIABLE}={text!r}: give the seconds a question may wait for "
+            "another process asking it (a number above 0, or inf for no bound)"
+        )
+    return wait
