@@ -159,6 +159,19 @@ def test_the_import_makes_a_data_folder_of_the_answered_items(tmp_path: Path) ->
     assert open_source(str(tmp_path / "d")).models("open") == ["lmw", "second"]
 
 
+def test_a_generation_an_api_withheld_is_imported_as_an_empty_writing(tmp_path: Path) -> None:
+    """lm-eval keeps None for a reply with no text (a content filter): an empty writing,
+    which ToW scores at every leaf's lowest, not a reason to refuse the whole output."""
+    results = lm_eval_run(tmp_path / "out", {"open": 2})
+    samples = results.with_name(f"samples_howtobench_open_{results.stem[8:]}.jsonl")
+    lines = [json.loads(line) for line in samples.read_text("utf-8").splitlines()]
+    lines[1]["filtered_resps"] = [None]
+    samples.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
+    import_output(tmp_path / "out", "w", tmp_path / "d")
+    stored = open_source(str(tmp_path / "d")).generations("open", "w")
+    assert list(stored.values())[1] == "" and list(stored.values())[0]
+
+
 def _runs(case: str, output: Path) -> None:
     """lm-eval output that cannot make one writer's data folder."""
     if case == "another task":

@@ -189,10 +189,12 @@ def _answered(run: Run, task: str) -> Answered:
 
 
 def _writing(line: dict[str, Any], path: Path, number: int) -> str:
-    """The generation as lm-eval scored it (its filters applied: the first one)."""
+    """The generation as lm-eval scored it (its filters applied: the first one). An API
+    that answered no text (a content filter) left None: an empty writing, which ToW
+    scores at every leaf's lowest, as inspect scores an empty live writing."""
     found = line.get("filtered_resps")
-    if isinstance(found, list) and found and isinstance(found[0], str):
-        return found[0]
+    if isinstance(found, list) and found and (found[0] is None or isinstance(found[0], str)):
+        return found[0] or ""
     raise OutputError(f"{path}, line {number}: no generation (filtered_resps) to import")
 
 
