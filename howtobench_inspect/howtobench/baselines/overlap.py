@@ -140,9 +140,32 @@ def bleu(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> tuple[float
     return result.bp * result.precisions[0] / 100, result.score / 100
 
 
-def _overlap_scorer(
-    measure: Callable[[tuple[str, ...], tuple[str, ...]], Value], unit: str
-) -> Scorer:
+Measure = Callable[[tuple[str, ...], tuple[str, ...]], Value]
+
+
+def compared(
+    measure: Measure, unit: str, writing: str, reference: str, language: str
+) -> tuple[Value, int, int]:
+    """(rounded value, writing tokens, reference tokens) of one writing against its
+    reference: what the overlap scorers store, and what `overlap_values` gives callers
+    outside inspect (the lm-eval tasks), so that both report the same numbers."""
+    hypothesis = tokenize(writing, language, unit)
+    tokens = reference_tokens(reference, language, unit)  # a reference is read many times
+    return rounded(measure(hypothesis, tokens)), len(hypothesis), len(tokens)
+
+
+def overlap_values(
+    writing: str, reference: str, language: str = "zh", bleu_tokenize: str = BLEU_TOKENIZE
+) -> dict[str, float]:
+    """ROUGE-L F1, BLEU-1 and BLEU-4 of one writing, as the `rouge_l` and `bleu` scorers
+    store them (the lm-eval tasks report these, `howtobench.lmeval.tasks.hooks`)."""
+    rouge, _, _ = compared(rouge_l_f1, "word", writing, reference, language)
+    bleus, _, _ = compared(_bleu_value, bleu_tokenize, writing, reference, language)
+    assert isinstance(rouge, float) and isinstance(bleus, dict)
+    return {"rouge_l": rouge, **bleus}
+
+
+def _overlap_scorer(measure: Measure, unit: str) -> Scorer:
     """A scorer comparing the writing's tokens with the reference's by `measure`;
     unscored (`scoring_failed`) without a reference or with a writing marked unusable.
     The metadata says how the text was cut, so a log tells word from character BLEU."""
@@ -153,16 +176,15 @@ def _overlap_scorer(
         if refused is not None:
             return noted(state, refused)
         language = state.metadata.get(SampleKey.LANGUAGE, "zh")
-        hypothesis, tokens = (
-            tokenize(state.output.completion, language, unit),
-            reference_tokens(reference, language, unit),
+        value, written, referenced = compared(
+            measure, unit, state.output.completion, reference, language
         )
         return noted(
             state,
             Score(
-                value=rounded(measure(hypothesis, tokens)),
+                value=value,
                 answer=excerpt(state),
-                explanation=f"{len(hypothesis)} writing tokens, {len(tokens)} reference tokens",
+                explanation=f"{written} writing tokens, {referenced} reference tokens",
                 metadata={"tokenize": unit, "tokenizer": tokenizer(language, unit)},
             ),
         )
