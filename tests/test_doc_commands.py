@@ -111,9 +111,14 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/writers.md", "openai-api/llama/qwen2.5-0.5b"): REAL_WRITER,
     ("README.md", "inspect eval howtobench/guide -T dataset=../shared"): REAL_JUDGE,
     ("README.md", "inspect eval-set"): REAL_JUDGE,
-    ("docs/benchmarks.md", "bench/bench.py"): (
+    ("docs/benchmarks.md", "# all parts, ~8 minutes"): (
         "skipped for time: the whole benchmark takes about 8 minutes (its judges part "
         "alone over 30 s), and its numbers mean something only on an idle machine"
+    ),
+    ("docs/benchmarks.md", "bench/client_bench.py"): (
+        f"{NETWORK} (inspect-evals, the peer), and skipped for time: the client's runs "
+        "take minutes (the whole benchmark about 20), and their numbers mean something "
+        "only on an idle machine"
     ),
     ("docs/benchmarks.md", "bench/annotate_bench.py"): (
         "skipped for time: 36 client threads saving as fast as they can, then with a "
