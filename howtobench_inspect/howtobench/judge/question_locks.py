@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import fcntl
 import logging
-import math
 import os
 import socket
 import threading
@@ -55,8 +54,8 @@ from enum import Enum
 import anyio
 from anyio.lowlevel import current_token
 
-from howtobench.errors import UserError
 from howtobench.judge.defaults import LOCK_POLL_SECONDS, LOCK_WAIT_SECONDS
+from howtobench.judge.settings import wait_setting
 from howtobench.judge.store import ReplyStore
 
 LOCK_WAIT_VARIABLE = "HOWTOBENCH_LOCK_WAIT"
@@ -386,16 +385,6 @@ def lock_wait() -> float:
     else `LOCK_WAIT_SECONDS` (15 minutes: longer than any judge call a run would wait for,
     short enough that a holder that is suspended does not stop a run for good). An
     operational setting, as `HOWTOBENCH_BATCH_WAIT`: it changes no answer."""
-    text = os.environ.get(LOCK_WAIT_VARIABLE, "").strip()
-    if not text:
-        return LOCK_WAIT_SECONDS
-    try:
-        wait = float(text)
-    except ValueError:
-        wait = math.nan
-    if not wait > 0:  # also NaN
-        raise UserError(
-            f"{LOCK_WAIT_VARIABLE}={text!r}: give the seconds a question may wait for "
-            "another process asking it (a number above 0, or inf for no bound)"
-        )
-    return wait
+    return wait_setting(
+        LOCK_WAIT_VARIABLE, LOCK_WAIT_SECONDS, "a question may wait for another process asking it"
+    )
