@@ -22,6 +22,9 @@ Parts (each prints a Markdown table; `--json FILE` keeps the numbers):
   per writing, negotiator calls, wall time and its ratio to the ideal bound.
 - overlap: `rouge_l` and `bleu` over every stored generation (3 tasks x 10 models), in
   one inspect run per task and model, spread over the machine's cores.
+- overlap-cost (`--only overlap-cost`, not in the default set): `rouge_l` and `bleu` over
+  the first 456 and 4,000 guide writings (`--overlap-sizes`), each in one process: peak
+  RSS and CPU per writing, against the paper code's ROUGE-L loop on `--paper-writings`.
 """
 
 from __future__ import annotations
@@ -305,6 +308,100 @@ def bench_overlap(data: Path, workers: int) -> list[dict[str, Any]]:
     ]
 
 
+# A child process's peak RSS in bytes, as code its script puts where it says PEAK_RSS:
+# the kernel's VmHWM of the process. `ru_maxrss` is carried over from the parent across
+# fork and exec on Linux, so a child of a larger parent would report the parent's.
+PEAK_RSS = 'int(next(line for line in open("/proc/self/status") if line.startswith("VmHWM")).split()[1]) * 1024'
+
+# One overlap run in a process of its own (argv: data, writers, limit per writer): the
+# eval's CPU time, wall time and peak RSS, as JSON on the last line.
+_OVERLAP_RUN = """
+import json, sys, tempfile, time
+import psutil
+from inspect_ai import eval, task_with
+from howtobench import guide
+data, writers, limit = sys.argv[1], sys.argv[2].split(","), int(sys.argv[3])
+tasks = [task_with(guide(dataset=data, scorers="rouge_l,bleu"), model="replay/" + w) for w in writers]
+before = psutil.Process().memory_info().rss
+start, cpu = time.perf_counter(), time.process_time()
+logs = eval(tasks, limit=limit, log_dir=tempfile.mkdtemp(prefix="bench-overlap-"), log_realtime=False,
+            score_display=False, max_samples=64, max_tasks=1, display="none", log_header_only=True)
+print(json.dumps({
+    "failed": [log.eval.task for log in logs if log.status != "success"],
+    "writings": sum(log.results.completed_samples for log in logs if log.results),
+    "cpu": time.process_time() - cpu, "wall": time.perf_counter() - start, "rss_before": before,
+    "rss_peak": PEAK_RSS,
+}))
+"""
+
+
+def paper_rouge_l_seconds(data: Path, writings: int) -> float:
+    """CPU seconds per writing of the paper code's ROUGE-L loop (its `compute_rouge`:
+    rouge-chinese over jieba words, a pure-Python LCS) over the first `writings` guide
+    writings of `MODEL` that are not empty (the paper's code skips those)."""
+    import jieba
+    from rouge_chinese import Rouge
+
+    references = {}
+    with (data / "guide" / "aligned.jsonl").open(encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            references[row["infer_id"]] = row["reference"]
+    pairs = []
+    with (data / "guide" / "inferences" / f"{MODEL}.jsonl").open(encoding="utf-8") as lines:
+        for line in lines:
+            row = json.loads(line)
+            if row["output"].strip() and len(pairs) < writings:
+                pairs.append((row["output"], references[row["infer_id"]]))
+    jieba.initialize()  # its dictionary, loaded once, as the paper's loop does
+    start = time.process_time()
+    for writing, reference in pairs:
+        Rouge().get_scores(" ".join(jieba.cut(writing)), " ".join(jieba.cut(reference)))
+    return (time.process_time() - start) / len(pairs)
+
+
+def bench_overlap_cost(data: Path, sizes: list[int], paper_writings: int) -> list[dict[str, Any]]:
+    """`rouge_l` and `bleu` over the first N guide writings (456 a writer, writers in
+    turn, one task at a time, 64 writings in flight), each N in a fresh process: its peak
+    RSS and CPU per writing, against the paper code's ROUGE-L loop (timed on
+    `paper_writings` writings: about 1 s each)."""
+    import subprocess
+    import sys
+
+    writers = sorted(p.stem for p in (data / "guide" / "inferences").glob("*.jsonl"))
+    writers.remove(MODEL)
+    writers.insert(0, MODEL)
+    paper = paper_rouge_l_seconds(data, paper_writings)
+    rows = []
+    for size in sizes:
+        count = -(-size // 456)  # writers needed
+        limit = min(456, size) if count == 1 else 456
+        done = subprocess.run(
+            [sys.executable, "-c", _OVERLAP_RUN.replace("PEAK_RSS", PEAK_RSS), str(data),
+             ",".join(writers[:count]), str(limit)],
+            capture_output=True, text=True,
+        )  # fmt: skip
+        if done.returncode:
+            raise RuntimeError(f"overlap run failed: {done.stderr[-3000:]}")
+        run = json.loads(done.stdout.strip().splitlines()[-1])
+        per_writing = run["cpu"] / run["writings"]
+        rows.append(
+            {
+                "writings": run["writings"],
+                "failed runs": len(run["failed"]),
+                "wall s": round(run["wall"], 1),
+                "CPU ms/writing": round(per_writing * 1000, 1),
+                "RSS before MB": round(run["rss_before"] / 2**20),
+                "peak RSS MB": round(run["rss_peak"] / 2**20),
+                f"paper's ROUGE-L loop, CPU ms/writing ({paper_writings} writings)": round(
+                    paper * 1000, 1
+                ),
+                "times less CPU than the paper's loop": round(paper / per_writing, 1),
+            }
+        )
+    return rows
+
+
 @solver
 def _no_writer() -> Solver:
     async def solve(state: TaskState, generate: Any) -> TaskState:
@@ -402,8 +499,12 @@ def main() -> None:
         "--data", type=Path, required=True, help="a data folder like the paper's data/"
     )
     parser.add_argument(
-        "--only", choices=["judges", "reuse", "overhead", "plan", "overlap"], action="append"
+        "--only",
+        choices=["judges", "reuse", "overhead", "plan", "overlap", "overlap-cost"],
+        action="append",
     )
+    parser.add_argument("--overlap-sizes", default="456,4000", help="writings, for overlap-cost")
+    parser.add_argument("--paper-writings", type=int, default=40, help="for overlap-cost")
     parser.add_argument("--writings", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.5)
     parser.add_argument("--connections", type=int, default=20)
@@ -411,7 +512,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
     parser.add_argument("--json", type=Path)
     args = parser.parse_args()
-    parts = args.only or ["judges", "reuse", "overhead", "plan", "overlap"]
+    parts = args.only or ["judges", "reuse", "overhead", "plan", "overlap"]  # not overlap-cost
     print(
         f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n"
     )
@@ -432,6 +533,10 @@ def main() -> None:
         elif part == "plan":
             rows = bench_plan(args.data, args.writings, args.latency, args.connections)
             title = f"judge plan ({args.latency} s latency, {args.connections} connections)"
+        elif part == "overlap-cost":
+            sizes = [int(n) for n in args.overlap_sizes.split(",")]
+            rows = bench_overlap_cost(args.data, sizes, args.paper_writings)
+            title = "overlap scorers: memory, and CPU against the paper code's ROUGE-L loop"
         else:
             rows, title = (
                 bench_overlap(args.data, args.workers),

@@ -260,6 +260,7 @@ def assert_speaks_english(page: Any, kind: str) -> None:
     expect(page.locator("#prev")).to_have_text("Previous P")
     expect(page.locator("#toggle-guide")).to_have_text("Guideline G")
     expect(page.locator("#request h2")).to_have_text("Request open writing")
+    sync_api.expect(page.locator("#writings")).to_contain_text(ENGLISH_LABELS[kind][0])
     said = chrome(page)
     assert not CJK.findall(said), said
     for label in ["Next", "Shortcuts", "next / previous writing", *ENGLISH_LABELS[kind]]:
@@ -280,6 +281,8 @@ def assert_speaks_chinese(page: Any, kind: str) -> None:
     expect(page.locator("#progress")).to_have_text(re.compile(r"^第 \d 题，共 7 题 · 已完成 \d 题"))
     expect(page.locator("#prev")).to_have_text("上一题 P")
     expect(page.locator("#toggle-guide")).to_have_text("评分说明 G")
+    # the writings' cards are drawn after the progress line
+    expect(page.locator("#writings")).to_contain_text(CHINESE_LABELS[kind][0])
     said = chrome(page)
     for label in ["下一题", "快捷键", "写作要求", "下一篇 / 上一篇作答", *CHINESE_LABELS[kind]]:
         assert label in said, (label, said)

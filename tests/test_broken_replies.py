@@ -46,6 +46,37 @@ def test_a_broken_object_with_two_scores_names_the_parse_error_and_reads_none() 
         RHETORIC.read('{"score": 12, "reason": "a"b"}')
 
 
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        # the rubric's score quoted in the reason, the judge's own given as a string
+        (
+            '{"reason": "the rubric\'s "score": 9 is for excellent work; this is weak", '
+            '"score": "3"}',
+            'it holds 2 "score" values, so none is taken',
+        ),
+        # the only score stands inside the reason
+        ('{"reason": "评分标准说"score": 9"才算优秀", "level": "weak"}', "stands inside a string"),
+        # cut inside its reason, quoting a score (the server said `stop`)
+        ('{"reason": "the top band "score": 9 means', "cut off before it closes"),
+    ],
+)
+def test_recovery_takes_only_the_judges_own_number(reply: str, why: str) -> None:
+    """No number from inside a string, a reason or a cut reply: the question is asked
+    again, its reason saying why nothing was read."""
+    with pytest.raises(ReplyError, match=why):
+        RHETORIC.read(reply)
+
+
+def test_a_reply_ending_inside_an_unclosed_think_block_holds_no_answer() -> None:
+    with pytest.raises(ReplyError, match=r"ends inside its reasoning \(a <think> block never"):
+        RHETORIC.read('<think>先打个草稿 {"score": 8, "reason": "草稿"}')
+    # closed, the draft is passed over and the answer after it is read
+    assert RHETORIC.read('<think>{"score": 8}</think>{"score": 5, "reason": "好"}').score == 5
+    # a member given as a quoted number in an object broken elsewhere is the judge's own
+    assert RHETORIC.read('{"reason": "好"的", "score": "6"}').score == 6
+
+
 def test_a_form_without_salvage_reports_the_parse_error_not_a_missing_object() -> None:
     autoplan = Form(("dimensions", "overall"), check_plan)
     with pytest.raises(BrokenJSON, match=r"^the JSON does not parse at line 1 column \d+: "):

@@ -38,6 +38,7 @@ from howtobench.construct.corpus import CorpusText
 from howtobench.construct.quality import check_quality, quality_scorer, quality_step
 from howtobench.construct.screen import check_flags, screen_scorer, screen_step
 from howtobench.construct.steps import ANSWER, answered_means, ask_step
+from howtobench.dataset import LONGEST_FIELD
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import Asked, Fault
 from support.evals import run_eval
@@ -188,7 +189,9 @@ def _items(tmp_path: Path) -> str:
         for name, text in (
             ("fixed", f"{FIXED}范文。"),
             ("broken", f"{BROKEN}范文。"),
-            ("long", LONG),
+            # at the cap a record's text may have (`dataset.LONGEST_FIELD`): read, but the
+            # item with its instruction is over what a model is sent
+            ("long", LONG[:LONGEST_FIELD]),
         )
     ]
     return str(write_rows(tmp_path / "items.jsonl", rows))

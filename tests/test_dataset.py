@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from howtobench import dataset as ds
-from howtobench.dataset import DataError, record_to_sample
+from howtobench.dataset import LONGEST_FIELD, DataError, record_to_sample
 from howtobench.sources import hub, open_source
 from support.data import MARKER, aligned_row, write_jsonl
 
@@ -200,6 +200,15 @@ def test_unknown_source_path() -> None:
         ),
         (json.dumps(aligned_row("b", reference=3)), r"line 2, field 'reference': must be a string"),
         (json.dumps(aligned_row("a")), r"field 'infer_id': duplicate id 'a' \(lines 1 and 2\)"),
+        (
+            json.dumps(aligned_row("b", reference="文" * 5_000_000)),
+            r"line 2, field 'reference': has 5,000,000 characters, more than the 50,000",
+        ),
+        (
+            json.dumps(aligned_row("b", basic_instruction="写" * (LONGEST_FIELD + 1))),
+            r"line 2, field 'basic_instruction': has 50,001 characters",
+        ),
+        ("[" * 100_000 + "]" * 100_000, r"line 2: the record is nested too deep"),
     ],
 )
 def test_bad_aligned_records_name_file_line_and_field(

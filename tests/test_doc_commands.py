@@ -34,6 +34,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,7 @@ RUN: dict[tuple[str, str], float] = {
     ("docs/studio.md", "howtobench annotate new"): 60,
     ("docs/studio.md", "links.json"): 60,
     ("docs/studio.md", "howtobench annotate export"): 60,
+    ("docs/lm-eval.md", "--tasks howtobench_open --limit 2"): 120,
 }
 
 # Single commands left out of blocks that run: (page, the whole line) -> why.
@@ -109,9 +111,14 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ("docs/writers.md", "openai-api/llama/qwen2.5-0.5b"): REAL_WRITER,
     ("README.md", "inspect eval howtobench/guide -T dataset=../shared"): REAL_JUDGE,
     ("README.md", "inspect eval-set"): REAL_JUDGE,
-    ("docs/benchmarks.md", "bench/bench.py"): (
+    ("docs/benchmarks.md", "# all parts, ~8 minutes"): (
         "skipped for time: the whole benchmark takes about 8 minutes (its judges part "
         "alone over 30 s), and its numbers mean something only on an idle machine"
+    ),
+    ("docs/benchmarks.md", "bench/client_bench.py"): (
+        f"{NETWORK} (inspect-evals, the peer), and skipped for time: the client's runs "
+        "take minutes (the whole benchmark about 20), and their numbers mean something "
+        "only on an idle machine"
     ),
     ("docs/benchmarks.md", "bench/annotate_bench.py"): (
         "skipped for time: 36 client threads saving as fast as they can, then with a "
@@ -132,6 +139,11 @@ NOT_RUN: dict[tuple[str, str], str] = {
     ),
     ("docs/testing.md", 'pip install ".[test]"'): (
         NETWORK + ", and then the whole suite, this test included (about 9 minutes)"
+    ),
+    ("docs/lm-eval.md", 'pip install ".[lm-eval]"'): NETWORK,
+    ("docs/lm-eval.md", "--model vllm"): (
+        "needs a GPU with vLLM and a model from the Hugging Face hub, and a real judge server "
+        "at 127.0.0.1:8000"
     ),
     ("docs/testing.md", "HOWTOBENCH_NIGHTLY=1 python -m pytest"): (
         NETWORK + " (torch), and then the whole suite with the nightly tests (about 15 minutes)"
@@ -420,9 +432,13 @@ def page_ports(page: str) -> set[int]:
 
 
 def skip_reason(page: str) -> str:
-    """Why the page is not run here: it reads the published data, which is absent."""
-    if any(SHARED in text for _, text, _ in page_steps(page)) and not SHARED_DATA.is_dir():
+    """Why the page is not run here: it reads the published data, which is absent, or
+    runs lm-eval, which is not installed (the `lm-eval` extra)."""
+    steps = [text for _, text, _ in page_steps(page)]
+    if any(SHARED in text for text in steps) and not SHARED_DATA.is_dir():
         return f"{page} reads {SHARED}, which is not at {SHARED_DATA}"
+    if any("lm_eval " in text for text in steps) and find_spec("lm_eval") is None:
+        return f"{page} runs lm_eval, which is not installed (pip install '.[lm-eval]')"
     return ""
 
 

@@ -72,6 +72,7 @@ def test_runs_judged_differently_say_what_differs(
 ) -> None:
     folder = tmp_path / "logs"
     judged(folder)
+    time.sleep(1.1)  # a header's times are in whole seconds: the second judge's run is newer
     [other] = run_eval(guide(dataset="demo"), folder, "towsim/second-judge", model=WRITER)
     checked, out, _, _ = verdicts(folder, capsys, tmp_path / "report")
     [line] = [row for row in out.splitlines() if "scored by 'tow'" in row]

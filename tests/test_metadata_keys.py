@@ -69,6 +69,7 @@ TASK_KEYS = {
     "howtobench_task",
     "dataset",
     "replay",
+    "writer_provenance",
     "genre",
     "anchor",
     "perturb",

@@ -9,9 +9,11 @@ disagree on every instruction.
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import hashlib
 import json
 import math
+import os
 import random
 from collections.abc import Callable
 from pathlib import Path
@@ -338,42 +340,48 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
 def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
     serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Another process negotiating an instruction holds its lock; past the wait the writing
-    is unscored with the reason (nothing is kept, so a rerun asks again)."""
-    from filelock import FileLock
-
+    """Another process uses the store and is negotiating an instruction, holding its
+    lock; past the wait the writing is unscored with the reason (nothing is kept, so a
+    rerun asks again). The other process is a second open of the files: the operating
+    system's file locks tell holders apart by their open file, not by process id."""
     from howtobench.judge.store import ReplyStore
 
     serve()
     monkeypatch.setattr(question_locks, "LOCK_WAIT_SECONDS", 0.5)
     store = ReplyStore(tmp_path / "inspect-cache" / "howtobench")
-    held: list[FileLock] = []
-    real_lock = ReplyStore.lock
+    store.locks.mkdir(parents=True)
+    elsewhere = [os.open(store.locks / "users", os.O_RDWR | os.O_CREAT)]
+    fcntl.flock(elsewhere[0], fcntl.LOCK_SH)  # another user of the store: locks in files
+    real_lock_file = ReplyStore.lock_file
+    holders: dict[str, int] = {}
 
-    def lock_held_elsewhere(self: ReplyStore, key: str) -> FileLock:
-        lock = real_lock(self, key)
-        other = FileLock(lock.lock_file, thread_local=False)
-        other.acquire()  # a second FileLock object on the file: another holder
-        held.append(other)
-        return lock
+    def lock_held_elsewhere(self: ReplyStore, key: str) -> Path:
+        path = real_lock_file(self, key)
+        if key not in holders:  # its holder, from the question's first look on
+            holders[key] = os.open(path, os.O_RDWR | os.O_CREAT)
+            fcntl.flock(holders[key], fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return path
 
-    monkeypatch.setattr(ReplyStore, "lock", lock_held_elsewhere)
-    [log] = run_eval(
-        tasks.guide(dataset="demo"),
-        tmp_path / "logs",
-        "openai-api/sim/judge",
-        limit=1,
-        model="replay/demo-writer-a",
-    )
+    monkeypatch.setattr(ReplyStore, "lock_file", lock_held_elsewhere)
+    try:
+        [log] = run_eval(
+            tasks.guide(dataset="demo"),
+            tmp_path / "logs",
+            "openai-api/sim/judge",
+            limit=1,
+            model="replay/demo-writer-a",
+        )
+    finally:
+        for handle in [*elsewhere, *holders.values()]:
+            os.close(handle)
     [score] = scores(log).values()
     assert isinstance(score.value, float) and math.isnan(score.value)
     assert score.metadata["negotiator"]["replies"] == []
-    assert "another process has been asking this question for over 0.5 s" in str(score.explanation)
+    assert "has been asking this question for over 0.5 s" in str(score.explanation)
+    assert "another process (" in str(score.explanation)
     assert not list(store.root.glob("replies/*/*.json")) or all(
         "weights" not in p.read_text("utf-8") for p in store.root.glob("replies/*/*.json")
     )
-    for lock in held:
-        lock.release()
 
 
 @pytest.mark.slow

@@ -1,6 +1,6 @@
 """Stored writings as a model: `--model replay/<writer>` (howtobench/replay.py).
 
-The writer is inspect's evaluated model, so the log, `inspect log list`, `evals_df`, the
+The writer is inspect's evaluated model, so the log, `evals_df`, the
 studies and eval-set's model axis name it; what it answers is read back against the data
 files themselves, not through the code under test.
 """

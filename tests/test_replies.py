@@ -58,11 +58,6 @@ SCORE = score_form(next(leaf for leaf in LEAVES if leaf.id == "logic"))  # 1-10
         ('我的评价如下。\n{"score": 7, "reason": "清楚"}\n以上。', 7),
         # a think block holds drafts only, even when the answer is shorter
         ('<think>也许 {"score": 2} 不对，应是 {"score": 5}</think>\n{"score": 6}', 6),
-        # an unclosed think block: the last object with the keys is the final word
-        (
-            '<think>先打 {"score": 4, "reason": "草稿"} 再想想……最终：{"score": 8, "reason": "好"}',
-            8,
-        ),
         # objects without the expected key (an echo, a nested part) are passed over
         ('{"score": 7, "reason": "好"} 附注 {"note": "无"}', 7),
         ('{"answer": 1} {"score": 5, "reason": {"detail": "x"}}', 5),
@@ -79,6 +74,11 @@ def test_no_final_answer_is_an_error_to_say_back() -> None:
         SCORE.read('{"rating": 7}')
     with pytest.raises(ReplyError, match="only inside the reasoning"):
         SCORE.read('<think>{"score": 7}</think>我觉得是七分。')
+    # an unclosed think block: where its drafts end and the answer begins cannot be told
+    with pytest.raises(ReplyError, match="ends inside its reasoning"):
+        SCORE.read(
+            '<think>先打 {"score": 4, "reason": "草稿"} 再想想……最终：{"score": 8, "reason": "好"}'
+        )
     # the final word is checked: a bad last answer is not replaced by a good draft
     with pytest.raises(ReplyError, match="from 1 to 10, got 12"):
         SCORE.read('draft {"score": 8} final {"score": 12}')

@@ -2,6 +2,7 @@
 inspect's openai-api provider talking to 127.0.0.1."""
 
 import json
+import re
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -13,8 +14,8 @@ import pytest
 
 from howtobench import guide
 from howtobench.simulator.billing import PromptCache, Segment, Usage, tokens
-from howtobench.simulator.protocol import Asked
-from howtobench.simulator.replies import Faults
+from howtobench.simulator.protocol import FOREIGN_JUDGE, Asked
+from howtobench.simulator.replies import WRITER_REPLY, Faults
 from howtobench.simulator.server import Fault, JudgeSimulator
 from support.evals import run_eval
 from support.judges import Serve, experts
@@ -223,3 +224,35 @@ def test_a_question_is_read_from_the_conversation_an_sdk_sends() -> None:
         "写一首诗",
         "再写一次",
     )
+
+
+def test_another_benchmarks_judge_prompt_gets_a_score_it_can_read() -> None:
+    """An untagged prompt asking for a JSON "score" (inspect_evals' writingbench judge,
+    whose template this mirrors) is a foreign judge's: answered with a whole score its
+    grade pattern reads, stable per question; a request without one stays the writer's."""
+    ask = (
+        "Evaluate the Response based on the Query and Criteria provided.\n"
+        "Return the results in the following JSON format, Only output the following JSON:\n"
+        '```json\n{{\n"score": an integer score between 1 to 10,\n"reason": "..."\n}}\n```\n'
+        "** Criteria **\n```{criterion}```\n** Response **\n```一篇作文```"
+    )
+    with JudgeSimulator() as simulator:
+        client = openai.OpenAI(base_url=simulator.base_url, api_key="none", max_retries=0)
+        replies = [
+            client.chat.completions.create(
+                model="sim", messages=[{"role": "user", "content": content}]
+            )
+            .choices[0]
+            .message.content
+            for content in (
+                ask.format(criterion="结构"),
+                ask.format(criterion="结构"),
+                ask.format(criterion="语言"),
+                "写一首诗",
+            )
+        ]
+        kinds = json.load(urllib.request.urlopen(f"{simulator.root_url}/stats"))["calls"]
+    grades = [re.search(r'"score"\s*:\s*(10|[1-9])', str(reply)) for reply in replies[:3]]
+    assert all(grades) and grades[0][1] == grades[1][1]  # type: ignore[index]
+    assert [json.loads(str(reply))["reason"] for reply in replies[:3]] == ["simulated"] * 3
+    assert kinds == {FOREIGN_JUDGE: 3, "writer": 1} and replies[3] == WRITER_REPLY

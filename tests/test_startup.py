@@ -163,14 +163,25 @@ NOT_AT_EVAL_START = (
     "howtobench.judge_check",
     "howtobench.workers",
     "howtobench.shards",
+    "howtobench.lmeval",
+    "howtobench.columns",
 )
-LIBRARIES_NOT_AT_EVAL_START = ("jieba", "sacrebleu", "rapidfuzz", "scipy", "matplotlib", "sklearn")
+LIBRARIES_NOT_AT_EVAL_START = (
+    "jieba",
+    "sacrebleu",
+    "rapidfuzz",
+    "scipy",
+    "matplotlib",
+    "sklearn",
+    "lm_eval",
+)
 
 
 def test_the_entry_point_loads_only_what_an_eval_can_name() -> None:
     """`import howtobench._registry` (what inspect runs at the start of every eval) loads
-    none of the construction, the studies, the studio, the simulator, the judge check or
-    the workers, and none of the overlap scorers' libraries or the studies' extras."""
+    none of the construction, the studies, the studio, the simulator, the judge check,
+    the workers, the lm-eval parts or the table columns, and none of the overlap scorers'
+    libraries, the studies' extras or lm-eval."""
     found = _run(
         f"""
         import howtobench._registry

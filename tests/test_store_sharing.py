@@ -8,6 +8,7 @@ that each asked it would log different scores for the same writing.
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
 import sys
 import textwrap
@@ -19,9 +20,18 @@ from typing import Any
 import anyio
 import pytest
 from inspect_ai.log import read_eval_log
-from inspect_ai.model import ChatMessageUser, get_model
+from inspect_ai.model import (
+    ChatMessageSystem,
+    ChatMessageUser,
+    ContentText,
+    GenerateConfig,
+    ModelOutput,
+    ModelUsage,
+    get_model,
+)
 
 from howtobench import tasks
+from howtobench.errors import UserError
 from howtobench.judge import question_locks
 from howtobench.judge.question_locks import LockWaitExpired, held
 from howtobench.judge.replies import Asking, Exchange, Form, ask, bounded
@@ -205,7 +215,7 @@ def test_a_killed_holder_blocks_no_one(
         async with held(store, "a-question"):
             pass
 
-    with pytest.raises(LockWaitExpired, match="another process has been asking this question"):
+    with pytest.raises(LockWaitExpired, match=r"another process \(.* pid \d+ since .*\) has been"):
         anyio.run(take)
     holder.kill()
     holder.wait(WAIT)
@@ -233,3 +243,125 @@ def test_a_killed_holder_blocks_no_one(
     )
     assert len(scores(log)) == GUIDE
     assert all(isinstance(s.value, dict) for s in scores(log).values())
+
+
+@pytest.mark.slow
+def test_a_suspended_holder_is_named_while_it_is_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A holder that is suspended (SIGSTOP: a held Slurm job, a paused container) keeps
+    its lock and says nothing: the waiter says at intervals whom it waits for (host and
+    pid) and for how long, then gives up at the bound `HOWTOBENCH_LOCK_WAIT` sets."""
+    store = ReplyStore(tmp_path / "store")
+    holder = started(HOLD, str(store.root), "a-question")
+    said(holder, "held")
+    holder.send_signal(signal.SIGSTOP)
+    monkeypatch.setattr(question_locks, "LOCK_REPORT_SECONDS", 0.3)
+    monkeypatch.setenv("HOWTOBENCH_LOCK_WAIT", "1.5")
+
+    async def take() -> None:
+        async with held(store, "a-question"):
+            pass
+
+    try:
+        with pytest.raises(
+            LockWaitExpired, match=rf"pid {holder.pid} since .*HOWTOBENCH_LOCK_WAIT"
+        ):
+            anyio.run(take)
+    finally:
+        holder.send_signal(signal.SIGCONT)
+        holder.kill()
+        holder.wait(WAIT)
+    waits = [r.message for r in caplog.records if "waiting" in r.message]
+    assert len(waits) >= 2
+    assert all(f"pid {holder.pid}" in line and "at most 1.5 s" in line for line in waits)
+    monkeypatch.setenv("HOWTOBENCH_LOCK_WAIT", "soon")
+    with pytest.raises(UserError, match=r"^HOWTOBENCH_LOCK_WAIT='soon': give the seconds"):
+        question_locks.lock_wait()
+
+
+def test_a_reply_key_is_the_one_earlier_runs_kept_their_replies_under() -> None:
+    """The key is computed without `GenerateConfig.merge`'s copies now; it must stay the
+    same text, so a store filled by an earlier version still answers (the digest below
+    is what the version before computed for this question)."""
+    model = get_model(
+        "openai-api/sim/judge",
+        base_url="http://127.0.0.1:9/v1",
+        api_key="none",
+        memoize=False,
+        config=GenerateConfig(temperature=0.3, max_tokens=800, max_connections=7, seed=11),
+    )
+    messages = [
+        ChatMessageSystem(content="你是评委。"),
+        ChatMessageUser(
+            content=[
+                ContentText(text="材料", cache_breakpoint=True),
+                ContentText(text="问题：打分"),
+            ]
+        ),
+    ]
+    config = GenerateConfig(temperature=0.0, attempt_timeout=120, max_retries=3, top_p=0.9)
+    key = ReplyStore.key(model, messages, config, {"epoch": "2", "judge_sample": "1"})
+    assert key == "72495ebb3a53e68de694286c187b426e829889f60bc13cf8ccc0b21757c87e0f"
+
+
+def test_a_new_question_costs_one_key_one_read_and_no_file_lock_when_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A question the store lacks: its key computed once, the store read once (holding
+    the question), the judge asked, the reply kept; asked again, one key and one read
+    answer it. No other process uses the store, so no question takes a lock file."""
+    counted: dict[str, int] = {"key": 0, "get": 0, "put": 0}
+    for name in counted:
+        real = getattr(ReplyStore, name)
+
+        def counting(*args: Any, _real: Any = real, _name: str = name) -> Any:
+            counted[_name] += 1
+            return _real(*args)
+
+        monkeypatch.setattr(ReplyStore, name, staticmethod(counting) if name == "key" else counting)
+    answered = ModelOutput.from_content("mockllm/model", '{"score": 7}')
+    answered.usage = ModelUsage(input_tokens=100, output_tokens=10, total_tokens=110)
+    model = get_model("mockllm/model", custom_outputs=lambda *_: answered, memoize=False)
+    store = ReplyStore(tmp_path / "store")
+
+    async def asked() -> Exchange[float]:
+        messages = [ChatMessageUser(content="评分：一篇作文")]
+        return await ask(
+            model, messages, score_form(), language="zh", asking=Asking(2, store), scope={}
+        )
+
+    first = anyio.run(asked)
+    assert first.value == 7 and not first.stored and counted == {"key": 1, "get": 1, "put": 1}
+    again = anyio.run(asked)
+    assert again.value == 7 and again.stored and counted == {"key": 2, "get": 2, "put": 1}
+    assert sorted(p.name for p in store.locks.iterdir()) == ["door", "knock", "users"]
+
+
+@pytest.mark.slow
+def test_a_lone_process_shares_the_store_when_another_comes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process alone on a store holds its questions in memory. Another process comes:
+    the first moves the question it holds into its file lock and shares the store, so
+    the newcomer gets its own question at once and waits for the held one."""
+    store = ReplyStore(tmp_path / "store")
+    holder = started(HOLD, str(store.root), "a-question")
+    said(holder, "held")
+    assert not list(store.locks.glob("*.lock"))  # alone: no lock file
+    monkeypatch.setattr(question_locks, "LOCK_WAIT_SECONDS", 5.0)
+
+    async def take(key: str) -> float:
+        start = anyio.current_time()
+        async with held(store, key):
+            return anyio.current_time() - start
+
+    try:
+        assert anyio.run(take, "b-question") < 5.0  # the holder shared the store
+        assert store.lock_file("a-question").exists()
+        with pytest.raises(LockWaitExpired, match="lock .*a-question.lock"):
+            anyio.run(take, "a-question")
+    finally:
+        holder.kill()
+        holder.wait(WAIT)
+    assert anyio.run(take, "a-question") < 5.0  # its holder gone: at once

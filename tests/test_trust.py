@@ -194,7 +194,7 @@ def test_drafts_are_passed_over_for_every_judge(serve: Serve, tmp_path: Path) ->
         if q.kind == "rhetoric":
             return '<think>{"score": 1}</think>\n```json\n{"score": 8, "reason": "好"}\n```'
         if q.kind == "emotion":
-            return '<think>先打 {"score": 3} 再看……最终：{"score": 7, "reason": "好"}'
+            return '<think>先打 {"score": 3} 再看……</think>最终：{"score": 7, "reason": "好"}'
         if q.kind == "rubric":
             ids = genre_rubric("prose", "zh").ids
             draft = {"scores": dict.fromkeys(ids, 2), "overall": 2}

@@ -446,3 +446,16 @@ def test_a_resplit_over_one_log_folder_is_refused_before_it_runs(
     assert line.startswith("howtobench worker: ")
     assert "already holds finished logs of another split of these tasks" in line
     assert second in line and "a log folder of its own" in line
+
+
+def test_a_one_process_run_takes_eval_sets_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without worker files the recipe is eval-set's one-process run: when `define`
+    returns eval_set's verdict, an unfinished run (a judge that went away) exits 1,
+    where inspect's own `eval` exits 0."""
+    from howtobench import workers
+
+    for name in ("INSPECT_EVAL_SET_SELECTION", "INSPECT_EVAL_SET_CAPTURE"):
+        monkeypatch.delenv(name, raising=False)
+    assert workers.run(lambda: False, "unused", []) == 1
+    assert workers.run(lambda: True, "unused", []) == 0
+    assert workers.run(lambda: None, "unused", []) == 0  # a define that says nothing

@@ -53,12 +53,13 @@ from howtobench.worker_limits import limits
 TASKS = {"completion": completion, "guide": guide, "open": open_writing}
 
 
-def define() -> None:
+def define() -> bool:
+    """Run the eval set; whether every task finished (eval_set's own verdict)."""
     writers = [w for w in os.environ["HOWTOBENCH_WRITERS"].split(",") if w]
     chosen = os.environ.get("HOWTOBENCH_TASKS", "completion,guide,open").split(",")
     dataset = os.environ.get("HOWTOBENCH_DATASET", "hub")
     plan = os.environ["HOWTOBENCH_PLAN"]
-    eval_set(
+    success, _ = eval_set(
         [TASKS[name](dataset=dataset, weights=plan) for name in chosen],
         log_dir=os.environ["HOWTOBENCH_LOG_DIR"],
         # the writers are inspect's model axis: each task once per stored writer
@@ -69,6 +70,7 @@ def define() -> None:
         log_realtime=False,  # the live sample buffer: a quarter of the client's CPU
         score_display=False,  # live metrics, recomputed over every score after each sample
     )
+    return success
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 Each part of the package registers its own commands (`add_..._command`): the studies and
 `plan export` (`howtobench.studies.commands`), `annotate ...` (`howtobench.annotate.commands`),
 `check-logs` (`howtobench.logcheck`), `shards split` (`howtobench.shards`), `judge-check`
-(`howtobench.judge_check.commands`) and `build` (`howtobench.construct.commands`), from the
+(`howtobench.judge_check.commands`), `build` (`howtobench.construct.commands`) and `lm-eval
+path`/`import` (`howtobench.lmeval.commands`), from the
 pieces they share (`howtobench.commands`). Bad input (a file that is no inspect log, a log of another task,
 unknown rated ids, a rating that is not a finite number, no overlap, a missing score, a
 campaign option that cannot be met, a bad corpus line), and a command whose extra is not
@@ -29,6 +30,7 @@ from howtobench.commands import OneLineParser
 from howtobench.construct.commands import add_build_command
 from howtobench.extras import check_extra
 from howtobench.judge_check.commands import add_judge_check_command
+from howtobench.lmeval.commands import add_lm_eval_command
 from howtobench.logcheck import add_check_logs_command
 from howtobench.shards import add_shards_command
 from howtobench.studies.commands import add_plan_command, add_study_commands
@@ -47,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_shards_command(commands)
     add_judge_check_command(commands)
     add_build_command(commands)
+    add_lm_eval_command(commands)
     return parser
 
 

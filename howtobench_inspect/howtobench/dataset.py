@@ -64,6 +64,13 @@ class WritingRecord:
         return canonical_genre(self.genre_raw)
 
 
+# Characters of the longest text a record may hold (instruction, grounding, reference):
+# about five times the longest published one (a reference of 10,423 characters; the
+# longest information is 8,999, instruction 3,003). Each goes into every judge request
+# of its sample, so a longer one is refused when the data is read, before any call.
+LONGEST_FIELD = 50_000
+
+
 def jsonl_text(rows: Iterable[Mapping[str, Any]]) -> str:
     """Rows as JSONL text, one object a line, non-ASCII kept as is (what `read_jsonl`
     reads back)."""
@@ -92,6 +99,10 @@ def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 obj = json.loads(line)
             except json.JSONDecodeError as err:
                 raise DataError(str(path), f"malformed JSON ({err.msg})", number) from err
+            except RecursionError:
+                raise DataError(
+                    str(path), "the record is nested too deep to read as JSON", number
+                ) from None
             if not isinstance(obj, dict):
                 raise DataError(str(path), "a record must be a JSON object", number)
             records += 1
@@ -130,6 +141,14 @@ def _text(
     value = obj[key]
     if not isinstance(value, str):
         raise DataError(source, f"must be a string, got {type(value).__name__}", line, key)
+    if len(value) > LONGEST_FIELD:
+        raise DataError(
+            source,
+            f"has {len(value):,} characters, more than the {LONGEST_FIELD:,} a record's text "
+            "may have (every judge request carries it): shorten it",
+            line,
+            key,
+        )
     if non_empty and not value.strip():
         raise DataError(source, "is empty", line, key)
     return value

@@ -23,6 +23,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "studies": ("scipy", "matplotlib", "tabulate"),
     "construct": ("scipy", "tabulate"),
     "studio": ("starlette", "uvicorn"),
+    # lm-eval runs the task files of `howtobench lm-eval path`; no command of ours needs it
+    "lm-eval": ("lm_eval",),
 }
 
 

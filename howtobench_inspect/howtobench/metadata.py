@@ -95,6 +95,9 @@ class TaskKey:
     HOWTOBENCH_TASK: Final = "howtobench_task"
     DATASET: Final = "dataset"
     REPLAY: Final = "replay"  # the writer of `--model replay/<writer>`, when known at build
+    # what made the replayed writer's writings, where its data folder says (`howtobench
+    # lm-eval import`: the harness, the model's arguments, the generation settings)
+    PROVENANCE: Final = "writer_provenance"
     GENRE: Final = "genre"
     ANCHOR: Final = "anchor"  # the anchor source: "human", a model, or "none"
     PERTURB: Final = "perturb"

@@ -2,7 +2,8 @@
 howtobench task with that writer's stored writing for the sample.
 
 Naming the writer as the evaluated model is what lets inspect's own model axis carry the
-writers: the log's model, the viewer's MODEL column, `inspect log list`, `evals_df`, and
+writers: the log's model, the viewer's MODEL column, `evals_df`, `samples_df` with
+`howtobench.columns.TowColumns`, and
 `inspect eval-set ... --model replay/a,replay/b`, whose matrix of writers x tasks resumes
 like any eval set. The writings come from the data source the task was built on: each
 sample carries its source's location (`SampleKey.DATASET`), so the provider needs no

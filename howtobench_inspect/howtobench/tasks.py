@@ -232,6 +232,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
             TaskKey.HOWTOBENCH_TASK: task_type,
             TaskKey.DATASET: given.source.name,
             TaskKey.REPLAY: replayed,
+            TaskKey.PROVENANCE: given.source.provenance(task_type, replayed) if replayed else None,
             TaskKey.GENRE: given.genre,
             TaskKey.ANCHOR: given.anchor.source,
             TaskKey.PERTURB: given.perturbation.name if given.perturbation else None,

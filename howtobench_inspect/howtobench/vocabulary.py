@@ -31,6 +31,11 @@ def replayed_writer(model: str) -> str | None:
     return writer if api == REPLAY_API and writer else None
 
 
+def writer_of(model: str) -> str:
+    """Who wrote an eval's writings: the writer a replay model replays, else the model."""
+    return replayed_writer(model) or model
+
+
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 # Scripts that share the Han characters with Chinese, or sit beside it: Japanese kana
 # (hiragana, katakana and their extensions, half-width katakana) and Korean Hangul.

@@ -373,8 +373,8 @@ def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> in
     """Run the eval set `define` calls `eval_set()` for, as the environment asks: a
     capture (with placeholder judge endpoints), a worker (with its bookkeeping), or
     eval-set's own one-process run. Returns the exit status: 0 done, 1 a unit left
-    unfinished or with two finished logs (or a bad limit), 2 a folder or file refused
-    before any run.
+    unfinished or with two finished logs, a one-process run whose `define` returned False
+    (eval_set's verdict) or a bad limit, 2 a folder or file refused before any run.
 
     The limits `define` takes from inspect's variables (`worker_limits.limits`) are
     checked first: a bad one is a line on stderr and status 1, before anything runs. A
@@ -391,8 +391,9 @@ def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> in
         return 0
     say(connections_line(chosen["max_connections"]))
     if not selection:
-        define()
-        return 0
+        # eval-set's one-process run: its verdict, when `define` returns it (a judge that
+        # went away leaves a task unfinished, and the job must not look done)
+        return 1 if define() is False else 0
     with tempfile.TemporaryDirectory(prefix="howtobench-worker-") as scratch:
         try:
             return run_selection(define, selection, log_dir, Path(scratch))

@@ -32,7 +32,7 @@ def grader_model(grader: Grader) -> str | Model | Sequence[str | Model]:
 
 
 def run_eval(
-    tasks: Task | list[Task],
+    tasks: Task | str | list[Task],
     log_dir: Path,
     grader: Grader | None = None,
     *,

@@ -65,19 +65,14 @@ TOKENIZATIONS = ("char", "word")
 BLEU_TOKENIZE = "char"
 
 
-@lru_cache(maxsize=4096)
-def _bleu_against(reference: tuple[str, ...]) -> BLEU:
-    """A BLEU-4 metric holding one reference's n-gram counts, which sacrebleu then reuses
-    for every writing on that instruction instead of counting them again."""
+@cache
+def _bleu_metric() -> BLEU:
+    """sacrebleu's BLEU-4, one for the process; it is handed each reference with its
+    writing. Kept references would save a third of a millisecond a writing, at about
+    0.9 MB of n-gram counts each: 1.2 GB for the benchmark's 1,302 (docs/benchmarks.md)."""
     from sacrebleu.metrics.bleu import BLEU
 
-    return BLEU(
-        tokenize="none",
-        max_ngram_order=4,
-        smooth_method="exp",
-        effective_order=True,
-        references=[[" ".join(reference)]],
-    )
+    return BLEU(tokenize="none", max_ngram_order=4, smooth_method="exp", effective_order=True)
 
 
 def tokenizer(language: str, unit: str) -> str:
@@ -87,9 +82,16 @@ def tokenizer(language: str, unit: str) -> str:
     return "zh" if unit == "char" else "jieba"
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
+def reference_tokens(text: str, language: str, unit: str) -> tuple[str, ...]:
+    """A reference's tokens, kept: a reference is scored once per writer (ten times over
+    the benchmark, and jieba is most of the cost), a writing once, so writings are cut
+    by `tokenize` and not kept (the 1,302 references in both units: about 90 MB)."""
+    return tokenize(text, language, unit)
+
+
 def tokenize(text: str, language: str = "zh", unit: str = "word") -> tuple[str, ...]:
-    """Tokens without whitespace; cached, since a reference is scored many times.
+    """Tokens without whitespace.
 
     `unit` is `word` (jieba words for Chinese) or `char` (sacrebleu's `zh` tokenizer);
     it changes only Chinese, the benchmark's language: other languages get 13a words.
@@ -133,14 +135,37 @@ def bleu(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> tuple[float
     """
     if not hypothesis or not reference:
         return 0.0, 0.0
-    # one segment: the corpus score over cached references equals the sentence score
-    result = _bleu_against(reference).corpus_score([" ".join(hypothesis)], None)
+    # one segment: the corpus score equals the sentence score
+    result = _bleu_metric().corpus_score([" ".join(hypothesis)], [[" ".join(reference)]])
     return result.bp * result.precisions[0] / 100, result.score / 100
 
 
-def _overlap_scorer(
-    measure: Callable[[tuple[str, ...], tuple[str, ...]], Value], unit: str
-) -> Scorer:
+Measure = Callable[[tuple[str, ...], tuple[str, ...]], Value]
+
+
+def compared(
+    measure: Measure, unit: str, writing: str, reference: str, language: str
+) -> tuple[Value, int, int]:
+    """(rounded value, writing tokens, reference tokens) of one writing against its
+    reference: what the overlap scorers store, and what `overlap_values` gives callers
+    outside inspect (the lm-eval tasks), so that both report the same numbers."""
+    hypothesis = tokenize(writing, language, unit)
+    tokens = reference_tokens(reference, language, unit)  # a reference is read many times
+    return rounded(measure(hypothesis, tokens)), len(hypothesis), len(tokens)
+
+
+def overlap_values(
+    writing: str, reference: str, language: str = "zh", bleu_tokenize: str = BLEU_TOKENIZE
+) -> dict[str, float]:
+    """ROUGE-L F1, BLEU-1 and BLEU-4 of one writing, as the `rouge_l` and `bleu` scorers
+    store them (the lm-eval tasks report these, `howtobench.lmeval.tasks.hooks`)."""
+    rouge, _, _ = compared(rouge_l_f1, "word", writing, reference, language)
+    bleus, _, _ = compared(_bleu_value, bleu_tokenize, writing, reference, language)
+    assert isinstance(rouge, float) and isinstance(bleus, dict)
+    return {"rouge_l": rouge, **bleus}
+
+
+def _overlap_scorer(measure: Measure, unit: str) -> Scorer:
     """A scorer comparing the writing's tokens with the reference's by `measure`;
     unscored (`scoring_failed`) without a reference or with a writing marked unusable.
     The metadata says how the text was cut, so a log tells word from character BLEU."""
@@ -151,16 +176,15 @@ def _overlap_scorer(
         if refused is not None:
             return noted(state, refused)
         language = state.metadata.get(SampleKey.LANGUAGE, "zh")
-        hypothesis, tokens = (
-            tokenize(state.output.completion, language, unit),
-            tokenize(reference, language, unit),
+        value, written, referenced = compared(
+            measure, unit, state.output.completion, reference, language
         )
         return noted(
             state,
             Score(
-                value=rounded(measure(hypothesis, tokens)),
+                value=value,
                 answer=excerpt(state),
-                explanation=f"{len(hypothesis)} writing tokens, {len(tokens)} reference tokens",
+                explanation=f"{written} writing tokens, {referenced} reference tokens",
                 metadata={"tokenize": unit, "tokenizer": tokenizer(language, unit)},
             ),
         )

@@ -15,7 +15,6 @@ failed request in it is enough) is read back from the provider's files
 from __future__ import annotations
 
 import math
-import os
 import re
 import time
 from collections.abc import Sequence
@@ -24,7 +23,6 @@ import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
 
 from howtobench._inspect import batch_list_request, listen_to_batch_log
-from howtobench.errors import UserError
 from howtobench.judge.defaults import DEFAULT_BATCH_WAIT
 from howtobench.judge.failures import (
     CallFailed,
@@ -38,6 +36,7 @@ from howtobench.judge.lost_batches import LostBatches
 from howtobench.judge.request_shape import endpoint_key
 from howtobench.judge.runs import this_run
 from howtobench.judge.server_words import server_message
+from howtobench.judge.settings import wait_setting
 
 __all__ = ["BATCH_WAIT_VARIABLE", "BatchUnfinished", "batch_wait", "batched_reply"]
 
@@ -79,19 +78,9 @@ def batch_wait() -> float:
     judge scorer, `inspect score` and `inspect eval-retry` alike; and a role's generate
     config cannot carry it (inspect forbids unknown settings there).
     """
-    text = os.environ.get(BATCH_WAIT_VARIABLE, "").strip()
-    if not text:
-        return DEFAULT_BATCH_WAIT
-    try:
-        wait = float(text)
-    except ValueError:
-        wait = math.nan
-    if not wait > 0:  # also NaN
-        raise UserError(
-            f"{BATCH_WAIT_VARIABLE}={text!r}: give the seconds a batched judge call may "
-            "wait for its batch (a number above 0, or inf for no bound)"
-        )
-    return wait
+    return wait_setting(
+        BATCH_WAIT_VARIABLE, DEFAULT_BATCH_WAIT, "a batched judge call may wait for its batch"
+    )
 
 
 class _BatchBook:

@@ -45,7 +45,7 @@ async def generate_reply(
     sent = sendable(model, conversation)
     if batched(model):
         return await batched_reply(model, sent, config)
-    earlier = remember_prompt(endpoint_key(model), sent)
+    recent = remember_prompt(endpoint_key(model), sent)
     try:
         try:
             output = await model.generate(sent, config=config, cache=False)
@@ -58,7 +58,7 @@ async def generate_reply(
         if isinstance(failure, Lasting):
             failure = await diagnosed(model, failure, config)
         raise failure from None
-    return reply_text(output, model, sent, earlier)
+    return reply_text(output, model, sent, recent)
 
 
 def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception) -> bool:

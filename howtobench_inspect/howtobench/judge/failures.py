@@ -17,7 +17,7 @@ backoff. What is left after that falls in two classes:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from inspect_ai.model import ChatMessage, Model, ModelOutput
 from tenacity import RetryError
@@ -108,17 +108,17 @@ def classified(error: Exception, model: Model) -> Exception:
 
 
 def reply_text(
-    output: ModelOutput, model: Model, sent: Sequence[ChatMessage], earlier: Sequence[str] = ()
+    output: ModelOutput, model: Model, sent: Sequence[ChatMessage], recent: Iterable[str] = ()
 ) -> str:
     """The reply's text, or `CallFailed` for a reply that cannot be scored. A reply to a
     prompt the server did not read whole (`howtobench.judge.unread`, with the judge's
-    `earlier` prompts) is final, like a context refusal: asked again, the same prompt is
+    `recent` prompts) is final, like a context refusal: asked again, the same prompt is
     cut the same way."""
     if output.stop_reason == "model_length" and context_refusal(output.completion):
         raise CallFailed(_too_long(model, output.completion), final=True)
     if output.error:
         raise CallFailed(f"the judge answered with an error: {one_line(output.error)}", final=False)
-    unread = unread_prompt(str(model), sent, output.usage, earlier)
+    unread = unread_prompt(str(model), sent, output.usage, recent)
     if unread is not None:
         raise CallFailed(unread, final=True)
     if output.stop_reason == "content_filter":

@@ -11,9 +11,8 @@ from collections.abc import Awaitable, Sequence
 from typing import TypeVar
 
 from inspect_ai.model import Model, get_model, model_roles
-from inspect_ai.util import collect
 
-from howtobench._inspect import eval_running
+from howtobench._inspect import eval_running, gathered
 from howtobench.errors import UserError
 from howtobench.judge.runs import this_run
 from howtobench.parameters import names
@@ -76,8 +75,8 @@ def panel(judges: Sequence[str | Model]) -> list[Model]:
 
 
 async def ask_panel(questions: Sequence[Awaitable[T]]) -> list[T]:
-    """Every panel judge's answer, concurrently; a lone judge is awaited directly, which
-    spares the transcript collect()'s extra level of spans."""
+    """Every panel judge's answer, concurrently (`gathered`: no span per judge, the
+    leaf's span holds them); a lone judge is awaited directly."""
     if len(questions) == 1:
         return [await questions[0]]
-    return await collect(*questions)
+    return await gathered(*questions)

@@ -28,7 +28,7 @@ from howtobench.judge.calls import generate_reply
 from howtobench.judge.defaults import REASK_TEMPERATURE, SAMPLED_TEMPERATURE
 from howtobench.judge.failures import CallFailed
 from howtobench.judge.inputs import PROMPTS
-from howtobench.judge.question_locks import LockWaitExpired, held, holds
+from howtobench.judge.question_locks import LockWaitExpired, held
 from howtobench.judge.settings import judge_config
 from howtobench.judge.store import ReplyStore
 from howtobench.metadata import ScoreKey
@@ -39,6 +39,8 @@ T = TypeVar("T")
 
 # A reasoning model's closed think block: only what follows the last one is its answer.
 _THINK_END = re.compile(r"</think(?:ing)?\s*>", re.IGNORECASE)
+# ... and one opened after the last close that never closes: the reply ends in a draft.
+_THINK_START = re.compile(r"<think(?:ing)?\s*>", re.IGNORECASE)
 
 
 class ReplyError(ValueError):
@@ -113,6 +115,11 @@ def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
     """
     parts = _THINK_END.split(text)
     answer: str = parts[-1]
+    if _THINK_START.search(answer):
+        raise ReplyError(
+            "the reply ends inside its reasoning (a <think> block never closed), so it holds "
+            "no answer; close the reasoning and answer after it"
+        )
     offset = len(text) - len(answer)
     scan = _scan(answer)
     answers = [(end, found) for _, end, found in scan.objects if all(k in found for k in keys)]
@@ -170,9 +177,13 @@ class Form(Generic[T]):
     (so drafts and echoes are passed over), and the check that turns it into a value.
 
     `salvage` names the number keys that may still be read from an answer object that
-    does not parse, when each occurs in it exactly once as `"key": <number>`: the
-    reading says it was recovered, and the check still applies. Two of them are two
-    answers, and no number is read."""
+    does not parse, when each occurs in it exactly once as `"key": <number>` (or a
+    quoted number), as a member of the object (after its brace or a comma), and the
+    object closes: the reading says it was recovered, and the check still applies. Two
+    of them are two answers (one may stand inside the judge's reason, quoted from the
+    rubric), one inside a string is not the judge's number, and an object cut off before
+    it closes may have lost the real one: no number is read, and the question is asked
+    again."""
 
     keys: tuple[str, ...]
     check: Callable[[dict[str, Any]], T]
@@ -193,16 +204,28 @@ class Form(Generic[T]):
 
 
 def _salvaged(broken: BrokenJSON, keys: Sequence[str]) -> dict[str, Any]:
-    """The lone `"key": <number>` of each key in a broken object, or the parse error."""
+    """The lone member `"key": <number>` of each key in a broken object (`Form`), or
+    the parse error with why nothing is read."""
+    if not broken.fragment.rstrip().rstrip("`").rstrip().endswith("}"):
+        raise ReplyError(f"{broken} (the object is cut off before it closes, so none is taken)")
     found = {key: _number_of(key).findall(broken.fragment) for key in keys}
     unclear = [f'{len(values)} "{key}" values' for key, values in found.items() if len(values) != 1]
     if unclear:
         raise ReplyError(f"{broken} (it holds {', '.join(unclear)}, so none is taken)")
-    return {key: float(values[0]) for key, values in found.items()}
+    inside = [f'"{key}"' for key, [(member, _, _)] in found.items() if not member]
+    if inside:
+        raise ReplyError(
+            f"{broken} (its {', '.join(inside)} stands inside a string, so none is taken)"
+        )
+    return {key: float(value) for key, [(_, _, value)] in found.items()}
 
 
 def _number_of(key: str) -> re.Pattern[str]:
-    return re.compile(rf'"{re.escape(key)}"\s*:\s*(-?\d+(?:\.\d+)?)(?![\d.eE])')
+    """`"key": 7` or `"key": "7"` anywhere; the first group is the brace or comma before
+    it when it is a member of the object, empty when it stands in running text."""
+    return re.compile(
+        rf'((?:^|[{{,])\s*)?"{re.escape(key)}"\s*:\s*("?)(-?\d+(?:\.\d+)?)\2(?![\d.eE])'
+    )
 
 
 @dataclass(frozen=True)
@@ -295,13 +318,17 @@ async def ask(
     language: str,
     asking: Asking,
     scope: Mapping[str, str],
+    key: str | None = None,
 ) -> Exchange[T]:
     """Ask until the reply passes `form`, at most `asking.tries` times.
 
-    A checked reply kept from an earlier run (same model, settings, question and
-    `scope`) answers without a call. A question the store lacks is asked holding its
-    lock (`howtobench.judge.question_locks`): another task or process asking it
-    meanwhile waits for this answer, and a wait past the bound is the exchange's error.
+    With a store, the question is held first (`howtobench.judge.question_locks`: another
+    task or process asking it meanwhile waits for this answer, and a wait past the bound
+    is the exchange's error), then the store is read, once: a checked reply kept from an
+    earlier run or by the holder before (same model, settings, question and `scope`)
+    answers without a call. So a question costs one reply key (`key`, when the caller
+    has computed it already to hold the question itself, as the negotiator does) and one
+    read, however it is answered.
     Each new try repeats the conversation with the bad
     reply and the error, so the judge knows what to fix, and is sampled at
     `REASK_TEMPERATURE` at least, so that a deterministic judge can answer differently
@@ -312,34 +339,47 @@ async def ask(
     """
     config = asking.config(model)
     exchange: Exchange[T] = Exchange(model=str(model), temperature=config.temperature)
-    key = asking.store.key(model, messages, config, scope) if asking.store else ""
-    if asking.store and (kept := asking.store.get(key)) is not None:
-        try:
-            exchange.take(form, kept)
-        except ReplyError:
-            pass  # kept under older rules: ask again
-        else:
-            exchange.replies.append(kept)
-            exchange.stored = True
-            transcript().info(
-                {"answered_from_store": key, "model": str(model), "reply": kept},
-                source="howtobench",
-            )
+    store = asking.store
+    if store is None:
+        return await _asked(model, messages, form, language, asking.tries, config, exchange)
+    key = key or store.key(model, messages, config, scope)
+    try:
+        async with held(store, key):
+            if (kept := store.get(key)) is not None:
+                try:
+                    exchange.take(form, kept)
+                except ReplyError:
+                    pass  # kept under older rules: ask again
+                else:
+                    exchange.replies.append(kept)
+                    exchange.stored = True
+                    transcript().info(
+                        {"answered_from_store": key, "model": str(model), "reply": kept},
+                        source="howtobench",
+                    )
+                    return exchange
+            await _asked(model, messages, form, language, asking.tries, config, exchange)
+            if exchange.ok:
+                store.put(key, exchange.replies[-1])
             return exchange
-    if asking.store and not holds(asking.store, key):
-        try:
-            async with held(asking.store, key):
-                # asked again holding the question: the store is read anew (another task
-                # or process may have kept its answer meanwhile), then the judge if not
-                return await ask(
-                    model, messages, form, language=language, asking=asking, scope=scope
-                )
-        except LockWaitExpired as expired:
-            exchange.error = str(expired)
-            return exchange
+    except LockWaitExpired as expired:
+        exchange.error = str(expired)
+        return exchange
+
+
+async def _asked(
+    model: Model,
+    messages: Sequence[ChatMessage],
+    form: Form[T],
+    language: str,
+    tries: int,
+    config: GenerateConfig,
+    exchange: Exchange[T],
+) -> Exchange[T]:
+    """The judge asked up to `tries` times, each re-ask told the last error."""
     conversation = list(messages)
     asked = config
-    for attempt in range(asking.tries):
+    for attempt in range(tries):
         if attempt:
             asked = _reask_config(config)
             exchange.reasked_at.append(asked.temperature)
@@ -361,8 +401,6 @@ async def ask(
             exchange.error = str(error)
         else:
             exchange.error = None
-            if asking.store:
-                asking.store.put(key, reply)
             return exchange
         conversation += [
             ChatMessageAssistant(content=reply or "(empty)"),

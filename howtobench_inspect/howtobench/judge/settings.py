@@ -8,6 +8,9 @@ nothing is set.
 
 from __future__ import annotations
 
+import math
+import os
+
 from inspect_ai.model import GenerateConfig, Model
 
 from howtobench._inspect import batched
@@ -45,3 +48,22 @@ def judge_config(model: Model, temperature: float | None, fallback: float) -> Ge
         max_retries=own.max_retries,
         timeout=own.timeout,
     )
+
+
+def wait_setting(variable: str, default: float, what: str) -> float:
+    """Seconds from the environment variable `variable` (a number above 0, or `inf`), else
+    `default`; a bad value is one line saying `what` the seconds are for. The judges'
+    waits are operational settings: they change no answer, so they are not task
+    arguments, and they reach `inspect score` and `inspect eval-retry` alike."""
+    text = os.environ.get(variable, "").strip()
+    if not text:
+        return default
+    try:
+        wait = float(text)
+    except ValueError:
+        wait = math.nan
+    if not wait > 0:  # also NaN
+        raise UserError(
+            f"{variable}={text!r}: give the seconds {what} (a number above 0, or inf for no bound)"
+        )
+    return wait

@@ -9,8 +9,14 @@ failed, and none that succeeded.
 
 It lives beside inspect's cache (`$INSPECT_CACHE_DIR/howtobench/`, or inspect's default
 cache folder), one small JSON file per question, written atomically, so that several
-processes can share it. A lock per key (`lock`) lets concurrent processes ask each
-question once (`howtobench.judge.question_locks`).
+processes can share it. Its `locks/` folder lets concurrent processes ask each question
+once (`howtobench.judge.question_locks`, which takes a cross-process lock only while
+another process uses the store).
+
+A write is one `open`, `write`, `close` and `rename` of plain bytes: its folder is made
+only when that open finds it missing, and the temporary file is named by the process and
+a counter rather than drawn by `tempfile`: every new question pays for one, and
+`bench/store_bench.py` times it (docs/benchmarks.md).
 
 A store that cannot be written (a full disk, a read-only copy or mount, no permission)
 costs nothing but the keeping: the checked reply is still used for the score, one
@@ -24,15 +30,14 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import logging
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, cache_path
 
 from howtobench.judge.runs import this_run
@@ -53,12 +58,19 @@ _OPERATIONAL = {
     "fail_on_refusal",
 }
 
+# A serial for this process's temporary files: with the process id, a name no other
+# writer of the store uses at the same time.
+_SERIAL = itertools.count()
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
 
 class ReplyStore:
     """Checked judge replies by question key, in the folder `root`."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.locks = root / "locks"  # `howtobench.judge.question_locks`'s files
+        self._replies = os.path.join(root, "replies")  # a string: no Path per question
 
     @classmethod
     def beside_inspect_cache(cls) -> ReplyStore:
@@ -76,7 +88,12 @@ class ReplyStore:
         """Everything that changes the judge's answer: the model and its endpoint, the
         generation settings (the role's and the scorer's), the messages, and the scope
         (epoch, judge sample)."""
-        settings = model.config.merge(config).model_dump(exclude_none=True)
+        # what `model.config.merge(config)` holds, without its deep copies: the call's
+        # settings over the role's, key by key (the text, so the key, is the same)
+        settings = {
+            **model.config.model_dump(exclude_none=True),
+            **config.model_dump(exclude_none=True),
+        }
         identity: dict[str, Any] = {
             "model": str(model),
             "base_url": model.api.base_url,
@@ -87,13 +104,18 @@ class ReplyStore:
         text = json.dumps(identity, ensure_ascii=False, sort_keys=True, default=str)
         return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.root / "replies" / key[:2] / f"{key}.json"
+    def _path(self, key: str) -> str:
+        return os.path.join(self._replies, key[:2], f"{key}.json")
+
+    def lock_file(self, key: str) -> Path:
+        """The file whose lock holds the question `key` against other processes."""
+        return self.locks / f"{key}.lock"
 
     def get(self, key: str) -> str | None:
         """The checked reply kept for `key`, or None (also for an unreadable file)."""
         try:
-            entry = json.loads(self._path(key).read_text(encoding="utf-8"))
+            with open(self._path(key), "rb") as kept:
+                entry = json.loads(kept.read())
         except (OSError, ValueError):
             return None
         reply = entry.get("reply") if isinstance(entry, dict) else None
@@ -104,33 +126,27 @@ class ReplyStore:
         never sees half a file and concurrent writers cannot interleave. Returns whether
         it was kept: a store that cannot be written warns once and keeps nothing."""
         path = self._path(key)
-        temporary: str | None = None
+        temporary = f"{path}.{os.getpid()}.{next(_SERIAL)}.tmp"
+        written = json.dumps({"reply": reply}).encode("ascii")  # ASCII escapes: any text
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.NamedTemporaryFile(
-                "w", encoding="utf-8", dir=path.parent, delete=False, suffix=".tmp"
-            ) as tmp:
-                temporary = tmp.name
-                json.dump({"reply": reply}, tmp)  # ASCII escapes: any text survives
-            os.replace(tmp.name, path)
+            try:
+                handle = os.open(temporary, _NEW_FILE, 0o666)
+            except FileNotFoundError:  # the first reply of its folder
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                handle = os.open(temporary, _NEW_FILE, 0o666)
+            try:
+                view = memoryview(written)
+                while view:
+                    view = view[os.write(handle, view) :]
+            finally:
+                os.close(handle)
+            os.replace(temporary, path)
         except OSError as error:
-            if temporary is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
             self.cannot_write(error)
             return False
         return True
-
-    def lock(self, key: str) -> FileLock | None:
-        """A lock on `key` shared by every process using this store, or None (with a
-        warning) when the store cannot hold one: a read-only store is read unlocked."""
-        path = self.root / "locks" / f"{key}.lock"
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        except OSError as error:
-            self.cannot_write(error)
-            return None
-        return FileLock(path, thread_local=False)
 
     def cannot_write(self, error: OSError) -> None:
         """Warn once per run and cause that the store cannot be written; the run goes on."""

@@ -21,20 +21,20 @@ ones apart (Ollama 0.30.x did: ollama issue 16414, fixed by its PR 16428). ToW's
 prompts share their first ~1,770 characters, so through such a server every leaf after
 the first would look cut. So a reply that looks cut is measured again against the part of
 its prompt past the longest prefix it shares with the judge's last `RECENT_PROMPTS`
-prompts of the run: when the usage covers that part, the server read the prompt and
-counted only what it had not cached; the reply is scored and the run says once what the
-server does. A prompt cut to a context is told apart because the context, not the
-uncached part, bounds what such a server counts: a cut through such a server is missed
-only where the context is larger than the uncached part.
+prompts of the run: when the usage is about that part's size (from `READ_SHARE` to
+`UNCACHED_AT_MOST` times its estimate), the server read the prompt and counted only what
+it had not cached; the reply is scored and the run says once what the server does. A
+prompt cut to a context counts the context, which is told apart unless it happens to be
+about the size of the uncached part (a cut is then missed; the first prompt of a run,
+sharing nothing, is always ruled on).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import re
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from inspect_ai.model import ChatMessage, ModelUsage
 
@@ -43,16 +43,35 @@ from howtobench.judge.runs import this_run
 
 logger = logging.getLogger(__name__)
 
-RECENT_PROMPTS = 16  # a judge's prompts of the run kept to compare a cut-looking one with
+# A server counting only uncached tokens reports about the uncached part's tokens: at most
+# this many times its low estimate (tokenizers give 0.9-1.4 times it on Chinese, the
+# simulator's rule 0.75-2). A cut reports its context, which a short uncached part (the
+# leaf prompts share their first ~1,770 characters) stays well below.
+UNCACHED_AT_MOST = 2.5
+RECENT_PROMPTS = 64  # a judge's prompts of the run kept to compare a cut-looking one with
 
 
-def remember_prompt(key: str, messages: Sequence[ChatMessage]) -> tuple[str, ...]:
-    """The judge's (`key`: its endpoint) recent prompts of this run, before this one,
-    which is added to them: what `unread_prompt` compares a cut-looking prompt with."""
+def remember_prompt(key: str, messages: Sequence[ChatMessage]) -> deque[str]:
+    """Add the prompt to the judge's (`key`: its endpoint) recent prompts of this run,
+    and return them: what `unread_prompt` compares a cut-looking prompt with when its
+    reply comes. Those sent after it count too: concurrent requests reach the server in
+    another order than they were made, and the server may have cached any of them first."""
     recent = this_run().prompts.setdefault(key, deque(maxlen=RECENT_PROMPTS))
-    earlier = tuple(recent)
     recent.append(prompt_text(messages))
-    return earlier
+    return recent
+
+
+def shared_length(text: str, other: str) -> int:
+    """How many first characters two texts share: a binary search on equal slices (each
+    compared in C), not a walk through the characters in Python."""
+    low, high = 0, min(len(text), len(other))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if text[:middle] == other[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 _CJK_CHARACTERS_PER_TOKEN = 1.5
@@ -113,19 +132,20 @@ def unread_prompt(
     judge: str,
     messages: Sequence[ChatMessage],
     usage: ModelUsage | None,
-    earlier: Sequence[str] = (),
+    recent: Iterable[str] = (),
 ) -> str | None:
     """Why the reply is not scored when the server read too little of the prompt, or
-    None (`cut_short`; `earlier`: the judge's recent prompts, `prompt_text`, for a server
+    None (`cut_short`; `recent`: the judge's recent prompts, `prompt_text`, for a server
     that counts only what it did not reuse, as the module docstring says)."""
     cut = cut_short(messages, usage)
     if cut is None:
         return None
     read, estimate = cut
     text = prompt_text(messages)
-    shared = max((len(os.path.commonprefix([text, prompt])) for prompt in earlier), default=0)
+    # the same prompt sent again (another epoch) is no prefix cache: it would share all
+    shared = max((shared_length(text, other) for other in recent if other != text), default=0)
     uncached = text_tokens(text[shared:])
-    if shared and read >= READ_SHARE * uncached:
+    if shared and READ_SHARE * uncached <= read <= UNCACHED_AT_MOST * uncached:
         this_run().warn_once(
             logger,
             ("uncached usage", judge),

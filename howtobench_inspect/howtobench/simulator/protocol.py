@@ -5,7 +5,10 @@ tells questions apart by their content, never by call order: by the tag each pro
 owner declares beside its loader (`howtobench.templates.tagged`), never by the prompt's
 wording. The negotiator's, the single-call baselines' and the build steps' system
 prompts carry theirs; a leaf expert's criterion carries its leaf's. A request with no
-declared tag is the writer's.
+declared tag is the writer's, unless it asks for a JSON `"score"`: that is another
+benchmark's judge (`FOREIGN_JUDGE`, as inspect_evals' writingbench asks), answered with
+a score so that such a task can be measured against the same simulator
+(`bench/client_bench.py`).
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ _LENGTH = re.compile(r"约 (\d+) 字|about (\d+) words")
 BUILD_STEPS = tuple(BUILD_TAGS.values())
 # what a request may ask besides the writer's question: every tag a prompt owner declares
 KINDS = frozenset({*TREE_TAGS.values(), *BASELINE_TAGS.values(), *BUILD_STEPS})
+# the kind of an untagged request that asks for a JSON score: another benchmark's judge
+FOREIGN_JUDGE = "foreign_judge"
+_ASKS_SCORE = re.compile(r'"score"\s*:')
 
 
 @dataclass(frozen=True)
@@ -79,8 +85,10 @@ def classify(messages: list[dict[str, Any]] | list[Any], temperature: float | No
     attempt = 1 + sum(1 for role, _ in pairs if role == "assistant")
     system = [text for role, text in pairs if role in ("system", "developer")]
     asking = _QUOTED.sub("", "\n".join([*system, first]))
-    kind = next((tag for tag in tags_in(asking) if tag in KINDS), "writer")
-    writing = None if kind in ("writer", "negotiator") else _judged_writing(first)
+    kind = next((tag for tag in tags_in(asking) if tag in KINDS), None) or (
+        FOREIGN_JUDGE if _ASKS_SCORE.search(asking) else "writer"
+    )
+    writing = None if kind in ("writer", "negotiator", FOREIGN_JUDGE) else _judged_writing(first)
     return Asked(kind, writing, attempt, first, last, temperature)
 
 

@@ -24,6 +24,7 @@ from howtobench.construct.backconstruct import CHARACTERS, THEME_WORDS, theme_wo
 from howtobench.construct.completion import paragraphs
 from howtobench.simulator.protocol import (
     BUILD_STEPS,
+    FOREIGN_JUDGE,
     Asked,
     asked_dimensions,
     asked_genre,
@@ -286,6 +287,8 @@ def valid_reply(question: Asked) -> str:
         return json.dumps(valid_plan(question))
     if question.kind in BUILD_STEPS:
         return json.dumps(_build_reply(question), ensure_ascii=False)
+    if question.kind == FOREIGN_JUDGE:  # a whole number from 1 to 10, stable per question
+        return json.dumps({"score": 1 + int(_unit(question.text) * 10), "reason": "simulated"})
     return json.dumps(valid_score(_LEAVES[question.kind], question.writing or ""))
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from howtobench.dataset import DataError, WritingRecord
 from howtobench.vocabulary import TASKS
@@ -58,6 +58,11 @@ class DataSource(ABC):
                     where, f"no stored writing of '{model}' for '{record.id}'", field=key
                 )
         return {record.id: stored[record.id] for record in records}
+
+    def provenance(self, task: str, model: str) -> dict[str, Any] | None:
+        """What made `model`'s stored writings of `task` (the harness, the model's
+        arguments, the generation settings), where the source keeps it; else None."""
+        return None
 
     @abstractmethod
     def tasks(self) -> list[str]:

@@ -1,10 +1,14 @@
 """A folder laid out like the paper repository's `data/`: `<task>/aligned.jsonl` (one
 record per instruction) and `<task>/inferences/<model>.jsonl` (each model's writings, as
-`infer_id` and `output`), which is also what `howtobench build` writes."""
+`infer_id` and `output`), which is also what `howtobench build` writes and
+`howtobench lm-eval import` writes, adding beside a writer's file what made its writings
+(`<model>.provenance.json`), which the tasks record in the log."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from howtobench.dataset import (
     DataError,
@@ -15,6 +19,9 @@ from howtobench.dataset import (
 )
 from howtobench.sources.base import DataSource
 from howtobench.vocabulary import TASKS
+
+PROVENANCE = ".provenance.json"
+"""The suffix of the file beside `<model>.jsonl` that says what made its writings."""
 
 
 class FolderSource(DataSource):
@@ -52,6 +59,21 @@ class FolderSource(DataSource):
                 )
             outputs[infer_id], lines[infer_id] = output, line
         return outputs
+
+    def provenance(self, task: str, model: str) -> dict[str, Any] | None:
+        path = self.provenance_path(task, model)
+        if not path.is_file():
+            return None
+        try:
+            found = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError) as err:
+            raise DataError(str(path), f"not a JSON object ({err})") from None
+        if not isinstance(found, dict):
+            raise DataError(str(path), "not a JSON object")
+        return found
+
+    def provenance_path(self, task: str, model: str) -> Path:
+        return self.path / task / "inferences" / f"{model}{PROVENANCE}"
 
     def _read(self, task: str) -> list[WritingRecord]:
         path = self.path / task / "aligned.jsonl"

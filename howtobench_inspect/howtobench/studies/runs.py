@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from inspect_ai.log import EvalLog, EvalSample
 
 from howtobench.metadata import TaskKey
-from howtobench.vocabulary import replayed_writer
+from howtobench.vocabulary import writer_of
 
 
 def first_few(items: Iterable[object], shown: int = 5) -> str:
@@ -37,11 +37,7 @@ def first_few(items: Iterable[object], shown: int = 5) -> str:
 
 def writer_model(log: EvalLog) -> str:
     """Who wrote the writings: the replayed model, else the evaluated one."""
-    return (
-        (log.eval.metadata or {}).get(TaskKey.REPLAY)
-        or replayed_writer(log.eval.model)
-        or log.eval.model
-    )
+    return (log.eval.metadata or {}).get(TaskKey.REPLAY) or writer_of(log.eval.model)
 
 
 def grader_model(log: EvalLog) -> str:

@@ -187,7 +187,7 @@ class SettledWeights:
                     return Exchange(model=str(model), error=failed[memo]), True
                 # one entry per instruction: not per epoch, not per judge sample
                 exchange = await ask(
-                    model, messages, form, language=language, asking=asking, scope={}
+                    model, messages, form, language=language, asking=asking, scope={}, key=key
                 )
                 if exchange.ok:
                     self._settled[memo] = exchange

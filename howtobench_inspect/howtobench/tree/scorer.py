@@ -17,8 +17,9 @@ from typing import Any, cast
 from inspect_ai.model import Model
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
-from inspect_ai.util import collect, span
+from inspect_ai.util import span
 
+from howtobench._inspect import gathered
 from howtobench.judge.defaults import TRIES
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput
@@ -196,7 +197,7 @@ class TreeOfWriting:
     async def judge_once(self, writing: Writing, scope: Mapping[str, str]) -> Score:
         """One judging of the writing: its weights and every expert at once, then the tree."""
         leaves = writing.llm_leaves
-        weighed, asked = await collect(
+        weighed, asked = await gathered(
             self.weigh(writing, scope), self.ask_experts(writing, leaves, scope)
         )
         negotiated, reused = cast(tuple[Exchange[Weights], bool], weighed)
@@ -243,7 +244,7 @@ class TreeOfWriting:
     ) -> list[list[Exchange[Verdict]]]:
         """Every panel judge's verdict on every LLM leaf, each leaf in its own span."""
         async with span("experts"):
-            return await collect(*(self.ask_panel(writing, leaf, scope) for leaf in leaves))
+            return await gathered(*(self.ask_panel(writing, leaf, scope) for leaf in leaves))
 
     async def ask_panel(
         self, writing: Writing, leaf: Leaf, scope: Mapping[str, str]

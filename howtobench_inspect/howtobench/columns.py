@@ -1,0 +1,60 @@
+"""One row per judged writing from inspect's own `samples_df`: the writer, the task, the
+genre, and ToW's overall score with every node and leaf as a column of its own.
+
+inspect's default columns give the ToW score as one JSON string per sample
+(`score_tow`) and no writer: the package's value is inside that string, and the writer is
+the eval's model. `TowColumns` are column definitions for `inspect_ai.analysis.samples_df`
+that spell them out, and `tow_samples` reads logs with them:
+
+    from inspect_ai.analysis import samples_df
+    from howtobench.columns import TowColumns
+    df = samples_df("logs", columns=TowColumns)
+
+Columns: `writer` (the eval's model, `replay/` removed: a stored writer by its own name),
+`task` (`completion`, `guide`, `open`), `id`, `epoch`, `genre` (canonical), `writing`
+(the writing's state: `complete`, `cut`, `filtered`, `empty`), `tow_overall` and
+`tow_<node or leaf>` for each of the task's tree (an ablated node, or an unscored
+writing, leaves its cells empty), and the overlap scorers' `rouge_l`, `bleu_1`, `bleu_4`
+where they ran. This module imports inspect's analysis (and pandas) when imported: the
+registry never imports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from inspect_ai.analysis import Column, EvalColumn, SampleColumn, samples_df
+
+from howtobench.metadata import SampleKey, TaskKey
+from howtobench.vocabulary import writer_of
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from inspect_ai.log import EvalLog
+
+
+def writer_name(model: object) -> str:
+    """The writer an eval's model names: `replay/gpt-4o` is `gpt-4o`, a live model its
+    own name (as the studies name it)."""
+    return writer_of(str(model))
+
+
+TowColumns: list[Column] = [
+    EvalColumn("writer", path="eval.model", required=True, value=writer_name),
+    EvalColumn("task", path=f"eval.metadata.{TaskKey.HOWTOBENCH_TASK}"),
+    SampleColumn("id", path="id", required=True, type=str),
+    SampleColumn("epoch", path="epoch", required=True),
+    SampleColumn("genre", path=f"metadata.{SampleKey.GENRE}"),
+    SampleColumn("writing", path=f"metadata.{SampleKey.WRITING}.state"),
+    SampleColumn("tow_*", path="scores.tow.value"),
+    SampleColumn("rouge_l", path="scores.rouge_l.value"),
+    SampleColumn("*", path="scores.bleu.value"),  # bleu_1, bleu_4
+]
+"""Column definitions for `samples_df` (see the module docstring)."""
+
+
+def tow_samples(logs: str | Sequence[str] | Sequence[EvalLog]) -> pd.DataFrame:
+    """`samples_df(logs, columns=TowColumns)`: one row per sample of the logs (log files,
+    folders of them, or logs read already)."""
+    return samples_df(logs, columns=TowColumns, quiet=True)

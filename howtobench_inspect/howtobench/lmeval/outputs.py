@@ -1,0 +1,226 @@
+"""lm-eval's `--log_samples` output, read for `howtobench lm-eval import`.
+
+lm-eval writes, under `--output_path`, one folder per model holding a
+`results_<date>.json` for each run and, with `--log_samples`, a
+`samples_<task>_<date>.jsonl` for each task of that run (lm-eval 0.4.x). The results
+file says what was run (the model, its arguments, `--limit`, the generation settings of
+each task); each samples line holds the item as our task file made it (`doc`, with the
+record and its writer prompt: `tasks/hooks.row`) and the generation (`filtered_resps`).
+
+What cannot make one writer's data folder is refused in one line: output of other tasks
+only, a results file without its samples file, a samples file of another task or cut
+short, one task answered in two runs, runs of different models or limits.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from howtobench.errors import UserError
+from howtobench.lmeval import TASK_PREFIX
+from howtobench.vocabulary import TASKS
+
+# What a samples line's `doc` must hold to be one of our items (`tasks/hooks.row`).
+DOC_FIELDS = ("infer_id", "task_type", "basic_instruction", "reference", "language", "prompt")
+# Model arguments not kept as provenance: credentials have no place in a data folder.
+SECRET_WORDS = ("key", "token", "secret", "password")
+
+
+class OutputError(UserError):
+    """lm-eval output that cannot be imported, with the file and what to do."""
+
+
+@dataclass(frozen=True)
+class Run:
+    """One lm-eval run: its results file and what it says."""
+
+    path: Path
+    results: dict[str, Any]
+
+    @property
+    def date(self) -> str:
+        """The run's stamp, shared by its results and samples files."""
+        return self.path.stem.removeprefix("results_")
+
+    @property
+    def model(self) -> str:
+        """lm-eval's backend and the model it served, e.g. `vllm Qwen/Qwen2.5-7B`."""
+        config = self.results.get("config") or {}
+        args = config.get("model_args") or {}
+        named = args.get("model") or args.get("pretrained") if isinstance(args, dict) else args
+        return " ".join(str(part) for part in (config.get("model"), named) if part)
+
+    @property
+    def limit(self) -> float | None:
+        return (self.results.get("config") or {}).get("limit")
+
+    def tasks(self) -> list[str]:
+        """The benchmark's tasks this run answered (`open` for `howtobench_open`)."""
+        ran = self.results.get("configs") or {}
+        return [task for task in TASKS if f"{TASK_PREFIX}{task}" in ran]
+
+    def samples_path(self, task: str) -> Path:
+        return self.path.with_name(f"samples_{TASK_PREFIX}{task}_{self.date}.jsonl")
+
+    def provenance(self, task: str) -> dict[str, Any]:
+        """What lm-eval says made the writings of `task`: its version, the backend, the
+        model's arguments (credentials left out), the task's generation settings with
+        the command line's over them, the chat template, the system instruction and
+        `--limit`."""
+        config = self.results.get("config") or {}
+        args = config.get("model_args") or {}
+        if isinstance(args, dict):
+            args = {k: v for k, v in args.items() if not _secret(k)}
+        task_config = (self.results.get("configs") or {}).get(f"{TASK_PREFIX}{task}") or {}
+        settings = {
+            **(task_config.get("generation_kwargs") or {}),
+            **(config.get("gen_kwargs") or {}),
+        }
+        return {
+            "harness": "lm-evaluation-harness",
+            "lm_eval_version": self.results.get("lm_eval_version"),
+            "model": config.get("model"),
+            "model_args": args,
+            "generation_kwargs": settings,
+            # lm-eval records None without --apply_chat_template, the template (or "" for
+            # a chat API, whose server applies its own) with it
+            "apply_chat_template": self.results.get("chat_template") is not None,
+            "chat_template_sha": self.results.get("chat_template_sha"),
+            "system_instruction": self.results.get("system_instruction"),
+            "limit": self.limit,
+            "results_file": self.path.name,
+        }
+
+
+@dataclass(frozen=True)
+class Answered:
+    """One task's items as lm-eval answered them: the samples' `doc`s and writings."""
+
+    task: str
+    run: Run
+    docs: list[dict[str, Any]]
+    writings: list[str]
+
+
+def read_output(path: Path) -> list[Answered]:
+    """Every howtobench task answered under `path` (lm-eval's `--output_path`, a model's
+    folder in it, or one results file), checked as the module docstring says."""
+    runs = [run for run in _runs(path) if run.tasks()]
+    if not runs:
+        raise OutputError(
+            f"{path}: no lm-eval output of {', '.join(TASK_PREFIX + t for t in TASKS)} "
+            "(results_*.json of another task, or none)"
+        )
+    _check_one_model_and_limit(runs)
+    seen: dict[str, Run] = {}
+    answered = []
+    for run in runs:
+        for task in run.tasks():
+            if task in seen:
+                raise OutputError(
+                    f"{TASK_PREFIX}{task} was answered in two runs ({seen[task].path.name} and "
+                    f"{run.path.name}): import one results file"
+                )
+            seen[task] = run
+            answered.append(_answered(run, task))
+    return answered
+
+
+def _runs(path: Path) -> list[Run]:
+    if path.is_file():
+        files = [path]
+    elif path.is_dir():
+        files = sorted(path.rglob("results_*.json"))
+    else:
+        raise OutputError(f"{path}: not found (give lm_eval's --output_path or a results file)")
+    return [Run(file, _json(file)) for file in files]
+
+
+def _check_one_model_and_limit(runs: list[Run]) -> None:
+    """One writer is one model at one limit: several runs are imported together only
+    when they agree (a task at 2 items beside one at 50 compares nothing)."""
+    first = runs[0]
+    for run in runs[1:]:
+        if run.model != first.model:
+            raise OutputError(
+                f"runs of different models: {first.path.name} ran {first.model}, "
+                f"{run.path.name} ran {run.model}; import one model's output at a time"
+            )
+        if run.limit != first.limit:
+            raise OutputError(
+                f"mixed limits: {first.path.name} ran --limit {_shown(first.limit)}, "
+                f"{run.path.name} --limit {_shown(run.limit)}; import runs of one limit"
+            )
+
+
+def _answered(run: Run, task: str) -> Answered:
+    path = run.samples_path(task)
+    if not path.is_file():
+        raise OutputError(
+            f"{run.path}: no samples file {path.name} beside it: rerun lm_eval with --log_samples"
+        )
+    docs, writings = [], []
+    for number, line in _lines(path):
+        doc = line.get("doc")
+        if not isinstance(doc, dict) or any(field not in doc for field in DOC_FIELDS):
+            raise OutputError(
+                f"{path}, line {number}: not a sample of the howtobench lm-eval tasks"
+            )
+        if doc["task_type"] != task:
+            raise OutputError(
+                f"{path}, line {number}: an item of task '{doc['task_type']}' in the samples of "
+                f"{TASK_PREFIX}{task}"
+            )
+        writings.append(_writing(line, path, number))
+        docs.append(doc)
+    counted = ((run.results.get("n-samples") or {}).get(f"{TASK_PREFIX}{task}") or {}).get(
+        "effective"
+    )
+    if counted is not None and counted != len(docs):
+        raise OutputError(
+            f"{path}: {len(docs)} samples where {run.path.name} says {counted} were answered "
+            "(a file cut short, or of another run)"
+        )
+    return Answered(task, run, docs, writings)
+
+
+def _writing(line: dict[str, Any], path: Path, number: int) -> str:
+    """The generation as lm-eval scored it (its filters applied: the first one). An API
+    that answered no text (a content filter) left None: an empty writing, which ToW
+    scores at every leaf's lowest, as inspect scores an empty live writing."""
+    found = line.get("filtered_resps")
+    if isinstance(found, list) and found and (found[0] is None or isinstance(found[0], str)):
+        return found[0] or ""
+    raise OutputError(f"{path}, line {number}: no generation (filtered_resps) to import")
+
+
+def _lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
+    with path.open(encoding="utf-8") as file:
+        for number, text in enumerate(file, start=1):
+            if text.strip():
+                try:
+                    yield number, json.loads(text)
+                except json.JSONDecodeError as err:
+                    raise OutputError(f"{path}, line {number}: not JSON ({err.msg})") from None
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        found = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError) as err:
+        raise OutputError(f"{path}: not an lm-eval results file ({err})") from None
+    if not isinstance(found, dict) or "config" not in found:
+        raise OutputError(f"{path}: not an lm-eval results file (no 'config')")
+    return found
+
+
+def _secret(name: str) -> bool:
+    return any(word in name.lower() for word in SECRET_WORDS)
+
+
+def _shown(limit: float | None) -> str:
+    return "none" if limit is None else f"{limit:g}"
