@@ -27,6 +27,7 @@ from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 from howtobench.cli import main
 from howtobench.judge.calls import generate_reply
 from howtobench.judge.failures import CallFailed, JudgeUnavailable
+from howtobench.judge.redirects import REDIRECTS_AT_MOST
 from howtobench.judge_check.writings import build_tasks
 from howtobench.simulator import Asked, Fault, Faults
 from howtobench.simulator.profiles import get_profile
@@ -34,8 +35,8 @@ from howtobench.simulator.server import ERROR_OBJECT_MESSAGE
 from howtobench.sources.jsonl import DEMO_FILE
 from howtobench.vocabulary import replay_model
 from support.evals import run_eval, scores
-from support.judges import Serve
-from support.odd_servers import HTML_502, REDIRECT_LOOP, TEXT_500, odd_server
+from support.judges import Serve, llm_calls
+from support.odd_servers import HTML_502, REDIRECT_CHAIN, REDIRECT_LOOP, TEXT_500, odd_server
 
 JUDGE = "grader=openai-api/sim/judge"
 WRITER = "demo-writer-a"
@@ -53,10 +54,11 @@ def point_at(monkeypatch: pytest.MonkeyPatch, base_url: str) -> None:
     monkeypatch.setenv("SIM_API_KEY", "none")
 
 
-def ask_once(text: str = "请评分。") -> str:
-    """One judge call as the scorers make it (`generate_reply`), with no retries."""
+def ask_once(text: str = "请评分。", retries: int = 0) -> str:
+    """One judge call as the scorers make it (`generate_reply`), with no retries unless
+    asked."""
     model = get_model("openai-api/sim/judge", memoize=False)
-    config = GenerateConfig(max_retries=0, attempt_timeout=20, timeout=20)
+    config = GenerateConfig(max_retries=retries, attempt_timeout=20, timeout=20)
     return asyncio.run(generate_reply(model, [ChatMessageUser(content=text)], config))
 
 
@@ -143,23 +145,53 @@ def test_an_html_refusal_of_one_question_is_quoted(monkeypatch: pytest.MonkeyPat
 
 
 @pytest.mark.slow
-def test_a_redirect_loop_is_named(
+def test_a_redirect_loop_is_named_after_a_handful_of_requests(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    role = "grader={model: openai-api/sim/judge, max_retries: 0}"
     with odd_server(REDIRECT_LOOP) as (server, base_url):
         point_at(monkeypatch, base_url)
-        status, out, err = check(capsys, "--model-role", role)
+        # the role's default retries: the probes' own, then the SDK's
+        status, out, err = check(capsys, "--model-role", "grader=openai-api/sim/judge")
         with pytest.raises(JudgeUnavailable) as ended:
             ask_once()
-    loop = f"the server redirects in a loop: {base_url}/chat/completions -> {base_url}/chat/"
+    chat = f"{base_url}/chat/completions"
+    loop = f"the server redirects in a loop: {chat} -> {chat}/ -> {chat}"
     [line] = err.splitlines()
     assert status == 1 and line.startswith("howtobench judge-check: ") and loop in line
     assert "Connection error" not in line
     assert loop in str(ended.value) and "Check the base URL" in str(ended.value)
-    assert Counter(r.split()[1].rstrip("/") for r in server.requests) == Counter(
-        {"/v1/chat/completions": len(server.requests)}
-    )  # it was followed back and forth, on the chat path only
+    # each run follows the loop once round (2 requests) and then sends nothing to it:
+    # the check's probes and the one call outside it are two runs (was 2,079 requests
+    # for one guide writing, 20 hops a request, retried by the SDK and by inspect)
+    assert server.requests == ["POST /v1/chat/completions", "POST /v1/chat/completions/"] * 2
+
+
+@pytest.mark.slow
+def test_a_run_against_a_redirect_loop_ends_after_a_round_per_question(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with odd_server(REDIRECT_LOOP) as (server, base_url):
+        point_at(monkeypatch, base_url)
+        tasks = build_tasks("demo", WRITER, ["guide"])
+        roles = {"grader": "openai-api/sim/judge"}  # inspect's retries and the SDK's
+        [log] = run_eval(tasks, tmp_path, model=replay_model(WRITER), roles=roles, limit=1,
+                         status="error")  # fmt: skip
+    assert log.error is not None and "the server redirects in a loop" in log.error.message
+    # at most one round of the loop for each question asked before the first came back
+    # (the negotiator and the guide's experts); none after (was 2,079 requests, 59 s)
+    assert len(server.requests) <= 2 * (1 + llm_calls("guide"))
+
+
+@pytest.mark.slow
+def test_a_long_redirect_chain_stops_at_a_handful_of_hops(monkeypatch: pytest.MonkeyPatch) -> None:
+    with odd_server(REDIRECT_CHAIN) as (server, base_url):
+        point_at(monkeypatch, base_url)
+        with pytest.raises(JudgeUnavailable) as ended:
+            ask_once(retries=2)  # a retry sends nothing: the run has learnt the chain
+    chat = f"{base_url}/chat/completions"
+    chain = " -> ".join(chat + "/x" * hop for hop in range(REDIRECTS_AT_MOST + 2))
+    assert f"the server redirects more than {REDIRECTS_AT_MOST} times: {chain}" in str(ended.value)
+    assert len(server.requests) == REDIRECTS_AT_MOST + 1  # the request and its redirects, once
 
 
 # --- the check's bounds ---------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Servers that refuse in shapes the judge simulator does not play, on 127.0.0.1.
 
-A proxy's HTML error page, a plain-text 500, and a redirect loop (a base URL that
-redirects to itself with a trailing slash and back): each answers every request, chat or
+A proxy's HTML error page, a plain-text 500, a redirect loop (a base URL that
+redirects to itself with a trailing slash and back) and a redirect chain without end: each answers every request, chat or
 model listing, the same way, and counts what it was asked.
 """
 
@@ -29,6 +29,7 @@ ANSWERS = {
     "html_400": (400, "text/html", HTML_400),
 }
 REDIRECT_LOOP = "redirect_loop"
+REDIRECT_CHAIN = "redirect_chain"  # every path redirects to itself + "/x": no loop, no end
 
 
 @dataclass
@@ -59,6 +60,12 @@ class OddServer:
             path = urlsplit(handler.path).path
             handler.send_response(307)
             handler.send_header("Location", path[:-1] if path.endswith("/") else f"{path}/")
+            handler.send_header("Content-Length", "0")
+            handler.end_headers()
+            return
+        if self.mode == REDIRECT_CHAIN:
+            handler.send_response(307)
+            handler.send_header("Location", f"{urlsplit(handler.path).path}/x")
             handler.send_header("Content-Length", "0")
             handler.end_headers()
             return

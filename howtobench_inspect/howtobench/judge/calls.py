@@ -21,6 +21,7 @@ from howtobench._inspect import batched
 from howtobench.judge.batching import batched_reply
 from howtobench.judge.failures import Lasting, classified, reply_text
 from howtobench.judge.outages import diagnosed
+from howtobench.judge.redirects import bound_redirects
 from howtobench.judge.request_shape import endpoint_key, folded, sendable
 from howtobench.judge.runs import this_run
 from howtobench.judge.server_words import server_message, system_refusal
@@ -46,6 +47,7 @@ async def generate_reply(
     if batched(model):
         return await batched_reply(model, sent, config)
     recent = remember_prompt(endpoint_key(model), sent)
+    bound_redirects(model)
     try:
         try:
             output = await model.generate(sent, config=config, cache=False)

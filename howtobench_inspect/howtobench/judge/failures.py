@@ -28,10 +28,10 @@ from howtobench.judge.server_words import (
     context_size,
     last_line,
     one_line,
-    redirect_loop,
     said,
     server_message,
     status_of,
+    stopped_redirects,
 )
 from howtobench.judge.unread import unread_prompt
 
@@ -79,10 +79,10 @@ def classified(error: Exception, model: Model) -> Exception:
     this question, or a fault that outlasted the retries (`Lasting`)."""
     if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
         cause = error.last_attempt.exception() or error
-        if isinstance(cause, Exception) and (loop := redirect_loop(cause)):
+        if isinstance(cause, Exception) and (loop := stopped_redirects(cause)):
             return looping(model, loop)
         return Lasting(cause, _unavailable(model, cause))
-    if loop := redirect_loop(error):
+    if loop := stopped_redirects(error):
         return looping(model, loop)
     status = status_of(error)
     message = server_message(error)
@@ -132,7 +132,7 @@ def reply_text(
 
 
 def looping(model: Model, loop: str) -> JudgeUnavailable:
-    """The end of the run for a base URL that redirects in a loop (`redirect_loop`)."""
+    """The end of the run for a base URL that redirects in a loop (`stopped_redirects`)."""
     return JudgeUnavailable(
         f"judge {model}: {loop}; the run stops here. Check the base URL (the scheme, "
         "http or https, and the path, such as /v1, that the server answers on itself)."

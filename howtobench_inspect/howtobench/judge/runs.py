@@ -54,7 +54,7 @@ _LOOP = ""
 class RunNotes:
     """One run's notes: the warnings it has said, the endpoints it found to refuse a
     system message, what it found out about its batched judges' batch APIs, each
-    judge's last prompts, and the negotiations that failed."""
+    judge's last prompts, the negotiations that failed, and the redirects met."""
 
     def __init__(self) -> None:
         self.said: set[tuple[str, ...]] = set()
@@ -66,6 +66,9 @@ class RunNotes:
         self.prompts: dict[str, deque[str]] = {}
         # (reply store, negotiator question's key) -> why it gave no usable weights
         self.failed_negotiations: dict[tuple[str, str], str] = {}
+        # URL -> where it redirected to; URL -> why requests to it stop (`judge.redirects`)
+        self.redirects: dict[str, str] = {}
+        self.redirects_stopped: dict[str, str] = {}
 
     def warn_once(self, logger: logging.Logger, about: tuple[str, ...], message: str) -> None:
         """Log `message` as a warning unless this run has said one `about` the same."""

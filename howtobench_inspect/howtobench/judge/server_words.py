@@ -22,6 +22,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from howtobench.judge.redirects import RedirectStop
+
 __all__ = [
     "CONTEXT_TOO_LONG",
     "PHRASES",
@@ -33,7 +35,7 @@ __all__ = [
     "last_line",
     "meanings",
     "one_line",
-    "redirect_loop",
+    "stopped_redirects",
     "said",
     "server_message",
     "status_of",
@@ -179,8 +181,8 @@ def server_message(error: Exception) -> str:
     TGI), a top-level `"message"` (SGLang), plain text, or an HTML page (a proxy's
     502, read as its title or its text); inspect's own error keeps the SDK's error as its
     cause. An error object in a 200 answer (`_error_in_reply`) and a redirect loop
-    (`redirect_loop`) are said too. Else the error's text."""
-    if loop := redirect_loop(error):
+    (`stopped_redirects`) are said too. Else the error's text."""
+    if loop := stopped_redirects(error):
         return loop
     in_reply = _error_in_reply(error)
     for body in (in_reply, *(getattr(h, "body", None) for h in (error, error.__cause__))):
@@ -254,18 +256,21 @@ def _error_in_reply(error: BaseException) -> str | None:
     return None
 
 
-def redirect_loop(error: BaseException) -> str | None:
-    """When the client gave up following redirects (httpx's `TooManyRedirects`, which
-    the openai SDK reports as "Connection error."): "the server redirects in a loop:
-    <request URL> -> <last redirect>". Else None."""
+def stopped_redirects(error: BaseException) -> str | None:
+    """When a request stopped on redirects (`judge.redirects`: a loop, or too many in a
+    row; else httpx's own `TooManyRedirects`; the openai SDK reports each as "Connection
+    error."): what the server did, "the server redirects in a loop: <URL> -> <URL> ->
+    <URL>". Else None."""
     seen: set[int] = set()
     found: BaseException | None = error
     while found is not None and id(found) not in seen:
         seen.add(id(found))
+        if isinstance(found, RedirectStop):
+            return str(found)
         if type(found).__name__ == "TooManyRedirects":
             last = getattr(getattr(found, "request", None), "url", None)
             first = _request_url(error) or last
-            return f"the server redirects in a loop: {first} -> {last}"
+            return f"the server redirects too many times: {first} -> ... {last}"
         found = found.__cause__ or found.__context__
     return None
 

@@ -26,7 +26,8 @@ from inspect_ai.model import (
     Model,
 )
 
-from howtobench.judge.server_words import redirect_loop, server_message, status_of
+from howtobench.judge.redirects import bound_redirects
+from howtobench.judge.server_words import server_message, status_of, stopped_redirects
 from howtobench.judge.unread import cut_short
 
 # The probes: (name, what it asks the endpoint to accept). The prompt names the probe,
@@ -103,6 +104,7 @@ async def probe(model: Model, found: list[Probe]) -> list[Probe]:
     """The probes, one after the other (tiny, uncached), each added to `found` as it
     ends (so a check out of time keeps those made); stops after the plain one when it
     got no answer at all, since every other would wait out the same retries."""
+    bound_redirects(model)
     own = model.config  # the role's own bounds, where it sets them, else the probes'
     bounds = GenerateConfig(max_retries=own.max_retries, attempt_timeout=own.attempt_timeout)
     for name, label in PROBES:
@@ -137,7 +139,7 @@ def _refusal(error: BaseException) -> tuple[int | None, str, bool]:
         error = last.exception()
     if not isinstance(error, Exception):
         return None, type(error).__name__, False
-    if loop := redirect_loop(error):
+    if loop := stopped_redirects(error):
         return None, loop, True
     status = status_of(error)
     names = {cls.__name__ for cls in type(error).__mro__}

@@ -1,0 +1,77 @@
+"""A judge's base URL that redirects is followed a handful of hops at most, and a loop is
+learnt once per run.
+
+httpx follows up to 20 redirects a request, and the connection error a loop ends in is
+retried by the SDK and again by inspect, as any connection error is: a base URL that
+redirects to itself with a trailing slash and back was followed 2,079 times in 59 s for
+one guide writing before its run stopped (issue 37 saw 709 times in 227 s). So on each
+judge's HTTP client (`bound_redirects`: the SDK's httpx client, where inspect installs
+its own hooks too) a response hook keeps the run's redirects. One that leads back to a
+URL already redirected closes a loop, and one past `REDIRECTS_AT_MOST` in a row is too
+many: either stops the request there (`RedirectStop`) and every later request to a URL
+of those redirects before it is sent. Inspect's retries then cost their back-off, not
+requests, and the question ends with the loop named (`server_words.stopped_redirects`). The
+next run learns it again: the server behind the URL may have been fixed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from weakref import WeakSet
+
+from inspect_ai.model import Model
+
+from howtobench.judge.runs import this_run
+
+REDIRECTS_AT_MOST = 3  # a gateway's http -> https, a trailing slash: real ones are short
+
+_BOUNDED: WeakSet[Any] = WeakSet()  # the clients with our hooks
+
+
+class RedirectStop(Exception):
+    """A request stopped on redirects: a loop, or more than `REDIRECTS_AT_MOST` in a row
+    (its text says where)."""
+
+
+def bound_redirects(model: Model) -> None:
+    """Hook `model`'s HTTP client so that its redirects are bounded and learnt (once per
+    client). A provider without an httpx client of the SDK's is left as it is."""
+    client = getattr(getattr(model.api, "client", None), "_client", None)
+    hooks = getattr(client, "event_hooks", None)
+    if client is None or not isinstance(hooks, dict) or client in _BOUNDED:
+        return
+    _BOUNDED.add(client)
+    hooks.setdefault("request", []).append(_refuse_a_stopped_url)
+    hooks.setdefault("response", []).append(_follow)
+
+
+async def _refuse_a_stopped_url(request: Any) -> None:
+    why = this_run().redirects_stopped.get(str(request.url))
+    if why is not None:
+        raise RedirectStop(why)
+
+
+async def _follow(response: Any) -> None:
+    """Note where a redirect leads; stop, naming the redirects from where they were
+    entered, when it leads back into them or is one too many."""
+    location = response.headers.get("location")
+    if not response.is_redirect or not location:
+        return
+    notes = this_run()
+    here = str(response.request.url)
+    notes.redirects[here] = str(response.request.url.join(location))
+    chain = [here]  # back to where the redirects were entered, then forward to the end
+    came_from = {to: origin for origin, to in notes.redirects.items()}
+    while chain[0] in came_from and came_from[chain[0]] not in chain:
+        chain.insert(0, came_from[chain[0]])
+    while chain[-1] in notes.redirects and notes.redirects[chain[-1]] not in chain:
+        chain.append(notes.redirects[chain[-1]])
+    if chain[-1] in notes.redirects:  # its redirect leads back into the chain
+        loop = chain[chain.index(notes.redirects[chain[-1]]) :]
+        why = f"the server redirects in a loop: {' -> '.join([*loop, loop[0]])}"
+    elif len(chain) - 1 > REDIRECTS_AT_MOST:
+        why = f"the server redirects more than {REDIRECTS_AT_MOST} times: {' -> '.join(chain)}"
+    else:
+        return
+    notes.redirects_stopped.update(dict.fromkeys(chain, why))
+    raise RedirectStop(why)
