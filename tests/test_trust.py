@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -30,6 +29,7 @@ from howtobench.tree.spec import tree_for
 from support.data import INSTRUCTIONS, OTHER, WRITINGS, write_guide_data
 from support.evals import run_eval, scores
 from support.judges import UNIFORM, Serve, llm_calls, root_of, simulator_model, weights_for
+from support.local_http import closed_port
 
 
 def asked_since(
@@ -389,12 +389,6 @@ def test_each_fault_costs_one_sample_with_a_reason_and_the_run_ends_complete(
 
 
 # 7. A dead or hanging judge ends the run, clearly ------------------------------------------
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @pytest.mark.slow

@@ -22,7 +22,9 @@ from howtobench.shards import Task, cut, read_capture, split, writing_calls
 from howtobench.simulator.process import Served, served
 from howtobench.worker_limits import VARIABLES, limits
 from howtobench.workers import CAPTURE, SELECTION
+from support.evals import run_eval
 from support.judges import experts, llm_calls
+from support.local_http import closed_port
 from support.scale_out import (
     capture,
     finished,
@@ -459,3 +461,29 @@ def test_a_one_process_run_takes_eval_sets_verdict(monkeypatch: pytest.MonkeyPat
     assert workers.run(lambda: False, "unused", []) == 1
     assert workers.run(lambda: True, "unused", []) == 0
     assert workers.run(lambda: None, "unused", []) == 0  # a define that says nothing
+
+
+@pytest.mark.slow
+def test_a_one_process_run_whose_judge_went_away_ends_with_the_reason(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The run's last line says why it did not finish, after everything inspect drew."""
+    from inspect_ai.model import get_model
+
+    from howtobench.tasks import guide
+
+    for name in ("INSPECT_EVAL_SET_SELECTION", "INSPECT_EVAL_SET_CAPTURE"):
+        monkeypatch.delenv(name, raising=False)
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    dead = get_model("openai-api/sim/judge", base_url=url, api_key="none")
+
+    def define() -> bool:  # as the recipe's: eval_set's verdict on a task left in error
+        task = guide(dataset="demo")
+        model = "replay/demo-writer-a"
+        run_eval(task, tmp_path, dead, status="error", max_retries=1, limit=1, model=model)
+        return False
+
+    assert workers.run(define, str(tmp_path), []) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("howtobench worker: did not finish: ") and ": error: " in last
+    assert f"judge openai-api/sim/judge at {url} did not answer" in last

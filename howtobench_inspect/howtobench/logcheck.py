@@ -80,10 +80,26 @@ def unfinished(found: Sequence[Run]) -> list[Unfinished]:
         log = run.newest
         if log.status == FINISHED:
             continue
-        message = log.error.message if log.error is not None else ""
-        first = (message.strip().splitlines() or [""])[0]
-        failed.append(Unfinished(run.path, log.status, first[:200]))
+        reason = stop_reason(log.error.message) if log.error is not None else ""
+        failed.append(Unfinished(run.path, log.status, reason))
     return failed
+
+
+def stop_reason(message: str) -> str:
+    """A log's error as one line: its first (the package's errors say it all there; a
+    traceback's first line is its headline)."""
+    return (message.strip().splitlines() or [""])[0][:300]
+
+
+def stopped_runs(log_dir: str) -> list[str]:
+    """A line per run in `log_dir` that did not finish, with its reason; none where the
+    folder holds no log."""
+    from howtobench.studies.logs import StudyError
+
+    try:
+        return [each.line() for each in unfinished(read_runs([log_dir]))]
+    except StudyError:
+        return []
 
 
 def lost_with_batches(found: Sequence[Run]) -> list[Unfinished]:

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from howtobench.errors import UserError
+from howtobench.logcheck import stop_reason, stopped_runs
 from howtobench.shards import FIELD
 from howtobench.worker_limits import connections_line, limits
 
@@ -97,6 +98,7 @@ class Found:
     task_id: str = ""
     eval_id: str = ""
     judged: tuple[tuple[str, str], ...] = ()  # `studies.runs.judged_by`: judges, endpoints, plan
+    reason: str = ""  # why it stopped: the first line of its error (a judge that went away)
 
 
 def all_done(header: Any) -> bool:
@@ -196,6 +198,7 @@ def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> Survey:
             header.eval.task_id,
             header.eval.eval_id,
             tuple(judged_by(header).items()),
+            stop_reason(header.error.message) if header.error is not None else "",
         )
         if unit in wanted:
             found.logs[unit].append(log)
@@ -330,7 +333,9 @@ def run_selection(
         if (line := second_finished(unit, logs[unit])) is not None:
             doubled.append(line)
     for unit in unfinished:
-        say(f"{unit.describe()} did not finish; run the same command again to continue it")
+        newest = logs[unit][-1] if logs[unit] else None
+        why = f" ({newest.reason})" if newest is not None and newest.reason else ""
+        say(f"{unit.describe()} did not finish{why}; run the same command again to continue it")
     for line in doubled:
         say(line)
     return 1 if unfinished or doubled else 0
@@ -392,8 +397,12 @@ def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> in
     say(connections_line(chosen["max_connections"]))
     if not selection:
         # eval-set's one-process run: its verdict, when `define` returns it (a judge that
-        # went away leaves a task unfinished, and the job must not look done)
-        return 1 if define() is False else 0
+        # went away leaves a task unfinished, and the job must not look done), and why
+        if define() is not False:
+            return 0
+        for line in stopped_runs(log_dir):
+            say(f"did not finish: {line}")
+        return 1
     with tempfile.TemporaryDirectory(prefix="howtobench-worker-") as scratch:
         try:
             return run_selection(define, selection, log_dir, Path(scratch))

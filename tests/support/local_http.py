@@ -1,7 +1,9 @@
-"""The little HTTP servers of the tests, on 127.0.0.1: one way to start one and answer."""
+"""The little HTTP servers of the tests, on 127.0.0.1: one way to start one and answer,
+and a port where none listens."""
 
 from __future__ import annotations
 
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,3 +39,10 @@ def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
     finally:
         http.shutdown()
         http.server_close()
+
+
+def closed_port() -> int:
+    """A port of 127.0.0.1 that nothing listens on (a judge that went away)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
