@@ -26,6 +26,9 @@ from howtobench.judge.runs import this_run
 REDIRECTS_AT_MOST = 3  # a gateway's http -> https, a trailing slash: real ones are short
 
 _BOUNDED: WeakSet[Any] = WeakSet()  # the clients with our hooks
+# every URL some run of this process stopped: a request to another needs no look at its
+# run's notes (the request hook runs on every judge call)
+_EVER_STOPPED: set[str] = set()
 
 
 class RedirectStop(Exception):
@@ -46,8 +49,8 @@ def bound_redirects(model: Model) -> None:
 
 
 async def _refuse_a_stopped_url(request: Any) -> None:
-    why = this_run().redirects_stopped.get(str(request.url))
-    if why is not None:
+    url = str(request.url)
+    if url in _EVER_STOPPED and (why := this_run().redirects_stopped.get(url)) is not None:
         raise RedirectStop(why)
 
 
@@ -74,4 +77,5 @@ async def _follow(response: Any) -> None:
     else:
         return
     notes.redirects_stopped.update(dict.fromkeys(chain, why))
+    _EVER_STOPPED.update(chain)
     raise RedirectStop(why)
