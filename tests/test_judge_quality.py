@@ -293,12 +293,11 @@ def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
     capsys: pytest.CaptureFixture[str],
     shared_data: Path,
 ) -> None:
-    """The sample docs/judges.md recommends. Pooled, both judges win most pairs; damage
-    by damage, each ties every pair of a damage it cannot see, and fails on that one."""
+    """The published writings (4 a task: docs/judges.md's figures are of 10, the sample it
+    recommends, with the same outcome). Pooled, both judges win most pairs; damage by
+    damage, each ties every pair of a damage it cannot see, and fails on that one."""
     serve(script=judge)
-    status, report, quality, err = quality_of(
-        capsys, "--dataset", str(shared_data), "--limit", "10"
-    )
+    status, report, quality, err = quality_of(capsys, "--dataset", str(shared_data), "--limit", "4")
     assert status == 1
     [line] = err.splitlines()
     assert line == f"howtobench judge-check: {quality['verdict']}"
@@ -306,13 +305,13 @@ def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
     assert quality["pooled"]["discrimination"] > 0.5
     per = quality["perturbations"]
     for damage in blind_to:
+        pairs = per[damage]["pairs"]
         assert per[damage]["verdict"] == "fails", damage
-        assert per[damage]["pairs"] == per[damage]["ties"] >= 20  # every pair a tie
+        assert pairs == per[damage]["ties"] >= 8  # every pair a tie
         assert per[damage]["discrimination"] == 0.5
-        assert (
-            f"{damage} 0.50 (0.32-0.68, 26 pairs) not above 0.5, overall did not move"
-            in (quality["verdict"])
-        )
+        low, high = wilson(0.5, pairs)
+        said = f"{damage} 0.50 ({low:.2f}-{high:.2f}, {pairs} pairs) not above 0.5, overall did not move"
+        assert said in quality["verdict"]
     assert quality["verdict"].startswith(f"quality: does not see {' or '.join(blind_to)}: ")
     for damage in sees:
         assert per[damage]["verdict"] == "sees", damage

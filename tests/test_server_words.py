@@ -160,10 +160,12 @@ def test_a_redirect_loop_is_named_after_a_handful_of_requests(
     assert status == 1 and line.startswith("howtobench judge-check: ") and loop in line
     assert "Connection error" not in line
     assert loop in str(ended.value) and "Check the base URL" in str(ended.value)
-    # each run follows the loop once round (2 requests) and then sends nothing to it:
-    # the check's probes and the one call outside it are two runs (was 2,079 requests
-    # for one guide writing, 20 hops a request, retried by the SDK and by inspect)
-    assert server.requests == ["POST /v1/chat/completions", "POST /v1/chat/completions/"] * 2
+    # each run follows the loop once round (2 requests) and then sends nothing to it
+    # (was 2,079 requests for one guide writing, 20 hops a request, retried by the SDK
+    # and by inspect). The check and the call after it are two runs, or one where an
+    # earlier test of the session left nest_asyncio's one event loop for the process
+    round_trip = ["POST /v1/chat/completions", "POST /v1/chat/completions/"]
+    assert server.requests in (round_trip, round_trip * 2)
 
 
 @pytest.mark.slow
