@@ -44,7 +44,7 @@ from bench import table  # bench/bench.py: the Markdown table of every benchmark
 from howtobench.annotate.campaign import Options, plan
 from howtobench.annotate.sources import Instruction
 from howtobench.annotate.store import Store, create
-from howtobench.genres import CANONICAL_GENRES
+from howtobench.vocabulary.genres import CANONICAL_GENRES
 
 TASK_SHARE = {"completion": 67, "guide": 83, "open": 71}  # MetaEditor's split (section 5.2)
 # a pool of common characters and punctuation for made-up Chinese text

@@ -32,8 +32,8 @@ from functools import cache
 from pathlib import Path
 
 from bench import table
+from howtobench.dataset import open_source
 from howtobench.judge.inputs import clean_text
-from howtobench.sources import open_source
 from howtobench.tree.aggregate import aggregate
 from howtobench.tree.negotiator import fixed_weights
 from howtobench.tree.scorer import FORMATTINGS

@@ -15,7 +15,7 @@ from howtobench.construct.pipeline import BuildResult, build_benchmark
 from howtobench.construct.runs import EvalOptions
 from howtobench.simulator import Asked, Fault, JudgeSimulator
 
-DEMO_CORPUS = Path(howtobench.__file__).parent / "data" / "demo" / "corpus.jsonl"
+DEMO_CORPUS = Path(howtobench.__file__).parent / "dataset" / "demo" / "corpus.jsonl"
 MODEL = "openai-api/sim/judge"
 
 

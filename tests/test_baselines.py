@@ -24,10 +24,10 @@ from howtobench.baselines.prompts import (
     genre_rubric,
 )
 from howtobench.baselines.rubric import rubric_checker, rubric_question
-from howtobench.genres import CANONICAL_GENRES
+from howtobench.dataset import open_source
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import classify, out_of_range_reply, valid_reply
-from howtobench.sources import open_source
+from howtobench.vocabulary.genres import CANONICAL_GENRES
 from support.data import anchored_input, write_jsonl
 from support.evals import run_eval
 from support.judges import (

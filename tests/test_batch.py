@@ -30,7 +30,6 @@ from inspect_ai.model import GenerateConfig, compute_model_cost, get_model
 
 from howtobench import guide, open_writing
 from howtobench.cli import main
-from howtobench.errors import UserError
 from howtobench.judge import lost_batches
 from howtobench.judge.batching import BATCH_WAIT_VARIABLE, batch_wait
 from howtobench.judge.defaults import DEFAULT_BATCH_WAIT, JUDGE_ATTEMPT_TIMEOUT
@@ -41,6 +40,7 @@ from howtobench.simulator.protocol import Asked
 from howtobench.simulator.server import Fault, JudgeSimulator
 from howtobench.studies.token_costs import cost, load_prices
 from howtobench.tree.spec import LEAVES
+from howtobench.vocabulary.errors import UserError
 from support.evals import run_eval, scores
 from support.judges import Serve, batch_judge, llm_calls
 

@@ -23,10 +23,10 @@ from inspect_ai.solver import Generate, Solver, TaskState, chain, solver
 from howtobench import open_writing
 from howtobench.baselines import bleurt as bleurt_module
 from howtobench.baselines.bleurt import bleurt
-from howtobench.errors import UserError
-from howtobench.metadata import SampleKey
-from howtobench.parameters import ParameterError
-from howtobench.sources.jsonl import DEMO_FILE
+from howtobench.dataset.jsonl import DEMO_FILE
+from howtobench.tasks.parameters import ParameterError
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.metadata import SampleKey
 from support.data import demo_records, write_jsonl
 from support.evals import run_eval
 

@@ -18,7 +18,7 @@ from howtobench.construct.completion import (
     restored,
 )
 from howtobench.construct.corpus import read_corpus
-from howtobench.vocabulary import FILL_MARKER
+from howtobench.vocabulary.words import FILL_MARKER
 
 
 def _random_text(rng: random.Random, count: int) -> str:

@@ -26,7 +26,7 @@ from howtobench.construct.corpus import (
     write_corpus,
 )
 from howtobench.construct.options import BuildOptions
-from howtobench.dataset import DataError
+from howtobench.dataset.records import DataError
 from howtobench.simulator import JudgeSimulator
 
 

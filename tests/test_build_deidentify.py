@@ -22,10 +22,10 @@ from howtobench.construct.items import Item
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.prompts import placeholders
 from howtobench.construct.screen import screen_sample
-from howtobench.dataset import WritingRecord
+from howtobench.dataset.records import WritingRecord
 from howtobench.simulator import Asked, JudgeSimulator
 from howtobench.simulator.replies import valid_construction
-from howtobench.vocabulary import TASKS
+from howtobench.vocabulary.words import TASKS
 
 NAME, PHONE, EMAIL = "陈晓华", "13912345678", "chenxh@example.com"
 AD_PHONE = "13712345678"

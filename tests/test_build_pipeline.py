@@ -31,9 +31,9 @@ from howtobench.construct.corpus import read_corpus
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.runs import BuildIncomplete
 from howtobench.construct.screen import CATEGORIES
+from howtobench.dataset import open_source
 from howtobench.simulator import Asked, Fault, JudgeSimulator
-from howtobench.sources import open_source
-from howtobench.vocabulary import TASKS
+from howtobench.vocabulary.words import TASKS
 
 OUTPUTS = ("items.jsonl", "rejected.jsonl", "manifest.json", "summary.md")
 

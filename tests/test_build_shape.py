@@ -27,9 +27,9 @@ from howtobench.construct.shape import (
     stated_lengths,
     target_length,
 )
-from howtobench.genres import canonical_genre
 from howtobench.simulator import Asked, JudgeSimulator
 from howtobench.simulator.replies import valid_construction
+from howtobench.vocabulary.genres import canonical_genre
 
 FICTION_TITLES = ["人物塑造", "主题与思想", "语言与文笔", "情感共鸣", "创新与独特性"]
 LIGHTHOUSE = """灯塔看守人

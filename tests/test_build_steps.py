@@ -38,7 +38,7 @@ from howtobench.construct.corpus import CorpusText
 from howtobench.construct.quality import check_quality, quality_scorer, quality_step
 from howtobench.construct.screen import check_flags, screen_scorer, screen_step
 from howtobench.construct.steps import ANSWER, answered_means, ask_step
-from howtobench.dataset import LONGEST_FIELD
+from howtobench.dataset.records import LONGEST_FIELD
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import Asked, Fault
 from support.evals import run_eval

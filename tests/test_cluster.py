@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from howtobench.shards import split
+from howtobench.scale.limits import limits
+from howtobench.scale.shards import split
 from howtobench.simulator.process import served
-from howtobench.worker_limits import limits
 from support import kubernetes
 from support.scale_out import (
     RECIPE,

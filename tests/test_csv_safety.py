@@ -21,9 +21,9 @@ from starlette.testclient import TestClient
 
 from howtobench.annotate.app import create_app
 from howtobench.annotate.export import export, write_rows
-from howtobench.csv_safety import safe_frame, safe_text
 from howtobench.studies.ratings import read_ratings
 from howtobench.studies.tables import StudyResult, write
+from howtobench.vocabulary.csv_safety import safe_frame, safe_text
 
 HYPERLINK = '=HYPERLINK("http://x","y")'
 # what a rater may type, and how it reads back from the CSV

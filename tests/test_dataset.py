@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from howtobench import dataset as ds
-from howtobench.dataset import LONGEST_FIELD, DataError, record_to_sample
-from howtobench.sources import hub, open_source
+from howtobench.dataset import hub, open_source
+from howtobench.dataset import records as ds
+from howtobench.dataset.records import LONGEST_FIELD, DataError, record_to_sample
 from support.data import MARKER, aligned_row, write_jsonl
 
 
@@ -118,7 +118,7 @@ def test_published_fingerprint_is_that_of_the_paper_data(shared_data: Path) -> N
     """The stored pin, recomputed here from the raw files without the package's code."""
     import hashlib
 
-    from howtobench.fingerprint import PUBLISHED
+    from howtobench.dataset.fingerprint import PUBLISHED
 
     for task in ds.TASKS:
         rows = [

@@ -12,7 +12,7 @@ from inspect_ai._util.registry import registry_info
 
 import howtobench
 from howtobench import completion, guide, negotiate, open_writing
-from howtobench.sources import open_source
+from howtobench.dataset import open_source
 
 PACKAGE = Path(howtobench.__file__).parent
 ROOT = Path(__file__).parents[1]

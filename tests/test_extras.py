@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from howtobench.cli import build_parser
-from howtobench.extras import EXTRAS, install_command
+from howtobench.commandline.extras import EXTRAS, install_command
 
 # what the core install does not bring (tabulate comes with sacrebleu, the studio's
 # server with inspect-ai: blocking those would block the core itself)

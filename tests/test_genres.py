@@ -6,7 +6,7 @@ import math
 from collections import Counter
 from pathlib import Path
 
-from howtobench.genres import CANONICAL_GENRES, RAW_TO_CANONICAL, canonical_genre
+from howtobench.vocabulary.genres import CANONICAL_GENRES, RAW_TO_CANONICAL, canonical_genre
 from support.paper import TABLE4_ALL, TABLE4_GENRES
 
 TASKS = ("completion", "guide", "open")

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from howtobench.cli import main
+from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge_check.writings import default_replay, present_tasks
 from howtobench.simulator import Asked, Fault, JudgeSimulator
-from howtobench.sources.jsonl import DEMO_FILE
 from howtobench.tree.spec import tree_for
 from support.judges import Serve
 

@@ -30,13 +30,13 @@ import pytest
 from scipy.stats import binomtest
 
 from howtobench.cli import main
+from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge.defaults import TRIES
 from howtobench.judge_check.judged import Comparison, Judging, compare
 from howtobench.judge_check.quality import DAMAGES, pairs_for_width, wilson
-from howtobench.perturb import sentences
 from howtobench.simulator import Asked, valid_weights
-from howtobench.sources.jsonl import DEMO_FILE
 from howtobench.tree.spec import LEAVES, tree_for
+from howtobench.writing.perturb import sentences
 from support.judges import Serve, hashed, llm_calls
 
 JUDGE = "grader=openai-api/sim/judge"

@@ -29,16 +29,16 @@ from inspect_ai.model import get_model
 
 from howtobench import completion, guide, open_writing
 from howtobench.cli import main
-from howtobench.columns import TowColumns, tow_samples
-from howtobench.errors import UserError
+from howtobench.dataset import open_source
 from howtobench.lmeval import TASKS_DIR
 from howtobench.lmeval.imports import import_output
 from howtobench.lmeval.tasks import hooks
 from howtobench.simulator import JudgeSimulator
-from howtobench.sources import open_source
+from howtobench.tree.columns import TowColumns, tow_samples
 from howtobench.tree.spec import tree_for
-from howtobench.vocabulary import TASKS
-from howtobench.writer import WRITER_MAX_TOKENS
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import TASKS
+from howtobench.writing.writer import WRITER_MAX_TOKENS
 from support.data import write_jsonl
 from support.evals import run_eval, scores
 from support.lm_eval_output import MODEL_ARGS, lm_eval_run, writing

@@ -13,8 +13,15 @@ from inspect_ai.solver import TaskState
 
 from howtobench import guide
 from howtobench.judge.inputs import JudgeInput
-from howtobench.metadata import SampleKey, ScoreKey, SelfConsistencyKey, TaskKey, current, keys
 from howtobench.studies.logs import load_samples
+from howtobench.vocabulary.metadata import (
+    SampleKey,
+    ScoreKey,
+    SelfConsistencyKey,
+    TaskKey,
+    current,
+    keys,
+)
 from support.evals import run_eval
 from support.judges import Serve
 

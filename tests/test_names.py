@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from howtobench.cli import main
-from howtobench.names import NAME_LIMIT, html_name, shown_name, width
 from howtobench.studies.tables import render
+from howtobench.vocabulary.names import NAME_LIMIT, html_name, shown_name, width
 from support.logs import copied_as
 
 ZERO_WIDTH = "w-a\u200b"  # looks like w-a

@@ -38,9 +38,9 @@ from howtobench.baselines import bleurt as bleurt_module
 from howtobench.cli import build_parser, main
 from howtobench.construct.commands import check_out
 from howtobench.construct.pipeline import LOCK_FILE
-from howtobench.errors import UserError
-from howtobench.parameters import ParameterError, ScorerParameterError
-from howtobench.run_options import check_run_options
+from howtobench.tasks.parameters import ParameterError, ScorerParameterError
+from howtobench.tasks.run_options import check_run_options
+from howtobench.vocabulary.errors import UserError
 from support.evals import run_eval
 
 BUILD = ["build", "corpus.jsonl", "--out", "out", "--model", "mockllm/model"]

@@ -11,7 +11,7 @@ from rouge_score import rouge_scorer
 from sacrebleu.metrics import BLEU
 
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
-from howtobench.sources import open_source
+from howtobench.dataset import open_source
 
 
 def test_tokenize_chinese_words_and_english_13a() -> None:

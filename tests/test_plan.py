@@ -24,14 +24,13 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import TaskState
 
-from howtobench import tasks
 from howtobench.cli import main
-from howtobench.errors import UserError
 from howtobench.judge import question_locks
 from howtobench.judge.defaults import SUM_TOLERANCE
 from howtobench.simulator import Asked, JudgeSimulator, asked_ids
 from howtobench.studies import StudyError, report
 from howtobench.studies.plans import export_plan
+from howtobench.tasks import writing as tasks
 from howtobench.tree.negotiation import instruction_only
 from howtobench.tree.plan import (
     TREE_VERSION,
@@ -42,6 +41,7 @@ from howtobench.tree.plan import (
     read_plan,
 )
 from howtobench.tree.spec import LEAVES, tree_for
+from howtobench.vocabulary.errors import UserError
 from support.evals import run_eval, scores
 from support.judges import Serve
 
@@ -327,7 +327,7 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
     rows = [
         json.loads(line)
         for line in Path(tasks.__file__)
-        .parent.joinpath("data/demo/demo.jsonl")
+        .parent.joinpath("dataset/demo/demo.jsonl")
         .read_text("utf-8")
         .splitlines()
     ]

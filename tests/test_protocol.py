@@ -10,7 +10,6 @@ from typing import Any
 import pytest
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, ContentText
 
-from howtobench import templates
 from howtobench.baselines.autoplan import plan_question
 from howtobench.baselines.prompts import TAGS as BASELINE_TAGS
 from howtobench.baselines.rubric import rubric_question
@@ -20,11 +19,12 @@ from howtobench.judge.inputs import JudgeInput, fence, judge_question
 from howtobench.simulator import classify
 from howtobench.simulator.protocol import KINDS
 from howtobench.simulator.wire import AnthropicMessages, OpenAIChat
-from howtobench.templates import tagged, tags_in
 from howtobench.tree.experts import expert_messages
 from howtobench.tree.negotiator import negotiator_messages
 from howtobench.tree.prompts import TAGS as TREE_TAGS
 from howtobench.tree.spec import LEAVES, tree_for
+from howtobench.vocabulary import templates
+from howtobench.vocabulary.templates import tagged, tags_in
 from support.data import anchored_input
 
 LLM_LEAVES = [leaf for leaf in LEAVES if leaf.judge == "llm"]

@@ -1,4 +1,4 @@
-"""Stored writings as a model: `--model replay/<writer>` (howtobench/replay.py).
+"""Stored writings as a model: `--model replay/<writer>` (howtobench/writing/replay.py).
 
 The writer is inspect's evaluated model, so the log, `evals_df`, the
 studies and eval-set's model axis name it; what it answers is read back against the data
@@ -25,10 +25,10 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench import guide, open_writing
-from howtobench.parameters import ParameterError
+from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.simulator.process import served
-from howtobench.sources.jsonl import DEMO_FILE
-from howtobench.tasks import TASK_VERSION
+from howtobench.tasks.parameters import ParameterError
+from howtobench.tasks.writing import TASK_VERSION
 from support.evals import run_eval
 
 BIN = Path(sys.executable).parent
@@ -350,7 +350,7 @@ def test_your_own_jsonl_file_replays_from_any_folder(
 
 
 def test_a_replay_model_without_a_writer_or_with_model_arguments_is_refused() -> None:
-    from howtobench.replay import ReplayError
+    from howtobench.writing.replay import ReplayError
 
     with pytest.raises(ReplayError, match="^--model replay/: name the writer"):
         get_model("replay/")

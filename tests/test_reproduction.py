@@ -31,10 +31,10 @@ from scipy import optimize, stats
 
 from howtobench import guide, open_writing
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
-from howtobench.perturb import drop, repeat
-from howtobench.sources import open_source
+from howtobench.dataset import open_source
 from howtobench.studies import lengths
-from howtobench.vocabulary import TASKS
+from howtobench.vocabulary.words import TASKS
+from howtobench.writing.perturb import drop, repeat
 from support.evals import run_eval
 from support.paper import TABLE4_ALL, TABLE4_GENRES
 

@@ -21,9 +21,9 @@ from howtobench.baselines.prompts import (
     rubric_name,
 )
 from howtobench.baselines.rubric import rubric_question
-from howtobench.genres import CANONICAL_GENRES, RAW_TO_CANONICAL, canonical_genre
 from howtobench.judge.replies import ReplyError
 from howtobench.simulator import classify, valid_reply
+from howtobench.vocabulary.genres import CANONICAL_GENRES, RAW_TO_CANONICAL, canonical_genre
 from support.data import anchored_input
 
 # Per rubric, per dimension in the appendix's order: words its criteria turn on, which

@@ -25,6 +25,7 @@ import pytest
 from inspect_ai.model import ChatMessageUser, GenerateConfig, get_model
 
 from howtobench.cli import main
+from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge.calls import generate_reply
 from howtobench.judge.failures import CallFailed, JudgeUnavailable
 from howtobench.judge.redirects import REDIRECTS_AT_MOST
@@ -32,8 +33,7 @@ from howtobench.judge_check.writings import build_tasks
 from howtobench.simulator import Asked, Fault, Faults
 from howtobench.simulator.profiles import get_profile
 from howtobench.simulator.server import ERROR_OBJECT_MESSAGE
-from howtobench.sources.jsonl import DEMO_FILE
-from howtobench.vocabulary import replay_model
+from howtobench.vocabulary.words import replay_model
 from support.evals import run_eval, scores
 from support.judges import Serve, llm_calls
 from support.odd_servers import HTML_502, REDIRECT_CHAIN, REDIRECT_LOOP, TEXT_500, odd_server

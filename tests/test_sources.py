@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from howtobench.construct.screen import screen_records
-from howtobench.dataset import DataError
-from howtobench.sources import hub, open_source
-from howtobench.sources.jsonl import DEMO_FILE
-from howtobench.vocabulary import TASKS
+from howtobench.dataset import hub, open_source
+from howtobench.dataset.jsonl import DEMO_FILE
+from howtobench.dataset.records import DataError
+from howtobench.vocabulary.words import TASKS
 from support.data import MARKER, aligned_row, write_jsonl
 
 MODELS = ("deepseek-chat", "gpt-4o-2024-11-20")
@@ -259,7 +259,7 @@ def test_the_hub_offline_is_one_line(tmp_path: Path) -> None:
     """The real `datasets` client in offline mode (a fresh process, as the hub client reads
     HF_HUB_OFFLINE when imported), with an empty cache: one line, at once."""
     code = (
-        "from howtobench.sources import open_source\n"
+        "from howtobench.dataset import open_source\n"
         "try:\n"
         "    open_source('hub').records('guide')\n"
         "except ValueError as error:\n"

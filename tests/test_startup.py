@@ -161,10 +161,10 @@ NOT_AT_EVAL_START = (
     "howtobench.annotate",
     "howtobench.simulator",
     "howtobench.judge_check",
-    "howtobench.workers",
-    "howtobench.shards",
+    "howtobench.scale.workers",
+    "howtobench.scale.shards",
     "howtobench.lmeval",
-    "howtobench.columns",
+    "howtobench.tree.columns",
 )
 LIBRARIES_NOT_AT_EVAL_START = (
     "jieba",
@@ -244,9 +244,17 @@ def test_the_entry_point_registers_without_the_studies_or_the_studio() -> None:
 
 def test_the_vocabulary_stands_on_nothing_of_ours() -> None:
     code = """
-    import howtobench.vocabulary
+    import howtobench.vocabulary.words
     ours = sorted(n for n in sys.modules if n.startswith("howtobench."))
     print(json.dumps([ours, loaded()]))
     """
     # the package's `__init__` loads its lazy-name helper, which imports nothing of ours
-    assert _run(code) == [["howtobench.lazy", "howtobench.vocabulary"], []]
+    assert _run(code) == [
+        [
+            "howtobench.commandline",
+            "howtobench.commandline.lazy",
+            "howtobench.vocabulary",
+            "howtobench.vocabulary.words",
+        ],
+        [],
+    ]

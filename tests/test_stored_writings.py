@@ -8,9 +8,9 @@ import re
 from pathlib import Path
 
 from howtobench import completion
-from howtobench.metadata import SampleKey
-from howtobench.vocabulary import TASKS
-from howtobench.writing_state import examine
+from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.words import TASKS
+from howtobench.writing.state import examine
 from support.evals import run_eval
 from support.judges import Serve
 

@@ -11,13 +11,13 @@ import pytest
 from howtobench import completion, guide, open_writing
 from howtobench.cli import main
 from howtobench.studies import metaeval, read_ratings
-from howtobench.writing_state import examine
+from howtobench.writing.state import examine
 from support.data import demo_records, writings
 from support.evals import run_eval
 from support.logs import log_of
 
 PNG = b"\x89PNG\r\n\x1a\n"
-DEMO_RATINGS = Path(__file__).parents[1] / "howtobench_inspect/howtobench/data/demo/ratings.csv"
+DEMO_RATINGS = Path(__file__).parents[1] / "howtobench_inspect/howtobench/dataset/demo/ratings.csv"
 
 
 def check_outputs(out: Path, study: str, tables: list[str], figures: list[str]) -> None:

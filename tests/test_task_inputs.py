@@ -6,10 +6,10 @@ from pathlib import Path
 import pytest
 
 from howtobench import guide, open_writing
-from howtobench.dataset import DataError
-from howtobench.errors import UserError
-from howtobench.sources import open_source
-from howtobench.vocabulary import detect_language
+from howtobench.dataset import open_source
+from howtobench.dataset.records import DataError
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import detect_language
 from support.data import write_jsonl
 
 

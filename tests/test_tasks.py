@@ -11,11 +11,11 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 
 from howtobench import completion, guide, open_writing
-from howtobench.dataset import WritingRecord
-from howtobench.parameters import ParameterError, names
-from howtobench.scorers import check_names
-from howtobench.tasks import TASK_VERSION, writing_parameters
-from howtobench.writer import writer_prompt
+from howtobench.dataset.records import WritingRecord
+from howtobench.tasks.parameters import ParameterError, names
+from howtobench.tasks.scorers import check_names
+from howtobench.tasks.writing import TASK_VERSION, writing_parameters
+from howtobench.writing.writer import writer_prompt
 from support.data import MARKER
 from support.evals import run_eval
 

@@ -9,7 +9,7 @@ from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 from inspect_ai.solver import generate
 
 from howtobench import completion, guide, open_writing, tree_of_writing
-from howtobench.sources import open_source
+from howtobench.dataset import open_source
 from howtobench.tree.spec import tree_for
 from support.data import write_jsonl
 from support.evals import run_eval

@@ -12,11 +12,11 @@ from dataclasses import replace
 
 import pytest
 
-from howtobench.tasks import TASK_VERSION
+from howtobench.tasks.writing import TASK_VERSION
 from howtobench.tree.plan import TREE_VERSION
 from howtobench.tree.prompts import PROMPTS, leaf_summaries
 from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, NODES, Leaf, tree_for
-from howtobench.vocabulary import TASKS
+from howtobench.vocabulary.words import TASKS
 
 # The tree as of TREE_VERSION 1 (TASK_VERSION 5 or later): the paper's eight leaves (§3.2).
 PINNED_TREE_VERSION = 1

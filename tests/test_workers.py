@@ -1,4 +1,4 @@
-"""Workers that own their bookkeeping (`howtobench.workers`) and worker files of equal work
+"""Workers that own their bookkeeping (`howtobench.scale.workers`) and worker files of equal work
 (`howtobench shards split`), run as a job runner runs them: the recipe's definition file
 as a process, a simulator process as the judge over HTTP, `kill -9` at two points and the
 same command again, into a local folder and into a bucket of an S3-compatible server.
@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from howtobench import workers
-from howtobench.errors import UserError
-from howtobench.shards import Task, cut, read_capture, split, writing_calls
+from howtobench.scale import workers
+from howtobench.scale.limits import VARIABLES, limits
+from howtobench.scale.shards import Task, cut, read_capture, split, writing_calls
+from howtobench.scale.workers import CAPTURE, SELECTION
 from howtobench.simulator.process import Served, served
-from howtobench.worker_limits import VARIABLES, limits
-from howtobench.workers import CAPTURE, SELECTION
+from howtobench.vocabulary.errors import UserError
 from support.evals import run_eval
 from support.judges import experts, llm_calls
 from support.local_http import closed_port
@@ -454,7 +454,7 @@ def test_a_one_process_run_takes_eval_sets_verdict(monkeypatch: pytest.MonkeyPat
     """Without worker files the recipe is eval-set's one-process run: when `define`
     returns eval_set's verdict, an unfinished run (a judge that went away) exits 1,
     where inspect's own `eval` exits 0."""
-    from howtobench import workers
+    from howtobench.scale import workers
 
     for name in ("INSPECT_EVAL_SET_SELECTION", "INSPECT_EVAL_SET_CAPTURE"):
         monkeypatch.delenv(name, raising=False)
@@ -470,7 +470,7 @@ def test_a_one_process_run_whose_judge_went_away_ends_with_the_reason(
     """The run's last line says why it did not finish, after everything inspect drew."""
     from inspect_ai.model import get_model
 
-    from howtobench.tasks import guide
+    from howtobench.tasks.writing import guide
 
     for name in ("INSPECT_EVAL_SET_SELECTION", "INSPECT_EVAL_SET_CAPTURE"):
         monkeypatch.delenv(name, raising=False)

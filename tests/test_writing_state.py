@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 from howtobench import completion, open_writing
-from howtobench.metadata import SampleKey, ScoreKey, TaskKey
-from howtobench.writer import WRITER_MAX_TOKENS
-from howtobench.writing_state import (
+from howtobench.vocabulary.metadata import SampleKey, ScoreKey, TaskKey
+from howtobench.writing.state import (
     completion_artifacts,
     ends_mid_sentence,
     examine,
     remove_reasoning,
     strip_artifacts,
 )
-from howtobench.writing_summary import count_states, summary_line
+from howtobench.writing.summary import count_states, summary_line
+from howtobench.writing.writer import WRITER_MAX_TOKENS
 from support.evals import run_eval, scores
 from support.judges import Serve
 from support.writers import BEHAVIOURS, TRACE, WRITING, writer_model, writer_server
@@ -123,7 +123,7 @@ def test_live_writers_each_state_scored_as_chosen(
     simulator = serve(record=True)
     with writer_server() as (server, url):
         models = [writer_model(url, name) for name in BEHAVIOURS]
-        with caplog.at_level(logging.WARNING, logger="howtobench.writing_summary"):
+        with caplog.at_level(logging.WARNING, logger="howtobench.writing.summary"):
             logs = run_eval(
                 open_writing(dataset="demo", scorers=["tow", "rouge_l"]),
                 tmp_path / "logs",
@@ -157,7 +157,7 @@ def test_live_writers_each_state_scored_as_chosen(
     }
     assert simulator.requests
     assert not any("REASONING-MARK" in s.text for r in simulator.requests for s in r.segments)
-    lines = [r.getMessage() for r in caplog.records if r.name == "howtobench.writing_summary"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "howtobench.writing.summary"]
     assert sorted(line.split(" ", 1)[0] for line in lines) == [
         "openai-api/writer/empty",
         "openai-api/writer/filtered",

@@ -18,7 +18,7 @@ serves the capture, every worker and a one-process run:
     INSPECT_EVAL_MAX_TASKS        tasks of this process run at once               [1]
 
 (the last three are `inspect eval-set`'s own variables, which `eval_set()` does not read;
-`howtobench.worker_limits` reads them). Unset, the connections are inspect-ai 0.3.285's
+`howtobench.scale.limits` reads them). Unset, the connections are inspect-ai 0.3.285's
 adaptive concurrency, which lowers its limit only on rate-limit replies: a judge server of
 your own queues instead, so give each worker its share of the judge's parallel slots
 (the replicas' slots / the workers sharing them, docs/cluster.md). Each worker prints its
@@ -39,7 +39,7 @@ buffer and no live score display, nearly a third less client CPU per judge call.
     howtobench report $HOWTOBENCH_LOG_DIR
 
 A worker skips its finished tasks, continues stopped ones and removes the logs they
-replace (`howtobench.workers`); docs/cluster.md has the Slurm and Kubernetes recipes.
+replace (`howtobench.scale.workers`); docs/cluster.md has the Slurm and Kubernetes recipes.
 """
 
 import os
@@ -48,7 +48,7 @@ import sys
 from inspect_ai import eval_set
 
 from howtobench import completion, guide, open_writing, workers
-from howtobench.worker_limits import limits
+from howtobench.scale.limits import limits
 
 TASKS = {"completion": completion, "guide": guide, "open": open_writing}
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from howtobench.lazy import lazy_names
+from howtobench.commandline.lazy import lazy_names
 
 if TYPE_CHECKING:
     from howtobench.baselines.autoplan import autoplan
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from howtobench.construct.quality import quality_step
     from howtobench.construct.runs import EvalOptions
     from howtobench.construct.screen import screen_step
-    from howtobench.tasks import (
+    from howtobench.tasks.writing import (
         completion,
         guide,
         negotiate,
@@ -44,17 +44,17 @@ _HOMES = {
     "bleu_scorer": "howtobench.baselines.overlap",
     "build_benchmark": "howtobench.construct.pipeline",
     "classify_step": "howtobench.construct.classify",
-    "completion": "howtobench.tasks",
-    "guide": "howtobench.tasks",
-    "negotiate": "howtobench.tasks",
-    "open_writing": "howtobench.tasks",
+    "completion": "howtobench.tasks.writing",
+    "guide": "howtobench.tasks.writing",
+    "negotiate": "howtobench.tasks.writing",
+    "open_writing": "howtobench.tasks.writing",
     "quality_step": "howtobench.construct.quality",
     "rouge_l": "howtobench.baselines.overlap",
     "rubric": "howtobench.baselines.rubric",
     "screen_step": "howtobench.construct.screen",
     "tree_of_writing": "howtobench.tree.scorer",
-    "writing_parameters": "howtobench.tasks",
-    "writing_task": "howtobench.tasks",
+    "writing_parameters": "howtobench.tasks.writing",
+    "writing_task": "howtobench.tasks.writing",
 }
 
 __all__ = [

@@ -24,17 +24,17 @@ from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
-from howtobench.tasks import completion, guide, negotiate, open_writing
+from howtobench.tasks.writing import completion, guide, negotiate, open_writing
 from howtobench.tree.negotiation import negotiation
 from howtobench.tree.scorer import tree_of_writing
-from howtobench.vocabulary import REPLAY_API, SIMULATOR_API
+from howtobench.vocabulary.words import REPLAY_API, SIMULATOR_API
 
 
 @modelapi(name=REPLAY_API)
 def replay() -> type[ModelAPI]:
     """`--model replay/<writer>`: a writer's stored writings as a model (the provider is
     imported when a replay model is first made, as inspect's own providers are)."""
-    from howtobench.replay import ReplayAPI
+    from howtobench.writing.replay import ReplayAPI
 
     return ReplayAPI
 

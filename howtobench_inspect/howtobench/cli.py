@@ -2,17 +2,17 @@
 
 Each part of the package registers its own commands (`add_..._command`): the studies and
 `plan export` (`howtobench.studies.commands`), `annotate ...` (`howtobench.annotate.commands`),
-`check-logs` (`howtobench.logcheck`), `shards split` (`howtobench.shards`), `judge-check`
+`check-logs` (`howtobench.scale.logcheck`), `shards split` (`howtobench.scale.shards`), `judge-check`
 (`howtobench.judge_check.commands`), `build` (`howtobench.construct.commands`) and `lm-eval
 path`/`import` (`howtobench.lmeval.commands`), from the
-pieces they share (`howtobench.commands`). Bad input (a file that is no inspect log, a log of another task,
+pieces they share (`howtobench.commandline.commands`). Bad input (a file that is no inspect log, a log of another task,
 unknown rated ids, a rating that is not a finite number, no overlap, a missing score, a
 campaign option that cannot be met, a bad corpus line), and a command whose extra is not
-installed (`howtobench.extras`: the studies, `build`, the studio's server), is a
+installed (`howtobench.commandline.extras`: the studies, `build`, the studio's server), is a
 `UserError`: status 2 and one line giving the reason. A build step that did not finish, or a judge that cannot serve, is
 a `BuildIncomplete`: status 1 and one line (for a build, how to resume). `howtobench
 check-logs` exits 1 when a run's logs say it did not finish (`inspect eval` itself exits 0
-then). Every numeric option is checked by its argparse type (`howtobench.options`): a
+then). Every numeric option is checked by its argparse type (`howtobench.commandline.options`): a
 value out of range is refused in argparse's one line, with status 2. The parser is built
 from light modules alone and each command imports what it runs when it runs, so
 `howtobench --help` (and every command's) loads neither inspect-ai nor pandas, scipy or
@@ -26,13 +26,13 @@ import sys
 from collections.abc import Sequence
 
 from howtobench.annotate.commands import add_annotate_command
-from howtobench.commands import OneLineParser
+from howtobench.commandline.commands import OneLineParser
+from howtobench.commandline.extras import check_extra
 from howtobench.construct.commands import add_build_command
-from howtobench.extras import check_extra
 from howtobench.judge_check.commands import add_judge_check_command
 from howtobench.lmeval.commands import add_lm_eval_command
-from howtobench.logcheck import add_check_logs_command
-from howtobench.shards import add_shards_command
+from howtobench.scale.logcheck import add_check_logs_command
+from howtobench.scale.shards import add_shards_command
 from howtobench.studies.commands import add_plan_command, add_study_commands
 
 
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # What the commands raise: a `--help` or a bad option has exited by now.
     from howtobench.construct.runs import BuildIncomplete
-    from howtobench.errors import UserError
+    from howtobench.vocabulary.errors import UserError
 
     command = " ".join(filter(None, (args.command, getattr(args, "action", None))))
     try:

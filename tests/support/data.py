@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge.inputs import JudgeInput
-from howtobench.sources.jsonl import DEMO_FILE
 
 SHARED_DATA = Path(__file__).resolve().parents[3] / "shared" / "howtobench-data"
 MARKER = "[fill in the blank]"

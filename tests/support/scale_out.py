@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from howtobench import tasks
 from howtobench.simulator import JudgeSimulator
 from howtobench.simulator.process import Served
 from howtobench.studies.plans import export_plan
+from howtobench.tasks import writing as tasks
 from support.evals import run_eval
 
 RECIPE = Path(__file__).parents[2] / "docs" / "examples" / "scale_out.py"

@@ -15,12 +15,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from howtobench import options
 from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
-from howtobench.commands import LOGS_HELP, add_actions, add_command, add_count, add_seed, names
+from howtobench.commandline import options
+from howtobench.commandline.commands import (
+    LOGS_HELP,
+    add_actions,
+    add_command,
+    add_count,
+    add_seed,
+    names,
+)
 
 if TYPE_CHECKING:
-    from howtobench.commands import Commands
+    from howtobench.commandline.commands import Commands
 
 SUMMARY = "the rating studio: experts rate writings in a browser (paper section 5.2)"
 DEFAULT_URL = "http://127.0.0.1:8780"

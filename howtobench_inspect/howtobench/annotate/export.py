@@ -8,7 +8,7 @@ no scores, so `metaeval` refuses them. CSV or JSONL, by the file's suffix; in CS
 lists (`errors`, `candidates`) are joined with `;`, in JSONL they are lists.
 
 A note or a reason is typed by a person and opened by another in a spreadsheet, so the
-CSV is written safe (`howtobench.csv_safety`): a text cell starting with `=`, `+`, `-`,
+CSV is written safe (`howtobench.vocabulary.csv_safety`): a text cell starting with `=`, `+`, `-`,
 `@`, a tab or a carriage return gets a single quote in front (a plain number such as
 `-3` is data and is left alone), every text cell is quoted, and the scores stay bare
 numbers. The JSONL keeps every text exactly as it was saved.
@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from howtobench.annotate.store import Store
-from howtobench.csv_safety import QUOTING, safe_row
-from howtobench.dataset import jsonl_text
+from howtobench.dataset.records import jsonl_text
 from howtobench.studies.logs import StudyError
+from howtobench.vocabulary.csv_safety import QUOTING, safe_row
 
 RATING_COLUMNS: tuple[str, ...] = ("infer_id", "model", "rater", "score", "errors", "note")
 PICK_COLUMNS: tuple[str, ...] = ("infer_id", "rater", "choice", "candidates", "reason")

@@ -24,8 +24,8 @@ from howtobench.baselines.single_call import (
 )
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, number, reason_of
-from howtobench.metadata import ScoreKey
-from howtobench.parameters import refuses_unknown
+from howtobench.tasks.parameters import refuses_unknown
+from howtobench.vocabulary.metadata import ScoreKey
 
 FEWEST, MOST = 3, 6
 

@@ -29,11 +29,11 @@ import anyio.to_thread
 from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from howtobench.errors import UserError
-from howtobench.extras import install_command
+from howtobench.commandline.extras import install_command
 from howtobench.judge.guards import excerpt, incomparable, noted
-from howtobench.parameters import ParameterError, positive_integer, refuses_unknown
-from howtobench.rounding import rounded
+from howtobench.tasks.parameters import ParameterError, positive_integer, refuses_unknown
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.rounding import rounded
 
 PARAMETER = "bleurt_checkpoint"
 INSTALL = install_command("bleurt")

@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 from inspect_ai.scorer import Score, Scorer, Target, Value, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from howtobench.errors import OneLineError
 from howtobench.judge.guards import excerpt, incomparable, noted
-from howtobench.metadata import SampleKey
-from howtobench.parameters import refuses_unknown
-from howtobench.rounding import rounded
+from howtobench.tasks.parameters import refuses_unknown
+from howtobench.vocabulary.errors import OneLineError
+from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.rounding import rounded
 
 if TYPE_CHECKING:
     from sacrebleu.metrics.bleu import BLEU

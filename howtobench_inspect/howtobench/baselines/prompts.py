@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from howtobench.templates import render, tagged
+from howtobench.vocabulary.templates import render, tagged
 
 PROMPTS = Path(__file__).parent / "prompts"
 # The tags of the single-call judges' questions, on their system prompts
-# (`howtobench.templates.tagged`): one per judge, the same for every writing.
+# (`howtobench.vocabulary.templates.tagged`): one per judge, the same for every writing.
 TAGS = {"rubric_system": "rubric", "autoplan_system": "autoplan"}
 # For labels no appendix-H rubric fits. Ours, on the points that recur across appendix
 # H: content (all 15 rubrics), language (14), structure (13), originality (9), and fit
@@ -65,7 +65,7 @@ APPENDIX_H_RUBRICS: tuple[str, ...] = (
 
 # Which appendix-H rubric judges which genre. The paper does not publish this mapping;
 # ours pairs each genre with the rubric of the same kind of writing. Table 4's canonical
-# genres (`howtobench.genres`) come first; `comment` is appendix H's commentary "Essay"
+# genres (`howtobench.vocabulary.genres`) come first; `comment` is appendix H's commentary "Essay"
 # (H.6), `regulation` the rules of an institution (H.9 Officials), `others` the notices,
 # explanations and introductions that H.14's general "Document" rubric covers.
 RUBRIC_OF_GENRE: dict[str, str] = {

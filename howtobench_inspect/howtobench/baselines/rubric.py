@@ -25,7 +25,7 @@ from howtobench.baselines.single_call import (
 )
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, exact_keys, reason_of
-from howtobench.parameters import refuses_unknown
+from howtobench.tasks.parameters import refuses_unknown
 
 
 def rubric_question(judge_input: JudgeInput) -> Question:

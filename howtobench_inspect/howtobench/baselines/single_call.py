@@ -24,8 +24,8 @@ from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange, Form, Verdict, ask
 from howtobench.judge.sampling import judge_writing
-from howtobench.parameters import signature_of
-from howtobench.rounding import rounded
+from howtobench.tasks.parameters import signature_of
+from howtobench.vocabulary.rounding import rounded
 
 # The value is the overall score, a float, so inspect names its column after the scorer
 # (`rubric`, `autoplan`) and beside `tow` every column says whose score it is; the

@@ -21,9 +21,9 @@ from inspect_ai.solver import TaskState
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.prompts import genre_list
 from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
-from howtobench.genres import CANONICAL_GENRES
 from howtobench.judge.replies import ReplyError, reason_of
-from howtobench.parameters import refuses_unknown
+from howtobench.tasks.parameters import refuses_unknown
+from howtobench.vocabulary.genres import CANONICAL_GENRES
 
 
 def check_genre(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:

@@ -3,7 +3,7 @@
 A bad corpus line or option stops with one line and status 2 (a `UserError`, as the
 other subcommands' bad input); a step that did not finish stops with one line saying
 how to resume and status 1 (`BuildIncomplete`). Numbers out of range are refused by
-argparse itself (`howtobench.options`), before the corpus is read: 0 connections would
+argparse itself (`howtobench.commandline.options`), before the corpus is read: 0 connections would
 leave inspect waiting for a free one forever.
 """
 
@@ -13,13 +13,13 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from howtobench import options
-from howtobench.commands import add_command, add_count, add_seed
-from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST
-from howtobench.vocabulary import TASKS
+from howtobench.commandline import options
+from howtobench.commandline.commands import add_command, add_count, add_seed
+from howtobench.commandline.constants import DEFAULT_THRESHOLD, HIGHEST, LOCK_FILE, LOWEST
+from howtobench.vocabulary.words import TASKS
 
 if TYPE_CHECKING:
-    from howtobench.commands import Commands
+    from howtobench.commandline.commands import Commands
 
 SUMMARY = "build a benchmark data folder from a corpus of human texts (paper sections 4.3-4.6)"
 
@@ -96,7 +96,7 @@ def check_out(out: Path) -> None:
     resumes or redoes); anything else is refused in one line before the corpus is read,
     so that a file is not mistaken for a folder (a traceback from `mkdir`) and a folder
     of other files does not get a build's files mixed into it."""
-    from howtobench.errors import UserError
+    from howtobench.vocabulary.errors import UserError
 
     existing = next((p for p in (out, *out.parents) if p.exists()), None)
     if existing is not None and not existing.is_dir():

@@ -28,7 +28,7 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from howtobench.vocabulary import FILL_MARKER
+from howtobench.vocabulary.words import FILL_MARKER
 
 MIN_PARAGRAPHS = 3
 MAX_GAP = 10  # the paper's limit on removed paragraphs

@@ -34,9 +34,9 @@ from typing import TYPE_CHECKING, Any
 
 from rapidfuzz import fuzz
 
-from howtobench.dataset import DataError, jsonl_text, read_jsonl, told_language
-from howtobench.genres import canonical_genre
-from howtobench.vocabulary import FILL_MARKER
+from howtobench.dataset.records import DataError, jsonl_text, read_jsonl, told_language
+from howtobench.vocabulary.genres import canonical_genre
+from howtobench.vocabulary.words import FILL_MARKER
 
 if TYPE_CHECKING:
     import numpy as np

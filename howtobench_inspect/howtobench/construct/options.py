@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOWEST
-from howtobench.errors import UserError
-from howtobench.vocabulary import TASKS
+from howtobench.commandline.constants import DEFAULT_THRESHOLD, HIGHEST, LOWEST
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import TASKS
 
 
 @dataclass(frozen=True)

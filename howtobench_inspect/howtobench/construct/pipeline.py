@@ -34,7 +34,7 @@ from typing import Any
 
 from filelock import FileLock, Timeout
 
-from howtobench.constants import LOCK_FILE
+from howtobench.commandline.constants import LOCK_FILE
 from howtobench.construct.backconstruct import backconstruct_step
 from howtobench.construct.classify import classify_step
 from howtobench.construct.completion import Gap, choose_gap
@@ -62,8 +62,8 @@ from howtobench.construct.report import manifest, summary
 from howtobench.construct.runs import EvalOptions, Runs
 from howtobench.construct.screen import HARMFUL, PERSONAL, screen_step
 from howtobench.construct.selection import assign_tasks, cap_per_genre
-from howtobench.errors import UserError
-from howtobench.vocabulary import TASKS
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import TASKS
 
 
 @dataclass(frozen=True)

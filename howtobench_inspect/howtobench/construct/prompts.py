@@ -21,11 +21,11 @@ from functools import cache
 from pathlib import Path
 
 from howtobench.baselines.prompts import genre_rubric
-from howtobench.genres import CANONICAL_GENRES
-from howtobench.templates import render, tagged, template
+from howtobench.vocabulary.genres import CANONICAL_GENRES
+from howtobench.vocabulary.templates import render, tagged, template
 
 PROMPTS = Path(__file__).parent / "prompts"
-# The tags of the build's LLM steps, on their system prompts (`howtobench.templates.tagged`).
+# The tags of the build's LLM steps, on their system prompts (`howtobench.vocabulary.templates.tagged`).
 TAGS = {f"{step}_system": step for step in ("classify", "quality", "backconstruct", "screen")}
 # A rubric dimension line: `[id] Title: what is asked` (the bands under it are left out:
 # they are for the rubric judge's 1-10 scale).

@@ -18,7 +18,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.scorer import Score, Scorer, Target, scorer
 from inspect_ai.solver import TaskState
 
-from howtobench.constants import DEFAULT_THRESHOLD, HIGHEST, LOWEST
+from howtobench.commandline.constants import DEFAULT_THRESHOLD, HIGHEST, LOWEST
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.prompts import genre_name, genre_traits, trait_lines
 from howtobench.construct.steps import (
@@ -30,7 +30,7 @@ from howtobench.construct.steps import (
     text_sample,
 )
 from howtobench.judge.replies import bounded, reason_of
-from howtobench.parameters import ParameterError, integer, refuses_unknown
+from howtobench.tasks.parameters import ParameterError, integer, refuses_unknown
 
 
 def check_quality(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:

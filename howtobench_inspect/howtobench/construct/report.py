@@ -22,7 +22,7 @@ from typing import Any
 
 from tabulate import tabulate
 
-from howtobench.constants import HIGHEST, LOWEST
+from howtobench.commandline.constants import HIGHEST, LOWEST
 from howtobench.construct.corpus import NEAR_DUPLICATE
 from howtobench.construct.deidentify import FIELDS
 from howtobench.construct.items import Item
@@ -30,8 +30,8 @@ from howtobench.construct.ledger import DUPLICATE, NO_REPLY, STEPS, Ledger
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.prompts import placeholders
 from howtobench.construct.runs import Runs
-from howtobench.dataset import jsonl_text
-from howtobench.vocabulary import TASKS
+from howtobench.dataset.records import jsonl_text
+from howtobench.vocabulary.words import TASKS
 
 FORMAT = "howtobench-build/1"
 NO_SOURCE = "(no source)"

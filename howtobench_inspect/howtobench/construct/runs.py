@@ -25,8 +25,8 @@ from inspect_ai.log import read_eval_log_sample_summaries, read_eval_log_samples
 from inspect_ai.model import Model, get_model
 
 from howtobench._inspect import error_message
-from howtobench.dataset import jsonl_text
-from howtobench.errors import UserError
+from howtobench.dataset.records import jsonl_text
+from howtobench.vocabulary.errors import UserError
 
 # Only the scores are read back, a chunk of samples at a time: a step's log of 10,000
 # texts holds every prompt and reply in its events, which the build does not need in

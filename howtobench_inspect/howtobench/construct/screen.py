@@ -33,11 +33,11 @@ from howtobench.construct.steps import (
     step_score,
     step_task,
 )
-from howtobench.dataset import DataError, WritingRecord
+from howtobench.dataset import open_source
+from howtobench.dataset.records import DataError, WritingRecord
 from howtobench.judge.inputs import clean_text
 from howtobench.judge.replies import ReplyError, exact_keys, reason_of
-from howtobench.parameters import ParameterError, refuses_unknown
-from howtobench.sources import open_source
+from howtobench.tasks.parameters import ParameterError, refuses_unknown
 
 CATEGORIES: tuple[str, ...] = ("personal_info", "unsafe", "advertisement")
 PERSONAL = "personal_info"

@@ -35,14 +35,14 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from howtobench._inspect import eval_running, writer_temperature
 from howtobench.construct.corpus import CorpusText, read_corpus
 from howtobench.construct.prompts import build_prompt
-from howtobench.dataset import DataError
-from howtobench.errors import UserError
+from howtobench.dataset.records import DataError
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES, LONGEST_WRITING
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import clean_text, fence
 from howtobench.judge.replies import Asking, Form, ReplyError, ask
 from howtobench.judge.store import ReplyStore
-from howtobench.parameters import ParameterError
+from howtobench.tasks.parameters import ParameterError
+from howtobench.vocabulary.errors import UserError
 
 TRIES = 3  # the first ask and two re-asks, as for the judges
 ANSWER = "answer"  # sample metadata: what the solver got, for the scorer

@@ -23,8 +23,8 @@ from inspect_ai.scorer import Score, ScoreReason
 from inspect_ai.solver import TaskState
 
 from howtobench.judge.inputs import JudgeInput
-from howtobench.metadata import SampleKey, ScoreKey
-from howtobench.writing_state import WritingState
+from howtobench.vocabulary.metadata import SampleKey, ScoreKey
+from howtobench.writing.state import WritingState
 
 EXCERPT = 200  # characters of the writing shown as a score's answer
 

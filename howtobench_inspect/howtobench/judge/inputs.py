@@ -15,11 +15,11 @@ from inspect_ai.model import ChatMessageUser, ContentText
 from inspect_ai.scorer import Target
 from inspect_ai.solver import TaskState
 
-from howtobench.genres import DEFAULT_GENRE
 from howtobench.judge.defaults import LONGEST_WRITING
-from howtobench.metadata import SampleKey, ScoreKey
-from howtobench.templates import render
-from howtobench.vocabulary import TASKS, detect_language
+from howtobench.vocabulary.genres import DEFAULT_GENRE
+from howtobench.vocabulary.metadata import SampleKey, ScoreKey
+from howtobench.vocabulary.templates import render
+from howtobench.vocabulary.words import TASKS, detect_language
 
 PROMPTS = Path(__file__).parent / "prompts"
 FENCE_END = "</writing>"

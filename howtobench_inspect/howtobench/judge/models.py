@@ -13,10 +13,10 @@ from typing import TypeVar
 from inspect_ai.model import Model, get_model, model_roles
 
 from howtobench._inspect import eval_running, gathered
-from howtobench.errors import UserError
 from howtobench.judge.runs import this_run
-from howtobench.parameters import names
-from howtobench.vocabulary import replayed_writer
+from howtobench.tasks.parameters import names
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import replayed_writer
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)

@@ -31,9 +31,9 @@ from howtobench.judge.inputs import PROMPTS
 from howtobench.judge.question_locks import LockWaitExpired, held
 from howtobench.judge.settings import judge_config
 from howtobench.judge.store import ReplyStore
-from howtobench.metadata import ScoreKey
-from howtobench.parameters import unquoted
-from howtobench.templates import render
+from howtobench.tasks.parameters import unquoted
+from howtobench.vocabulary.metadata import ScoreKey
+from howtobench.vocabulary.templates import render
 
 T = TypeVar("T")
 

@@ -22,8 +22,8 @@ from inspect_ai.util import collect
 from howtobench.judge.guards import excerpt, noted, unjudgeable, unscored
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.outages import surface_outage
-from howtobench.metadata import ScoreKey, SelfConsistencyKey
-from howtobench.rounding import rounded
+from howtobench.vocabulary.metadata import ScoreKey, SelfConsistencyKey
+from howtobench.vocabulary.rounding import rounded
 
 
 def judge_scope(epoch: int, judge_sample: int) -> Mapping[str, str]:
@@ -75,7 +75,7 @@ def _values(score: Score) -> dict[str, float] | None:
 async def self_consistent(judge_samples: int, judge: Callable[[int], Awaitable[Score]]) -> Score:
     """`judge(judge_sample)` run for each of the `judge_samples` concurrently; the mean of the
     usable runs, or unscored when fewer than `enough_samples` are usable. The mean and the
-    spread are rounded as the runs' own values were (`howtobench.rounding`): a mean of
+    spread are rounded as the runs' own values were (`howtobench.vocabulary.rounding`): a mean of
     rounded numbers carries floating-point noise of its own."""
     if judge_samples <= 1:
         return await judge(0)

@@ -14,8 +14,8 @@ import os
 from inspect_ai.model import GenerateConfig, Model
 
 from howtobench._inspect import batched
-from howtobench.errors import UserError
 from howtobench.judge.defaults import JUDGE_ATTEMPT_TIMEOUT
+from howtobench.vocabulary.errors import UserError
 
 __all__ = ["judge_config"]
 

@@ -22,10 +22,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from howtobench.rounding import rounded
 from howtobench.studies.correlation import MIN_PAIRS, correlate
 from howtobench.studies.logs import WRITING, Samples, StudyError, as_samples, per_writing
 from howtobench.studies.runs import first_few
+from howtobench.vocabulary.rounding import rounded
 
 METRIC = "tow.overall"
 

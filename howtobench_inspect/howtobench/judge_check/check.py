@@ -33,9 +33,8 @@ from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import Model, compute_model_cost
 
 from howtobench._inspect import endpoint, init_display_type
-from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS
+from howtobench.commandline.constants import DEFAULT_LIMIT, DEFAULT_TASKS
 from howtobench.construct.runs import BuildIncomplete
-from howtobench.errors import UserError
 from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMIT
 from howtobench.judge.unread import CONTEXT_SETTINGS
 from howtobench.judge_check.agreement import agree, read_reference
@@ -46,9 +45,10 @@ from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
 from howtobench.judge_check.writings import build_tasks, default_replay, present_tasks
-from howtobench.parameters import ParameterError
 from howtobench.studies.token_costs import load_prices
-from howtobench.vocabulary import replay_model
+from howtobench.tasks.parameters import ParameterError
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import replay_model
 
 T = TypeVar("T")
 

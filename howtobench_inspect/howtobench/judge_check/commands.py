@@ -12,12 +12,12 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from howtobench.commands import add_command, add_prices, names
-from howtobench.constants import DEFAULT_LIMIT, DEFAULT_TASKS
+from howtobench.commandline.commands import add_command, add_prices, names
+from howtobench.commandline.constants import DEFAULT_LIMIT, DEFAULT_TASKS
 from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMIT
 
 if TYPE_CHECKING:
-    from howtobench.commands import Commands
+    from howtobench.commandline.commands import Commands
 
 SUMMARY = "before a large run: can this judge serve Tree-of-Writing? (a small real run)"
 # The options that `judge_check()` takes as they are, under their own names.

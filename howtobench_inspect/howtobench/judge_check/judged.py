@@ -25,10 +25,10 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from howtobench.metadata import SampleKey, ScoreKey, TaskKey, current
 from howtobench.tree.aggregate import aggregate
 from howtobench.tree.negotiator import fixed_weights
 from howtobench.tree.spec import LEAVES, tree_for
+from howtobench.vocabulary.metadata import SampleKey, ScoreKey, TaskKey, current
 
 NODES: tuple[str, ...] = ("overall", "content", "format", "impression")
 RULE_LEAVES: tuple[str, ...] = tuple(leaf.id for leaf in LEAVES if leaf.judge == "rule")

@@ -60,8 +60,8 @@ from howtobench.judge_check.judged import (
 )
 from howtobench.judge_check.text import many
 from howtobench.judge_check.writings import build_tasks
-from howtobench.metadata import TaskKey
-from howtobench.rounding import rounded
+from howtobench.vocabulary.metadata import TaskKey
+from howtobench.vocabulary.rounding import rounded
 
 DAMAGES: tuple[str, ...] = ("drop", "repeat", "shuffle")
 SEED = 0  # the tasks' `perturb_seed`: the same copies on every check
@@ -77,7 +77,7 @@ RULE = (
     "retest's mean absolute difference of overall is smaller than its mean effect on it; "
     "read on the judge's leaves and nodes (rule leaves held at the original's score)"
 )
-_TIE = 1e-9  # score values are rounded (howtobench.rounding): closer than this is a tie
+_TIE = 1e-9  # score values are rounded (howtobench.vocabulary.rounding): closer than this is a tie
 
 
 def quality_tasks(dataset: str, writer: str, tasks: Sequence[str], **parameters: str) -> list[Task]:

@@ -17,7 +17,7 @@ from howtobench.judge_check.quality import (
     Quality,
 )
 from howtobench.judge_check.text import WIDTH
-from howtobench.rounding import rounded
+from howtobench.vocabulary.rounding import rounded
 
 COLUMNS: tuple[str, ...] = (*NODES, *RULE_LEAVES)
 MEASURED_ON = (

@@ -11,8 +11,8 @@ from inspect_ai.model import GenerateConfig, Model, get_model
 from pydantic import ValidationError
 
 from howtobench._inspect import error_message
-from howtobench.errors import UserError
 from howtobench.judge_check.text import one_line
+from howtobench.vocabulary.errors import UserError
 
 ROLE = "grader"
 

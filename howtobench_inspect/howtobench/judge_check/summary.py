@@ -31,10 +31,10 @@ from inspect_ai.model import ModelUsage
 
 from howtobench.judge_check.role import ROLE
 from howtobench.judge_check.text import one_line
-from howtobench.metadata import ScoreKey, TaskKey
 from howtobench.studies.token_costs import batched_roles
 from howtobench.tree.spec import LEAVES, tree_for
-from howtobench.vocabulary import replayed_writer
+from howtobench.vocabulary.metadata import ScoreKey, TaskKey
+from howtobench.vocabulary.words import replayed_writer
 
 NEGOTIATOR = "negotiator"
 KINDS: tuple[str, ...] = (NEGOTIATOR, *(leaf.id for leaf in LEAVES if leaf.judge == "llm"))

@@ -8,10 +8,10 @@ from typing import Any
 
 from inspect_ai import Task
 
-from howtobench.errors import UserError
-from howtobench.sources import DataSource, open_source
-from howtobench.tasks import completion, guide, open_writing
-from howtobench.vocabulary import TASKS
+from howtobench.dataset import DataSource, open_source
+from howtobench.tasks.writing import completion, guide, open_writing
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import TASKS
 
 _BUILDERS = {"completion": completion, "guide": guide, "open": open_writing}
 _NO_STORED_WRITINGS = (

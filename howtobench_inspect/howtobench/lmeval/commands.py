@@ -7,10 +7,10 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from howtobench.commands import add_actions, add_command
+from howtobench.commandline.commands import add_actions, add_command
 
 if TYPE_CHECKING:
-    from howtobench.commands import Commands
+    from howtobench.commandline.commands import Commands
 
 SUMMARY = "HoWToBench in lm-evaluation-harness: its task folder, and its writings for ToW"
 

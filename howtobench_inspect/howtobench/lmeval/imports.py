@@ -1,7 +1,7 @@
 """`howtobench lm-eval import OUTPUT_PATH --writer NAME --out DIR`: lm-eval's writings as a
 data folder for the ToW judge.
 
-The folder is the paper repository's layout (`howtobench.sources.folder`): for each task
+The folder is the paper repository's layout (`howtobench.dataset.folder`): for each task
 lm-eval answered, `<task>/aligned.jsonl` holds the items it answered (from the samples'
 `doc`s, which carry the whole record), `<task>/inferences/<writer>.jsonl` its writings,
 and `<task>/inferences/<writer>.provenance.json` what lm-eval says made them, which the
@@ -20,10 +20,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from howtobench.dataset import DataError, jsonl_text, parse_benchmark_record
+from howtobench.dataset.folder import FolderSource
+from howtobench.dataset.records import DataError, jsonl_text, parse_benchmark_record
 from howtobench.lmeval.outputs import Answered, OutputError, read_output
-from howtobench.sources.folder import FolderSource
-from howtobench.vocabulary import replay_model
+from howtobench.vocabulary.words import replay_model
 
 # The published `aligned.jsonl` fields (`dataset.parse_benchmark_record`), and `language`.
 ALIGNED_FIELDS = (

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from howtobench.errors import UserError
 from howtobench.lmeval import TASK_PREFIX
-from howtobench.vocabulary import TASKS
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import TASKS
 
 # What a samples line's `doc` must hold to be one of our items (`tasks/hooks.row`).
 DOC_FIELDS = ("infer_id", "task_type", "basic_instruction", "reference", "language", "prompt")

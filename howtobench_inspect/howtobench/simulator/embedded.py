@@ -41,14 +41,14 @@ from inspect_ai.model import (
     model_output_from_openai,
 )
 
-from howtobench.errors import UserError
-from howtobench.in_process import InProcessModelAPI
 from howtobench.simulator.answers import bill, choose, read_by
 from howtobench.simulator.billing import PromptCache
 from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from howtobench.simulator.replies import FAULTS, Faults
 from howtobench.simulator.wire import OpenAIChat
-from howtobench.vocabulary import SIMULATOR_API
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.in_process import InProcessModelAPI
+from howtobench.vocabulary.words import SIMULATOR_API
 
 __all__ = ["MODEL_ARGS", "SimulatorAPI", "SimulatorArgumentError"]
 

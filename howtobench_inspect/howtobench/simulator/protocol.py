@@ -2,7 +2,7 @@
 
 Judge calls run concurrently, so the simulator (and every scripted judge in the tests)
 tells questions apart by their content, never by call order: by the tag each prompt's
-owner declares beside its loader (`howtobench.templates.tagged`), never by the prompt's
+owner declares beside its loader (`howtobench.vocabulary.templates.tagged`), never by the prompt's
 wording. The negotiator's, the single-call baselines' and the build steps' system
 prompts carry theirs; a leaf expert's criterion carries its leaf's. A request with no
 declared tag is the writer's, unless it asks for a JSON `"score"`: that is another
@@ -21,9 +21,9 @@ from howtobench.baselines.prompts import TAGS as BASELINE_TAGS
 from howtobench.baselines.prompts import rubric_ids
 from howtobench.construct.prompts import TAGS as BUILD_TAGS
 from howtobench.judge.inputs import FENCE_END
-from howtobench.templates import tags_in
 from howtobench.tree.prompts import TAGS as TREE_TAGS
 from howtobench.tree.spec import LEAVES
+from howtobench.vocabulary.templates import tags_in
 
 _WRITING = re.compile(r"<writing>\n(.*)\n</writing>", re.S)
 # the texts a question quotes (the writing judged, its anchor): data, never read for tags,

@@ -32,7 +32,7 @@ from howtobench.simulator.protocol import (
     asked_length,
 )
 from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, Leaf
-from howtobench.vocabulary import detect_language
+from howtobench.vocabulary.words import detect_language
 
 _LEAVES = {leaf.id: leaf for leaf in LEAVES}
 _PLAN_NAMES = ("content", "structure", "language", "creativity", "task_fit", "feeling")

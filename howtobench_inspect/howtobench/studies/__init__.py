@@ -12,7 +12,7 @@ writing a result); `plans` exports judge plans. `commands` registers the studies
 one entry per study (its module, summary, options and call), from which the commands and
 the public names below both come.
 
-The public names load on first use (PEP 562, `howtobench.lazy`), so that `howtobench
+The public names load on first use (PEP 562, `howtobench.commandline.lazy`), so that `howtobench
 --help` and the commands' parsers do not pay for pandas, scipy, matplotlib or inspect-ai:
 `from howtobench.studies import report` imports the report's module then. No module is
 named as a public name, so `report` is the function whatever has been imported.
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from howtobench.lazy import lazy_names
+from howtobench.commandline.lazy import lazy_names
 from howtobench.studies.commands import STUDIES
 
 if TYPE_CHECKING:  # the types of the names below (re-exported, for mypy and ruff)

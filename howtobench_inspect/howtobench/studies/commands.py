@@ -19,7 +19,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from howtobench.commands import (
+from howtobench.commandline.commands import (
     add_actions,
     add_command,
     add_count,
@@ -28,10 +28,10 @@ from howtobench.commands import (
     add_seed,
     names,
 )
-from howtobench.constants import DEFAULT_RESAMPLES, DEFAULT_SCORES
+from howtobench.commandline.constants import DEFAULT_RESAMPLES, DEFAULT_SCORES
 
 if TYPE_CHECKING:
-    from howtobench.commands import Commands
+    from howtobench.commandline.commands import Commands
     from howtobench.studies import StudyResult
 
 Run = Callable[[Callable[..., Any], argparse.Namespace], "StudyResult"]
@@ -198,8 +198,8 @@ def _present(name: str, args: argparse.Namespace) -> None:
     """Run the study (its module, with pandas and inspect-ai, imported now), write its
     files to `--out` (if given), then print its tables and notes and the files written. A
     folder that cannot be written is the user's error."""
-    from howtobench.errors import UserError
     from howtobench.studies import show, write
+    from howtobench.vocabulary.errors import UserError
 
     study = STUDIES[name]
     result = study.run(getattr(importlib.import_module(study.module), name), args)

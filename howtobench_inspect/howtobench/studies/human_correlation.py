@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from howtobench.constants import DEFAULT_RESAMPLES
+from howtobench.commandline.constants import DEFAULT_RESAMPLES
 from howtobench.studies import bootstrap
 from howtobench.studies.correlation import METHODS, MIN_PAIRS, correlate
 from howtobench.studies.logs import Samples, as_samples, per_writing, scopes

@@ -36,11 +36,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from howtobench.genres import CANONICAL_GENRES
-from howtobench.metadata import TaskKey
 from howtobench.studies.bootstrap import chunks, draws, stratified_draws
 from howtobench.studies.logs import Samples, StudyError, read_header, scopes
-from howtobench.writing_state import COMPLETE, CUT, EMPTY, FILTERED, count_states
+from howtobench.vocabulary.genres import CANONICAL_GENRES
+from howtobench.vocabulary.metadata import TaskKey
+from howtobench.writing.state import COMPLETE, CUT, EMPTY, FILTERED, count_states
 
 ALL = "all"
 LEVEL = 0.95

@@ -35,8 +35,7 @@ from pathlib import Path
 import pandas as pd
 from matplotlib.figure import Figure
 
-from howtobench.constants import DEFAULT_RESAMPLES
-from howtobench.genres import CANONICAL_GENRES
+from howtobench.commandline.constants import DEFAULT_RESAMPLES
 from howtobench.studies import leaderboard
 from howtobench.studies.leaderboard import Board
 from howtobench.studies.logs import Samples, StudyError, as_samples, per_writing, scopes
@@ -46,6 +45,7 @@ from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 from howtobench.studies.weighting import check_one_weighting
 from howtobench.tree.spec import LEAVES
+from howtobench.vocabulary.genres import CANONICAL_GENRES
 
 ALL = "All"
 

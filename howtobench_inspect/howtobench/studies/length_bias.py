@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from howtobench.constants import DEFAULT_SCORES
+from howtobench.commandline.constants import DEFAULT_SCORES
 from howtobench.studies.correlation import MIN_PAIRS
 from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing, scopes
 from howtobench.studies.plots import scatter_grid

@@ -25,8 +25,6 @@ from typing import Any
 import pandas as pd
 from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
 
-from howtobench.errors import UserError
-from howtobench.metadata import SampleKey, ScoreKey, SelfConsistencyKey, TaskKey, current
 from howtobench.studies import storage
 from howtobench.studies.runs import (
     Overlap,
@@ -37,7 +35,9 @@ from howtobench.studies.runs import (
     overlaps,
     writer_model,
 )
-from howtobench.vocabulary import TASK_PREFIX, TASKS
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.metadata import SampleKey, ScoreKey, SelfConsistencyKey, TaskKey, current
+from howtobench.vocabulary.words import TASK_PREFIX, TASKS
 
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
 WRITING: tuple[str, ...] = ("model", "task", "id")

@@ -5,7 +5,7 @@ interval bars as small SVG drawn here, the weight figures as base64 PNG. The pag
 script at all, and its Content-Security-Policy allows no request but `data:` images.
 Every text that comes from the logs (writer, genre and judge names, notes, provenance)
 is HTML-escaped, since a writer's name is whatever a run called it; the names are shown
-through `howtobench.names` (hidden characters made visible, long names cut, the whole
+through `howtobench.vocabulary.names` (hidden characters made visible, long names cut, the whole
 name on hover), so that no two writers look alike.
 """
 
@@ -26,7 +26,6 @@ from matplotlib import colormaps
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from howtobench.names import html_name, shown_name
 from howtobench.studies.leaderboard import (
     ALL,
     LARGE_CUT_SHARE,
@@ -35,6 +34,7 @@ from howtobench.studies.leaderboard import (
     Board,
     no_interval,
 )
+from howtobench.vocabulary.names import html_name, shown_name
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html"
 BAR = (260, 18)  # width and height of one interval bar, in pixels

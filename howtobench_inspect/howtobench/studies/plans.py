@@ -18,9 +18,9 @@ from typing import Any
 import fsspec
 from inspect_ai.log import EvalLog
 
-from howtobench.metadata import SampleKey, ScoreKey, TaskKey
 from howtobench.studies.logs import StudyError, log_files, read_log
 from howtobench.tree.plan import PlanEntry, plan_text
+from howtobench.vocabulary.metadata import SampleKey, ScoreKey, TaskKey
 
 NEGOTIATE_TASK = "howtobench/negotiate"
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from howtobench.dataset import DataError, read_jsonl
+from howtobench.dataset.records import DataError, read_jsonl
 from howtobench.studies.correlation import MIN_PAIRS
 from howtobench.studies.logs import Samples, StudyError
 from howtobench.studies.runs import first_few

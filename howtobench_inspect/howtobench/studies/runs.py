@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from inspect_ai.log import EvalLog, EvalSample
 
-from howtobench.metadata import TaskKey
-from howtobench.vocabulary import writer_of
+from howtobench.vocabulary.metadata import TaskKey
+from howtobench.vocabulary.words import writer_of
 
 
 def first_few(items: Iterable[object], shown: int = 5) -> str:

@@ -3,10 +3,10 @@
 CSV files keep full precision (for further analysis); Markdown and the terminal show
 three decimals (p-values three significant digits) and leave missing cells blank; their
 headers, index labels and name columns (writers, judges, genres) show each name through
-`howtobench.names.shown_name`, so that no two look alike and none is wider than a
+`howtobench.vocabulary.names.shown_name`, so that no two look alike and none is wider than a
 screen. A CSV's
 text cells (model names, labels and ids from the logs) are written safe for a
-spreadsheet (`howtobench.csv_safety`: a quote in front of a cell that would be a
+spreadsheet (`howtobench.vocabulary.csv_safety`: a quote in front of a cell that would be a
 formula, text quoted); its numeric columns are written as they are.
 """
 
@@ -22,8 +22,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from tabulate import tabulate
 
-from howtobench.csv_safety import write_frame_csv
-from howtobench.names import shown_name
+from howtobench.vocabulary.csv_safety import write_frame_csv
+from howtobench.vocabulary.names import shown_name
 
 # The columns whose text cells are names from the logs (besides a table's index).
 NAME_COLUMNS = frozenset({"writer", "model", "judge", "judges", "grader", "anchor", "genre"})

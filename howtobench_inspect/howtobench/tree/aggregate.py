@@ -12,7 +12,7 @@ so a weighted sum can leave its node's scale: weights 0.9 and 0.9 and −0.8 on 
 0-10) before the root is computed, so the overall stays on 0-10 too, and the raw value
 is kept in `Aggregate.clipped` for the metadata, the explanation and `howtobench report`.
 
-Every number of an `Aggregate` is rounded as the scores store them (`howtobench.rounding`),
+Every number of an `Aggregate` is rounded as the scores store them (`howtobench.vocabulary.rounding`),
 so the explanation rendered from it and the score's value show the same numbers.
 """
 
@@ -21,8 +21,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from howtobench.rounding import rounded
 from howtobench.tree.spec import NEGOTIATED_NODES, Tree
+from howtobench.vocabulary.rounding import rounded
 
 
 @dataclass(frozen=True)

@@ -18,11 +18,11 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import grader
 from howtobench.judge.outages import surface_outage
 from howtobench.judge.replies import Asking
-from howtobench.metadata import ScoreKey
-from howtobench.parameters import refuses_unknown
-from howtobench.rounding import rounded
+from howtobench.tasks.parameters import refuses_unknown
 from howtobench.tree.negotiator import SettledWeights, weights_record
 from howtobench.tree.spec import tree_for
+from howtobench.vocabulary.metadata import ScoreKey
+from howtobench.vocabulary.rounding import rounded
 
 
 @solver

@@ -28,9 +28,9 @@ from howtobench.judge.question_locks import LockWaitExpired, held
 from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, exact_keys, number
 from howtobench.judge.runs import this_run
 from howtobench.judge.store import ReplyStore
-from howtobench.metadata import ScoreKey
 from howtobench.tree.prompts import leaf_summaries, tree_prompt
 from howtobench.tree.spec import Tree
+from howtobench.vocabulary.metadata import ScoreKey
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ instruction:
 `digest` is the SHA-256 of the instruction lines exactly as written (each with its line
 end, `plan_digest`), so an edited or truncated plan is refused, and two plans with the
 same weights have the same digest whatever logs they came from. `data` is the
-fingerprint of each task's records in the data source (`howtobench.fingerprint`), `tree`
+fingerprint of each task's records in the data source (`howtobench.dataset.fingerprint`), `tree`
 the version of the tree's negotiated leaves, `prompts` a digest of the negotiator's
 prompt files.
 
@@ -41,13 +41,13 @@ from typing import Any
 
 import fsspec
 
-from howtobench.errors import UserError
-from howtobench.fingerprint import Fingerprint
+from howtobench.dataset.fingerprint import Fingerprint
 from howtobench.judge.replies import Form, ReplyError
 from howtobench.tree.negotiator import Weights, weights_form
 from howtobench.tree.prompts import PROMPTS
 from howtobench.tree.spec import tree_for
-from howtobench.vocabulary import TASKS
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.words import TASKS
 
 PLAN_FORMAT = 1
 # The version of the tree's negotiated leaves (ids and groups): a plan of another

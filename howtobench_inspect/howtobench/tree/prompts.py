@@ -3,11 +3,11 @@
 from functools import cache
 from pathlib import Path
 
-from howtobench.templates import render, tagged, template
 from howtobench.tree.spec import LEAVES
+from howtobench.vocabulary.templates import render, tagged, template
 
 PROMPTS = Path(__file__).parent / "prompts"
-# The tags of the tree's questions (`howtobench.templates.tagged`): the negotiator's
+# The tags of the tree's questions (`howtobench.vocabulary.templates.tagged`): the negotiator's
 # system prompt, and each LLM leaf's criterion. The criterion opens the part of an
 # expert's question that follows the materials, so the long prefix a writing's expert
 # calls share (the one system prompt, the materials) stays the same for every leaf.

@@ -26,9 +26,7 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange, Verdict
 from howtobench.judge.sampling import judge_writing
-from howtobench.metadata import ScoreKey
-from howtobench.parameters import boolean, choice, names, refuses_unknown
-from howtobench.rounding import rounded
+from howtobench.tasks.parameters import boolean, choice, names, refuses_unknown
 from howtobench.tree.aggregate import aggregate, render
 from howtobench.tree.experts import judge_leaf
 from howtobench.tree.formatting_paper import paper_formatting_verdict
@@ -36,6 +34,8 @@ from howtobench.tree.headings import FormattingVerdict, formatting_verdict
 from howtobench.tree.negotiator import SettledWeights, Weights, fixed_weights, weights_record
 from howtobench.tree.plan import Plan, read_plan
 from howtobench.tree.spec import Leaf, Tree, tree_for
+from howtobench.vocabulary.metadata import ScoreKey
+from howtobench.vocabulary.rounding import rounded
 
 # How the content and format leaves are weighted: by the negotiator, or equally; any
 # other value of `weights` is the path of a plan file (`howtobench.tree.plan`).

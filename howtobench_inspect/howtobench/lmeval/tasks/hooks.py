@@ -2,7 +2,7 @@
 
 The items come from the source the inspect tasks read (`-T dataset=` is lm-eval's
 `--metadata '{"dataset": ...}'`, the hub by default), each asked with the inspect task's
-writer prompt (`howtobench.writer.writer_prompt`), and each writing scored with the
+writer prompt (`howtobench.writing.writer.writer_prompt`), and each writing scored with the
 `rouge_l` and `bleu` scorers' own numbers (`howtobench.baselines.overlap.overlap_values`)
 after the same clean-up the inspect tasks apply before scoring (`writing_state.examine`:
 reasoning removed, the completion artifacts stripped). A row carries the whole record,
@@ -14,11 +14,11 @@ from __future__ import annotations
 from typing import Any
 
 from howtobench.baselines.overlap import overlap_values
-from howtobench.dataset import WritingRecord, filter_genre
-from howtobench.errors import UserError
-from howtobench.sources import open_source
-from howtobench.writer import writer_prompt
-from howtobench.writing_state import DEFAULT_ARTIFACTS, STORED, examine
+from howtobench.dataset import open_source
+from howtobench.dataset.records import WritingRecord, filter_genre
+from howtobench.vocabulary.errors import UserError
+from howtobench.writing.state import DEFAULT_ARTIFACTS, STORED, examine
+from howtobench.writing.writer import writer_prompt
 
 
 def completion_docs(**metadata: Any) -> Any:

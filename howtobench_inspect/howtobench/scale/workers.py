@@ -50,10 +50,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from howtobench.errors import UserError
-from howtobench.logcheck import stop_reason, stopped_runs
-from howtobench.shards import FIELD
-from howtobench.worker_limits import connections_line, limits
+from howtobench.scale.limits import connections_line, limits
+from howtobench.scale.logcheck import stop_reason, stopped_runs
+from howtobench.scale.shards import FIELD
+from howtobench.vocabulary.errors import UserError
 
 SELECTION = "INSPECT_EVAL_SET_SELECTION"
 CAPTURE = "INSPECT_EVAL_SET_CAPTURE"
@@ -117,7 +117,7 @@ def all_done(header: Any) -> bool:
 
 @dataclass(frozen=True)
 class WorkerFile:
-    """A worker file: inspect's selection, and the sample ranges of `howtobench.shards`."""
+    """A worker file: inspect's selection, and the sample ranges of `howtobench.scale.shards`."""
 
     selection: dict[str, Any]  # inspect's part, our field removed
     units: tuple[Unit, ...]

@@ -22,8 +22,8 @@ from typing import Any
 from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
 
 from howtobench._inspect import init_hooks
-from howtobench.metadata import SampleKey, TaskKey
-from howtobench.writing_state import COMPLETE, CUT, STATES, count_states
+from howtobench.vocabulary.metadata import SampleKey, TaskKey
+from howtobench.writing.state import COMPLETE, CUT, STATES, count_states
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 stored for them, and the checks that hold for all sources (a known task, one record per
 id, a stored writing for every record a run scores).
 
-A source is opened once (`howtobench.sources.open_source`) and then asked; each kind of
+A source is opened once (`howtobench.dataset.open_source`) and then asked; each kind of
 source is one module of this package that fills in the abstract methods.
 """
 
@@ -12,8 +12,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from typing import Any, ClassVar
 
-from howtobench.dataset import DataError, WritingRecord
-from howtobench.vocabulary import TASKS
+from howtobench.dataset.records import DataError, WritingRecord
+from howtobench.vocabulary.words import TASKS
 
 
 class DataSource(ABC):

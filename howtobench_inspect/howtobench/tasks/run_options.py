@@ -18,7 +18,7 @@ from __future__ import annotations
 from inspect_ai.model import GenerateConfig
 
 from howtobench._inspect import active_generate_config
-from howtobench.errors import UserError
+from howtobench.vocabulary.errors import UserError
 
 # inspect's option -> (its GenerateConfig field, the lowest value that makes sense)
 BOUNDS = {

@@ -10,15 +10,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from howtobench.dataset import (
+from howtobench.dataset.base import DataSource
+from howtobench.dataset.records import (
     DataError,
     WritingRecord,
     parse_benchmark_record,
     parse_inference,
     read_jsonl,
 )
-from howtobench.sources.base import DataSource
-from howtobench.vocabulary import TASKS
+from howtobench.vocabulary.words import TASKS
 
 PROVENANCE = ".provenance.json"
 """The suffix of the file beside `<model>.jsonl` that says what made its writings."""

@@ -25,7 +25,7 @@ ours, `howtobench`:
 
 `limits` maps a task cut by range to its `[start, stop)` sample positions (inspect's
 `limit=(start, stop)`: zero-based, stop excluded); a task absent from it runs whole. The
-worker entry (`howtobench.workers`) reads the file, and runs each cut task as a selection
+worker entry (`howtobench.scale.workers`) reads the file, and runs each cut task as a selection
 of its own with that range as `overrides.limit`. Plain inspect refuses the file (the
 unknown field), which is the safe failure: ignoring the range would run the whole task
 on every worker that holds a piece of it. A range does not change a task's identity
@@ -43,12 +43,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from howtobench.commands import add_actions, add_command
-from howtobench.options import whole_number
+from howtobench.commandline.commands import add_actions, add_command
+from howtobench.commandline.options import whole_number
 from howtobench.tree.spec import tree_for
 
 if TYPE_CHECKING:
-    from howtobench.commands import Commands
+    from howtobench.commandline.commands import Commands
 
 FIELD = "howtobench"
 """Our field in a worker file (see the module docstring)."""
@@ -134,7 +134,7 @@ class Piece:
 
 def read_capture(path: Path) -> tuple[str, list[Task]]:
     """(eval set id, tasks) of an `INSPECT_EVAL_SET_CAPTURE` manifest."""
-    from howtobench.errors import UserError  # inspect-ai's error: not for `--help`
+    from howtobench.vocabulary.errors import UserError  # inspect-ai's error: not for `--help`
 
     try:
         manifest = json.loads(path.read_text("utf-8"))
@@ -157,7 +157,7 @@ def cut(tasks: Sequence[Task], workers: int) -> list[list[Piece]]:
     Worker k ends at the sample where the running weight comes closest to k/N of the
     total (so no worker is more than one sample's calls off its share).
     """
-    from howtobench.errors import UserError
+    from howtobench.vocabulary.errors import UserError
 
     total_samples = sum(task.samples for task in tasks)
     if workers > total_samples:
@@ -214,7 +214,7 @@ def split(capture: Path, workers: int, out: Path, replace: bool = False) -> list
     A folder holding the worker files of another split is refused (a job runner would
     start its leftover `worker-K.json` beside the new ones, and the two splits overlap),
     unless `replace`, which deletes them first; writing the same split again is allowed."""
-    from howtobench.errors import UserError
+    from howtobench.vocabulary.errors import UserError
 
     eval_set_id, tasks = read_capture(capture)
     files = {

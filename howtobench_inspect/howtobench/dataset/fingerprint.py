@@ -2,7 +2,7 @@
 
 `datasets.load_dataset` reads the hub repository at `main`, which its owners may change at
 any time. A score is only comparable with the paper's (and with last month's) on the same
-items, so the hub source (`howtobench.sources.hub`) checks each task's records against the
+items, so the hub source (`howtobench.dataset.hub`) checks each task's records against the
 fingerprint of the data published with the paper (its repository's `data/`): the number of
 records, and one hash over the id, instruction and reference of every record, in id order
 so that row order does not matter. A mismatch is logged, not refused: the data may have
@@ -21,7 +21,7 @@ _FIELD, _RECORD = "\x1f", "\x1e"
 
 
 class Fingerprinted(Protocol):
-    """What a record needs for the fingerprint (a `howtobench.dataset.WritingRecord`)."""
+    """What a record needs for the fingerprint (a `howtobench.dataset.records.WritingRecord`)."""
 
     @property
     def id(self) -> str: ...
@@ -51,7 +51,7 @@ def fingerprint(records: Iterable[Fingerprinted]) -> Fingerprint:
 
 
 # Computed once from the paper repository's data/ (commit efe51d9) with
-# `fingerprint(open_source(<data folder>).records(task))` (`howtobench.sources`); tests
+# `fingerprint(open_source(<data folder>).records(task))` (`howtobench.dataset`); tests
 # recompute them from that copy.
 PUBLISHED: dict[str, Fingerprint] = {
     "completion": Fingerprint(

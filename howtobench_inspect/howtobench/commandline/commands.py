@@ -12,7 +12,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from howtobench import options
+from howtobench.commandline import options
 
 LOGS_HELP = "inspect log files or folders of logs (searched recursively)"
 

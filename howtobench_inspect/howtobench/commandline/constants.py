@@ -4,7 +4,7 @@ is imported.
 The parser shows these as choices and defaults; the modules that own them (named beside
 each) load inspect-ai, pandas or matplotlib, which `howtobench --help` must not pay for.
 So each value is written here once, its owner imports it from here, and the parser can
-be built from this module, `howtobench.options` and the commands' own modules alone.
+be built from this module, `howtobench.commandline.options` and the commands' own modules alone.
 """
 
 from __future__ import annotations

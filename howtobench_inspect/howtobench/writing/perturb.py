@@ -39,10 +39,10 @@ from inspect_ai.model import (
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench._inspect import PrerequisiteError
-from howtobench.errors import UserError
-from howtobench.metadata import SampleKey
-from howtobench.templates import render
-from howtobench.vocabulary import replayed_writer
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.templates import render
+from howtobench.vocabulary.words import replayed_writer
 
 PROMPTS = Path(__file__).parent / "prompts"
 TRANSFER_GENRES = ("comment", "letter", "official", "poem")

@@ -9,17 +9,15 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import Solver, generate
 
-from howtobench import parameters
 from howtobench._inspect import error_message, eval_running, writer_temperature
 from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
-from howtobench.dataset import DataError, WritingRecord, filter_genre, record_to_sample
-from howtobench.errors import UserError
-from howtobench.fingerprint import fingerprint
-from howtobench.genres import canonical_genre
+from howtobench.dataset import DataSource, open_source
+from howtobench.dataset.fingerprint import fingerprint
+from howtobench.dataset.records import DataError, WritingRecord, filter_genre, record_to_sample
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES
 from howtobench.judge.models import grader
-from howtobench.metadata import SampleKey, TaskKey
-from howtobench.parameters import (
+from howtobench.tasks import parameters
+from howtobench.tasks.parameters import (
     Anchor,
     ParameterError,
     boolean,
@@ -30,24 +28,32 @@ from howtobench.parameters import (
     signature_of,
     temperature,
 )
-from howtobench.perturb import Perturbation
-from howtobench.perturb import perturb as perturb_solver
-from howtobench.run_options import check_run_options
-from howtobench.scorers import JUDGE_SCORERS, ScorerOptions, build_scorers, check_names, check_taken
-from howtobench.sources import DataSource, open_source
+from howtobench.tasks.run_options import check_run_options
+from howtobench.tasks.scorers import (
+    JUDGE_SCORERS,
+    ScorerOptions,
+    build_scorers,
+    check_names,
+    check_taken,
+)
 from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, Plan, PlanError, PlanFileMissing
 from howtobench.tree.scorer import DEFAULT_FORMATTING, FORMATTINGS, weighting
 from howtobench.tree.spec import tree_for
-from howtobench.vocabulary import TASKS, replayed_writer
-from howtobench.writer import WRITER_MAX_TOKENS, final_writing, writer_prompt
-from howtobench.writing_state import (
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.genres import canonical_genre
+from howtobench.vocabulary.metadata import SampleKey, TaskKey
+from howtobench.vocabulary.words import TASKS, replayed_writer
+from howtobench.writing.perturb import Perturbation
+from howtobench.writing.perturb import perturb as perturb_solver
+from howtobench.writing.state import (
     ARTIFACT_POLICIES,
     CUT_POLICIES,
     DEFAULT_ARTIFACTS,
     DEFAULT_CUT,
 )
-from howtobench.writing_summary import listen
+from howtobench.writing.summary import listen
+from howtobench.writing.writer import WRITER_MAX_TOKENS, final_writing, writer_prompt
 
 # The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`; 5 names
 # a replayed writer as the model (`--model replay/<writer>`) and rounds score values; 6

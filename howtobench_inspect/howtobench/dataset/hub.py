@@ -1,5 +1,5 @@
 """The published benchmark on the Hugging Face hub (the default source), checked by content
-against the data published with the paper (`howtobench.fingerprint`).
+against the data published with the paper (`howtobench.dataset.fingerprint`).
 
 The hub holds the records only, in the published `aligned.jsonl` format, every task in one
 split; it stores no model's writings, so replay needs a local source. `datasets` is
@@ -14,17 +14,17 @@ from collections.abc import Mapping
 from functools import cached_property
 from typing import Any, NoReturn
 
-from howtobench.dataset import DataError, WritingRecord, parse_benchmark_record
-from howtobench.fingerprint import difference
-from howtobench.sources.base import DataSource
-from howtobench.vocabulary import TASKS
+from howtobench.dataset.base import DataSource
+from howtobench.dataset.fingerprint import difference
+from howtobench.dataset.records import DataError, WritingRecord, parse_benchmark_record
+from howtobench.vocabulary.words import TASKS
 
 logger = logging.getLogger(__name__)
 
 HF_REPO = "andrewzhuoerfeng/HowToBench"
 # The hub repository publishes no tags or releases, so the revision is its moving `main`;
 # what pins the data is its content: `records` checks each task against the fingerprint
-# of the paper's published data (`howtobench.fingerprint.PUBLISHED`).
+# of the paper's published data (`howtobench.dataset.fingerprint.PUBLISHED`).
 HF_REVISION = "main"
 PAPER_REPOSITORY = "https://github.com/ZhuoerFeng/ACL2026-Tree-of-Writing"
 # Offline, the hub cannot be read: say what works without it, in one line.

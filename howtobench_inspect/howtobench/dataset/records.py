@@ -1,7 +1,7 @@
 """Writing records: their type, the two record formats, validated, and inspect samples.
 
 Where records come from (the `dataset` task parameter: the hub, a data folder, a JSONL
-file, the demo) is `howtobench.sources`; this module is what every source shares: the
+file, the demo) is `howtobench.dataset`; this module is what every source shares: the
 published `aligned.jsonl` format and that of a user's JSONL file (`parse_benchmark_record`,
 `parse_user_record`), how a JSONL file is read (`read_jsonl`), and the sample a record
 becomes (`record_to_sample`).
@@ -21,10 +21,10 @@ from typing import Any
 
 from inspect_ai.dataset import Sample
 
-from howtobench.errors import UserError
-from howtobench.genres import canonical_genre
-from howtobench.metadata import SampleKey
-from howtobench.vocabulary import FILL_MARKER, TASKS, detect_language
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.genres import canonical_genre
+from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.words import FILL_MARKER, TASKS, detect_language
 
 logger = logging.getLogger(__name__)
 

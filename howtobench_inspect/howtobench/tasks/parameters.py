@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, cast
 
-from howtobench.errors import OneLineError, UserError
-from howtobench.vocabulary import TASK_PREFIX
+from howtobench.vocabulary.errors import OneLineError, UserError
+from howtobench.vocabulary.words import TASK_PREFIX
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}

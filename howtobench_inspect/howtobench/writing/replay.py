@@ -3,7 +3,7 @@ howtobench task with that writer's stored writing for the sample.
 
 Naming the writer as the evaluated model is what lets inspect's own model axis carry the
 writers: the log's model, the viewer's MODEL column, `evals_df`, `samples_df` with
-`howtobench.columns.TowColumns`, and
+`howtobench.tree.columns.TowColumns`, and
 `inspect eval-set ... --model replay/a,replay/b`, whose matrix of writers x tasks resumes
 like any eval set. The writings come from the data source the task was built on: each
 sample carries its source's location (`SampleKey.DATASET`), so the provider needs no
@@ -27,11 +27,11 @@ from inspect_ai.model import (
 )
 
 from howtobench._inspect import sample_active
-from howtobench.errors import UserError
-from howtobench.in_process import InProcessModelAPI
-from howtobench.metadata import SampleKey
-from howtobench.sources import DataSource, open_source
-from howtobench.vocabulary import replay_model
+from howtobench.dataset import DataSource, open_source
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.in_process import InProcessModelAPI
+from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.words import replay_model
 
 __all__ = ["ReplayAPI", "ReplayError"]
 

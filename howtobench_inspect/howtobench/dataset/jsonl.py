@@ -1,4 +1,4 @@
-"""One JSONL file of the user's own writing tasks (`howtobench.dataset.parse_user_record`),
+"""One JSONL file of the user's own writing tasks (`howtobench.dataset.records.parse_user_record`),
 each record with its stored writings under `generations`; `demo` is this source on the
 small original file shipped in the package.
 
@@ -12,11 +12,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from howtobench.dataset import DataError, WritingRecord, parse_user_record, read_jsonl
-from howtobench.sources.base import DataSource
-from howtobench.vocabulary import TASKS
+from howtobench.dataset.base import DataSource
+from howtobench.dataset.records import DataError, WritingRecord, parse_user_record, read_jsonl
+from howtobench.vocabulary.words import TASKS
 
-DEMO_FILE = Path(__file__).parents[1] / "data" / "demo" / "demo.jsonl"
+DEMO_FILE = Path(__file__).parent / "demo" / "demo.jsonl"
 
 
 class JsonlSource(DataSource):

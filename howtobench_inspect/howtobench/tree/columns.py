@@ -7,7 +7,7 @@ the eval's model. `TowColumns` are column definitions for `inspect_ai.analysis.s
 that spell them out, and `tow_samples` reads logs with them:
 
     from inspect_ai.analysis import samples_df
-    from howtobench.columns import TowColumns
+    from howtobench.tree.columns import TowColumns
     df = samples_df("logs", columns=TowColumns)
 
 Columns: `writer` (the eval's model, `replay/` removed: a stored writer by its own name),
@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING
 
 from inspect_ai.analysis import Column, EvalColumn, SampleColumn, samples_df
 
-from howtobench.metadata import SampleKey, TaskKey
-from howtobench.vocabulary import writer_of
+from howtobench.vocabulary.metadata import SampleKey, TaskKey
+from howtobench.vocabulary.words import writer_of
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -13,7 +13,7 @@ TASKS: tuple[str, ...] = ("completion", "guide", "open")
 TASK_PREFIX = "howtobench/"
 # Where a completion text's missing passage was cut out (section 4.5).
 FILL_MARKER = "[fill in the blank]"
-# The model provider of stored writings: `--model replay/<writer>` (howtobench/replay.py).
+# The model provider of stored writings: `--model replay/<writer>` (howtobench/writing/replay.py).
 REPLAY_API = "replay"
 # The judge simulator answering in process: `--model-role grader=towsim/judge`
 # (howtobench/simulator/embedded.py).

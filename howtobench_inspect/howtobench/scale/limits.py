@@ -3,7 +3,7 @@
 `inspect eval-set` reads `INSPECT_EVAL_MAX_CONNECTIONS`, `_MAX_SAMPLES` and `_MAX_TASKS`
 for its options; `eval_set()` in Python does not, so the scale-out recipe
 (`docs/examples/scale_out.py`) takes them from here, and its worker entry
-(`howtobench.workers.run`) checks them before anything runs, so that a value that is no
+(`howtobench.scale.workers.run`) checks them before anything runs, so that a value that is no
 whole number stops it in one line instead of a traceback from inside the eval.
 
 Left unset, the connections are not a fixed number: inspect-ai 0.3.285 then runs each
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 
 from inspect_ai.util import AdaptiveConcurrency
 
-from howtobench.errors import UserError
+from howtobench.vocabulary.errors import UserError
 
 # eval_set()'s argument -> the variable `inspect eval-set` reads for it
 VARIABLES = {

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from howtobench.dataset import DataError
-from howtobench.sources.base import DataSource
-from howtobench.sources.folder import FolderSource
-from howtobench.sources.hub import HubSource
-from howtobench.sources.jsonl import DEMO_FILE, JsonlSource
+from howtobench.dataset.base import DataSource
+from howtobench.dataset.folder import FolderSource
+from howtobench.dataset.hub import HubSource
+from howtobench.dataset.jsonl import DEMO_FILE, JsonlSource
+from howtobench.dataset.records import DataError
 
 __all__ = ["DataSource", "open_source"]
 

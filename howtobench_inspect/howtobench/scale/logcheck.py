@@ -29,11 +29,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from howtobench.commands import add_command, add_logs
-from howtobench.names import shown_name
+from howtobench.commandline.commands import add_command, add_logs
+from howtobench.vocabulary.names import shown_name
 
 if TYPE_CHECKING:
-    from howtobench.commands import Commands
+    from howtobench.commandline.commands import Commands
     from howtobench.studies.runs import Run
 
 FINISHED = "success"
@@ -60,7 +60,7 @@ class Unfinished:
 
     def line(self) -> str:
         """The run's line; a hidden character in its path or reason is shown escaped
-        (`howtobench.names`), so that two runs cannot look alike."""
+        (`howtobench.vocabulary.names`), so that two runs cannot look alike."""
         why = f": {self.reason}" if self.reason else ""
         return shown_name(f"{self.path}: {self.status}{why}", None)
 

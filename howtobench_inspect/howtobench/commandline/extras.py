@@ -50,7 +50,7 @@ def check_extra(extra: str) -> None:
     """Raise a `UserError` naming what to install when a module of `extra` is missing."""
     missing = missing_modules(extra)
     if missing:
-        from howtobench.errors import UserError  # inspect-ai's error: not for `--help`
+        from howtobench.vocabulary.errors import UserError  # inspect-ai's error: not for `--help`
 
         raise UserError(
             f"needs the {extra} extra ({', '.join(missing)} not installed): "

@@ -17,7 +17,7 @@ from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import BLEU_TOKENIZE, bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
-from howtobench.parameters import ParameterError
+from howtobench.tasks.parameters import ParameterError
 from howtobench.tree.scorer import DEFAULT_FORMATTING, tree_of_writing
 
 DEFAULT_SCORERS: tuple[str, ...] = ("tow",)

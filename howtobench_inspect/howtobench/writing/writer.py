@@ -1,16 +1,16 @@
 """The writer side of a task: the prompt a model writes from, its generation settings,
 and the writing the judges read (`final_writing`). The writer is the evaluated model: a
-live one, or the stored writings of `--model replay/<writer>` (howtobench/replay.py)."""
+live one, or the stored writings of `--model replay/<writer>` (howtobench/writing/replay.py)."""
 
 from pathlib import Path
 
 from inspect_ai.model import ContentReasoning
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from howtobench.dataset import WritingRecord
-from howtobench.metadata import SampleKey
-from howtobench.templates import render
-from howtobench.writing_state import CUT, DEFAULT_ARTIFACTS, DEFAULT_CUT, examine
+from howtobench.dataset.records import WritingRecord
+from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.templates import render
+from howtobench.writing.state import CUT, DEFAULT_ARTIFACTS, DEFAULT_CUT, examine
 
 PROMPTS = Path(__file__).parent / "prompts"
 

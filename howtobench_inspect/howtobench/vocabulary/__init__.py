@@ -1,0 +1,7 @@
+"""The bottom floor: the benchmark's shared words (task names, the fill-in marker, the
+providers' names, the language of a text), the metadata keys the log is written and read
+with, the user's errors, the genres, names shown safely, rounding, prompt templates and
+the base of the package's in-process model providers. Nothing here imports another room
+of the package, so every room can stand on it."""
+
+__all__: list[str] = []
