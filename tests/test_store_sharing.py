@@ -32,7 +32,8 @@ from inspect_ai.model import (
 
 from howtobench.judge import question_locks
 from howtobench.judge.question_locks import LockWaitExpired, held
-from howtobench.judge.replies import Asking, Exchange, Form, ask, bounded
+from howtobench.judge.reading import Form, bounded
+from howtobench.judge.replies import Asking, Exchange, ask
 from howtobench.judge.store import ReplyStore
 from howtobench.simulator import Asked, JudgeSimulator, valid_weights
 from howtobench.tasks import writing as tasks

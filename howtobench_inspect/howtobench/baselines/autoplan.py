@@ -23,7 +23,8 @@ from howtobench.baselines.single_call import (
     single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, number, reason_of
+from howtobench.judge.reading import Form, ReplyError, bounded, number
+from howtobench.judge.replies import Verdict, reason_of
 from howtobench.tasks.parameters import refuses_unknown
 from howtobench.vocabulary.metadata import ScoreKey
 

@@ -22,7 +22,8 @@ from howtobench.judge.defaults import TRIES
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
-from howtobench.judge.replies import Asking, Exchange, Form, Verdict, ask
+from howtobench.judge.reading import Form
+from howtobench.judge.replies import Asking, Exchange, Verdict, ask
 from howtobench.judge.sampling import judge_writing
 from howtobench.tasks.parameters import signature_of
 from howtobench.vocabulary.rounding import rounded

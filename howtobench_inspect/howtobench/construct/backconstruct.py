@@ -50,7 +50,7 @@ from howtobench.construct.steps import (
     text_of,
     text_sample,
 )
-from howtobench.judge.replies import ReplyError, exact_keys
+from howtobench.judge.reading import ReplyError, exact_keys
 from howtobench.tasks.parameters import integer, refuses_unknown
 
 THEME_WORDS = 5  # the paper's T: "no more than five words"

@@ -29,7 +29,8 @@ from howtobench.construct.steps import (
     step_task,
     text_sample,
 )
-from howtobench.judge.replies import bounded, reason_of
+from howtobench.judge.reading import bounded
+from howtobench.judge.replies import reason_of
 from howtobench.tasks.parameters import ParameterError, integer, refuses_unknown
 
 

@@ -18,7 +18,8 @@ from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import BLEU_TOKENIZE, bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
 from howtobench.tasks.parameters import ParameterError
-from howtobench.tree.scorer import DEFAULT_FORMATTING, tree_of_writing
+from howtobench.tree.scorer import tree_of_writing
+from howtobench.tree.writing_score import DEFAULT_FORMATTING
 
 DEFAULT_SCORERS: tuple[str, ...] = ("tow",)
 

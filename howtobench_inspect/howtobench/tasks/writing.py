@@ -26,7 +26,7 @@ from howtobench.tasks.writing_parameters import (
     writing_parameters,
 )
 from howtobench.tree.plan import TREE_VERSION, PlanError
-from howtobench.tree.scorer import DEFAULT_FORMATTING
+from howtobench.tree.writing_score import DEFAULT_FORMATTING
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.metadata import SampleKey, TaskKey
 from howtobench.vocabulary.words import replayed_writer

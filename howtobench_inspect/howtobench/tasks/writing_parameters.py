@@ -26,8 +26,9 @@ from howtobench.tasks.parameters import (
 )
 from howtobench.tasks.scorers import JUDGE_SCORERS, ScorerOptions, check_names, check_taken
 from howtobench.tree.plan import Plan, PlanError, PlanFileMissing
-from howtobench.tree.scorer import DEFAULT_FORMATTING, FORMATTINGS, weighting
+from howtobench.tree.scorer import weighting
 from howtobench.tree.spec import tree_for
+from howtobench.tree.writing_score import DEFAULT_FORMATTING, FORMATTINGS
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import replayed_writer
 from howtobench.writing.perturb import Perturbation

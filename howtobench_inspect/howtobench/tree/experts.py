@@ -8,16 +8,8 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 
 from howtobench.judge.inputs import JudgeInput, judge_question
-from howtobench.judge.replies import (
-    Asking,
-    Exchange,
-    Form,
-    ReplyError,
-    Verdict,
-    ask,
-    bounded,
-    reason_of,
-)
+from howtobench.judge.reading import Form, ReplyError, bounded
+from howtobench.judge.replies import Asking, Exchange, Verdict, ask, reason_of
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import Leaf
 

@@ -42,7 +42,7 @@ from typing import Any
 import fsspec
 
 from howtobench.dataset.fingerprint import Fingerprint
-from howtobench.judge.replies import Form, ReplyError
+from howtobench.judge.reading import Form, ReplyError
 from howtobench.tree.negotiator import Weights, weights_form
 from howtobench.tree.prompts import PROMPTS
 from howtobench.tree.spec import tree_for
