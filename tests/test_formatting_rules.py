@@ -13,7 +13,7 @@ from statistics import fmean
 import pytest
 
 from howtobench import completion, guide, tree_of_writing
-from howtobench.tasks.parameters import ParameterError
+from howtobench.parameters.readers import ParameterError
 from howtobench.tree.formatting_paper import paper_formatting_verdict
 from howtobench.tree.headings import formatting_verdict
 from howtobench.tree.spec import tree_for

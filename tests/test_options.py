@@ -39,8 +39,8 @@ from howtobench.cli import build_parser, main
 from howtobench.commandline import options
 from howtobench.construct.commands import check_out
 from howtobench.construct.pipeline import LOCK_FILE
-from howtobench.tasks.parameters import ParameterError, ScorerParameterError
-from howtobench.tasks.run_options import check_run_options
+from howtobench.parameters.readers import ParameterError, ScorerParameterError
+from howtobench.parameters.run_options import check_run_options
 from howtobench.vocabulary.errors import UserError
 from support.evals import run_eval
 

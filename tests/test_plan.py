@@ -24,6 +24,7 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import TaskState
 
+from howtobench import tasks
 from howtobench.cli import main
 from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge import question_locks
@@ -31,8 +32,7 @@ from howtobench.judge.defaults import SUM_TOLERANCE
 from howtobench.simulator import Asked, JudgeSimulator, asked_ids
 from howtobench.studies import StudyError, report
 from howtobench.studies.plans import export_plan
-from howtobench.tasks import writing as tasks
-from howtobench.tasks.negotiate import negotiate
+from howtobench.tasks import negotiate
 from howtobench.tree.negotiation import instruction_only
 from howtobench.tree.plan import (
     TREE_VERSION,

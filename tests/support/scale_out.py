@@ -19,7 +19,7 @@ from typing import Any
 from howtobench.simulator import JudgeSimulator
 from howtobench.simulator.process import Served
 from howtobench.studies.plans import export_plan
-from howtobench.tasks.negotiate import negotiate
+from howtobench.tasks import negotiate
 from support.evals import run_eval
 
 RECIPE = Path(__file__).parents[2] / "docs" / "examples" / "scale_out.py"

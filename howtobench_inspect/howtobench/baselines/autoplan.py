@@ -25,8 +25,10 @@ from howtobench.baselines.single_call import (
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.reading import Form, ReplyError, bounded, number
 from howtobench.judge.replies import Verdict, reason_of
-from howtobench.tasks.parameters import refuses_unknown
+from howtobench.parameters.readers import refuses_unknown
 from howtobench.vocabulary.metadata import ScoreKey
+
+__all__ = ["FEWEST", "MOST", "autoplan", "check_plan", "plan_question", "pool_plans"]
 
 FEWEST, MOST = 3, 6
 

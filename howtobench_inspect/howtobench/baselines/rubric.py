@@ -26,7 +26,9 @@ from howtobench.baselines.single_call import (
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.reading import Form, ReplyError, bounded, exact_keys
 from howtobench.judge.replies import Verdict, reason_of
-from howtobench.tasks.parameters import refuses_unknown
+from howtobench.parameters.readers import refuses_unknown
+
+__all__ = ["pool_scores", "rubric", "rubric_checker", "rubric_question"]
 
 
 def rubric_question(judge_input: JudgeInput) -> Question:

@@ -23,7 +23,7 @@ from howtobench.construct.prompts import genre_list
 from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
 from howtobench.judge.reading import ReplyError
 from howtobench.judge.replies import reason_of
-from howtobench.tasks.parameters import refuses_unknown
+from howtobench.parameters.readers import refuses_unknown
 from howtobench.vocabulary.genres import CANONICAL_GENRES
 
 

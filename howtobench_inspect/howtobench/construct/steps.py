@@ -42,7 +42,7 @@ from howtobench.judge.inputs import clean_text, fence
 from howtobench.judge.reading import Form, ReplyError
 from howtobench.judge.replies import Asking, ask
 from howtobench.judge.store import ReplyStore
-from howtobench.tasks.parameters import ParameterError
+from howtobench.parameters.readers import ParameterError
 from howtobench.vocabulary.errors import UserError
 
 TRIES = 3  # the first ask and two re-asks, as for the judges

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from howtobench.tasks.parameters import unquoted
+from howtobench.parameters.readers import unquoted
 
 __all__ = [
     "BrokenJSON",

@@ -32,6 +32,8 @@ from howtobench.judge.store import ReplyStore
 from howtobench.vocabulary.metadata import ScoreKey
 from howtobench.vocabulary.templates import render
 
+__all__ = ["Asking", "Exchange", "Verdict", "ask", "reason_of"]
+
 T = TypeVar("T")
 
 

@@ -27,6 +27,16 @@ from howtobench.studies.logs import WRITING, Samples, StudyError, as_samples, pe
 from howtobench.studies.runs import first_few
 from howtobench.vocabulary.rounding import rounded
 
+__all__ = [
+    "Agreement",
+    "METRIC",
+    "Reference",
+    "agree",
+    "agreement_json",
+    "read_reference",
+    "render_agreement",
+]
+
 METRIC = "tow.overall"
 
 

@@ -13,6 +13,8 @@ from howtobench.judge.replies import Asking, Exchange, Verdict, ask, reason_of
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import Leaf
 
+__all__ = ["expert_messages", "judge_leaf", "score_form"]
+
 
 def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> list[ChatMessage]:
     """The materials first and the leaf's criterion and scale last, so a provider's prompt

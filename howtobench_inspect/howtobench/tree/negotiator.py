@@ -33,6 +33,15 @@ from howtobench.tree.prompts import leaf_summaries, tree_prompt
 from howtobench.tree.spec import Tree
 from howtobench.vocabulary.metadata import ScoreKey
 
+__all__ = [
+    "SettledWeights",
+    "Weights",
+    "fixed_weights",
+    "negotiator_messages",
+    "weights_form",
+    "weights_record",
+]
+
 
 @dataclass(frozen=True)
 class Weights:

@@ -49,6 +49,19 @@ from howtobench.tree.spec import tree_for
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASKS
 
+__all__ = [
+    "PLAN_FORMAT",
+    "Plan",
+    "PlanEntry",
+    "PlanError",
+    "PlanFileMissing",
+    "TREE_VERSION",
+    "plan_digest",
+    "plan_text",
+    "prompts_digest",
+    "read_plan",
+]
+
 PLAN_FORMAT = 1
 # The version of the tree's negotiated leaves (ids and groups): a plan of another
 # version has weights for other criteria.

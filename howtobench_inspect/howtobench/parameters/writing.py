@@ -13,8 +13,8 @@ from howtobench._inspect import error_message, writer_temperature
 from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
 from howtobench.dataset import DataSource, open_source
 from howtobench.judge.models import grader
-from howtobench.tasks import parameters
-from howtobench.tasks.parameters import (
+from howtobench.parameters import readers as parameters
+from howtobench.parameters.readers import (
     Anchor,
     ParameterError,
     boolean,
@@ -24,7 +24,7 @@ from howtobench.tasks.parameters import (
     positive_integer,
     temperature,
 )
-from howtobench.tasks.scorers import JUDGE_SCORERS, ScorerOptions, check_names, check_taken
+from howtobench.parameters.scorers import JUDGE_SCORERS, ScorerOptions, check_names, check_taken
 from howtobench.tree.plan import Plan, PlanError, PlanFileMissing
 from howtobench.tree.scorer import weighting
 from howtobench.tree.spec import tree_for

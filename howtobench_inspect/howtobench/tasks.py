@@ -1,6 +1,6 @@
-"""The three HoWToBench tasks: completion, guided writing and open writing, built from
-their parameters (`writing_parameters`) on a data source, writing live or replaying
-stored writings."""
+"""The HoWToBench tasks: completion, guided writing and open writing, built from their
+parameters (`howtobench.parameters.writing`) on a data source, writing live or replaying
+stored writings; and the negotiation task that freezes their weights into a plan."""
 
 from typing import Any
 
@@ -10,13 +10,14 @@ from inspect_ai.model import GenerateConfig, get_model
 from inspect_ai.solver import Solver, generate
 
 from howtobench._inspect import eval_running
+from howtobench.dataset import open_source
 from howtobench.dataset.fingerprint import fingerprint
-from howtobench.dataset.records import WritingRecord, filter_genre, record_to_sample
+from howtobench.dataset.records import DataError, WritingRecord, filter_genre, record_to_sample
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES
-from howtobench.tasks.parameters import ParameterError, signature_of
-from howtobench.tasks.run_options import check_run_options
-from howtobench.tasks.scorers import JUDGE_SCORERS, build_scorers
-from howtobench.tasks.writing_parameters import (
+from howtobench.parameters.readers import ParameterError, names, signature_of, temperature
+from howtobench.parameters.run_options import check_run_options
+from howtobench.parameters.scorers import JUDGE_SCORERS, build_scorers
+from howtobench.parameters.writing import (
     WritingParameters,
     check_formatting,
     check_grader,
@@ -25,16 +26,18 @@ from howtobench.tasks.writing_parameters import (
     check_nodes,
     writing_parameters,
 )
+from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, PlanError
 from howtobench.tree.writing_score import DEFAULT_FORMATTING
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.genres import canonical_genre
 from howtobench.vocabulary.metadata import SampleKey, TaskKey
-from howtobench.vocabulary.words import replayed_writer
+from howtobench.vocabulary.words import TASKS, replayed_writer
 from howtobench.writing.perturb import perturb as perturb_solver
 from howtobench.writing.summary import listen
 from howtobench.writing.writer import WRITER_MAX_TOKENS, final_writing, writer_prompt
 
-__all__ = ["TASK_VERSION", "completion", "guide", "open_writing", "writing_task"]
+__all__ = ["TASK_VERSION", "completion", "guide", "negotiate", "open_writing", "writing_task"]
 
 # The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`; 5 names
 # a replayed writer as the model (`--model replay/<writer>`) and rounds score values; 6
@@ -202,3 +205,73 @@ def open_writing(**given: Any) -> Task:
     `writing_parameters`.
     """
     return writing_task("open", writing_parameters(**given))
+
+
+@task
+def negotiate(
+    dataset: str | None = "hub",
+    genre: str | None = None,
+    judge_temperature: float | None = None,
+    tasks: str | list[str] | None = None,
+) -> Task:
+    """The negotiator alone: one sample per instruction, scored by its weights.
+
+    Its log is the record of the weights, and `howtobench plan export` turns it into a
+    plan file that every worker scores with (`-T weights=PLAN.jsonl`). Bind the judge
+    with `--model-role grader=...` and run with `--model none`.
+
+    Args:
+        dataset: `hub`, `demo`, a data folder (`<task>/aligned.jsonl`) or a JSONL file.
+        genre: keep one canonical genre (e.g. `argumentative`).
+        judge_temperature: the negotiator's sampling temperature; default the judge
+            role's own, else 0.
+        tasks: comma list of the tasks whose instructions are negotiated
+            (`completion,guide,open`, the default).
+
+    Returns:
+        The task: one sample per instruction, and the negotiation scorer.
+    """
+    check_run_options()
+    chosen = names(tasks, "tasks") or TASKS
+    unknown = [t for t in chosen if t not in TASKS]
+    if unknown:
+        raise ParameterError(
+            "tasks", f"unknown task(s) {', '.join(unknown)} (expected {', '.join(TASKS)})"
+        )
+    check_grader()
+    data: dict[str, dict[str, object]] = {}
+    records: list[WritingRecord] = []
+    source = open_source(dataset)
+    for task_type in chosen:
+        found = source.records(task_type)
+        prints = fingerprint(found)
+        data[task_type] = {"count": prints.count, "sha256": prints.sha256}
+        records += [r for r in found if not genre or r.genre == canonical_genre(genre)]
+    if not records:
+        raise ParameterError("genre", f"no instruction of genre '{genre}' in {', '.join(chosen)}")
+    seen: dict[str, str] = {}
+    for record in records:
+        if record.id in seen:
+            raise DataError(
+                source.name,
+                f"id '{record.id}' is used by a {seen[record.id]} and a {record.task} "
+                "record; negotiate the tasks one at a time (-T tasks=...)",
+            )
+        seen[record.id] = record.task
+    return Task(
+        dataset=MemoryDataset(
+            [record_to_sample(r, r.instruction) for r in records], name="howtobench-negotiate"
+        ),
+        solver=instruction_only(),
+        scorer=negotiation(judge_temperature=temperature(judge_temperature, "judge_temperature")),
+        metadata={
+            TaskKey.HOWTOBENCH_TASK: "negotiate",
+            TaskKey.DATASET: source.name,
+            TaskKey.GENRE: genre,
+            TaskKey.TASKS: list(chosen),
+            TaskKey.DATA: data,
+            TaskKey.TREE: TREE_VERSION,
+        },
+        config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES),
+        version=1,
+    )
