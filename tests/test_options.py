@@ -39,9 +39,9 @@ from howtobench.cli import build_parser, main
 from howtobench.commandline import options
 from howtobench.construct.commands import check_out
 from howtobench.construct.pipeline import LOCK_FILE
-from howtobench.parameters.readers import ParameterError, ScorerParameterError
 from howtobench.parameters.run_options import check_run_options
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import ParameterError, ScorerParameterError
 from support.evals import run_eval
 
 BUILD = ["build", "corpus.jsonl", "--out", "out", "--model", "mockllm/model"]

@@ -14,7 +14,6 @@ from howtobench.dataset import open_source
 from howtobench.dataset.fingerprint import fingerprint
 from howtobench.dataset.records import DataError, WritingRecord, filter_genre, record_to_sample
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES
-from howtobench.parameters.readers import ParameterError, names, signature_of, temperature
 from howtobench.parameters.run_options import check_run_options
 from howtobench.parameters.scorers import JUDGE_SCORERS, build_scorers
 from howtobench.parameters.writing import (
@@ -32,6 +31,7 @@ from howtobench.tree.writing_score import DEFAULT_FORMATTING
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.genres import canonical_genre
 from howtobench.vocabulary.metadata import SampleKey, TaskKey
+from howtobench.vocabulary.parameter_values import ParameterError, names, signature_of, temperature
 from howtobench.vocabulary.words import TASKS, replayed_writer
 from howtobench.writing.perturb import perturb as perturb_solver
 from howtobench.writing.summary import listen

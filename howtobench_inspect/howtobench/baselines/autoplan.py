@@ -25,8 +25,8 @@ from howtobench.baselines.single_call import (
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.reading import Form, ReplyError, bounded, number
 from howtobench.judge.replies import Verdict, reason_of
-from howtobench.parameters.readers import refuses_unknown
 from howtobench.vocabulary.metadata import ScoreKey
+from howtobench.vocabulary.parameter_values import refuses_unknown
 
 __all__ = ["FEWEST", "MOST", "autoplan", "check_plan", "plan_question", "pool_plans"]
 

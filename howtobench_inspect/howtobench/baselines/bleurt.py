@@ -31,8 +31,8 @@ from inspect_ai.solver import TaskState
 
 from howtobench.commandline.extras import install_command
 from howtobench.judge.guards import excerpt, incomparable, noted
-from howtobench.parameters.readers import ParameterError, positive_integer, refuses_unknown
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import ParameterError, positive_integer, refuses_unknown
 from howtobench.vocabulary.rounding import rounded
 
 __all__ = ["BleurtModel", "INSTALL", "PARAMETER", "bleurt", "load"]

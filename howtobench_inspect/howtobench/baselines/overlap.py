@@ -26,9 +26,9 @@ from inspect_ai.scorer import Score, Scorer, Target, Value, grouped, mean, score
 from inspect_ai.solver import TaskState
 
 from howtobench.judge.guards import excerpt, incomparable, noted
-from howtobench.parameters.readers import refuses_unknown
 from howtobench.vocabulary.errors import OneLineError
 from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.parameter_values import refuses_unknown
 from howtobench.vocabulary.rounding import rounded
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from howtobench.baselines.single_call import (
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.reading import Form, ReplyError, bounded, exact_keys
 from howtobench.judge.replies import Verdict, reason_of
-from howtobench.parameters.readers import refuses_unknown
+from howtobench.vocabulary.parameter_values import refuses_unknown
 
 __all__ = ["pool_scores", "rubric", "rubric_checker", "rubric_question"]
 

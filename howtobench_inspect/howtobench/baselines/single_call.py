@@ -25,7 +25,7 @@ from howtobench.judge.models import ask_panel, panel, panel_models
 from howtobench.judge.reading import Form
 from howtobench.judge.replies import Asking, Exchange, Verdict, ask
 from howtobench.judge.sampling import judge_writing
-from howtobench.parameters.readers import signature_of
+from howtobench.vocabulary.parameter_values import signature_of
 from howtobench.vocabulary.rounding import rounded
 
 __all__ = [

@@ -51,7 +51,7 @@ from howtobench.construct.steps import (
     text_sample,
 )
 from howtobench.judge.reading import ReplyError, exact_keys
-from howtobench.parameters.readers import integer, refuses_unknown
+from howtobench.vocabulary.parameter_values import integer, refuses_unknown
 
 THEME_WORDS = 5  # the paper's T: "no more than five words"
 # Key points of a practical item's grounding: 219 of the 305 published practical guide

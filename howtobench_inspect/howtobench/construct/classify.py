@@ -23,8 +23,8 @@ from howtobench.construct.prompts import genre_list
 from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
 from howtobench.judge.reading import ReplyError
 from howtobench.judge.replies import reason_of
-from howtobench.parameters.readers import refuses_unknown
 from howtobench.vocabulary.genres import CANONICAL_GENRES
+from howtobench.vocabulary.parameter_values import refuses_unknown
 
 
 def check_genre(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:

@@ -31,7 +31,7 @@ from howtobench.construct.steps import (
 )
 from howtobench.judge.reading import bounded
 from howtobench.judge.replies import reason_of
-from howtobench.parameters.readers import ParameterError, integer, refuses_unknown
+from howtobench.vocabulary.parameter_values import ParameterError, integer, refuses_unknown
 
 
 def check_quality(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from howtobench.dataset.records import DataError, WritingRecord
 from howtobench.judge.inputs import clean_text
 from howtobench.judge.reading import ReplyError, exact_keys
 from howtobench.judge.replies import reason_of
-from howtobench.parameters.readers import ParameterError, refuses_unknown
+from howtobench.vocabulary.parameter_values import ParameterError, refuses_unknown
 
 CATEGORIES: tuple[str, ...] = ("personal_info", "unsafe", "advertisement")
 PERSONAL = "personal_info"

@@ -42,8 +42,8 @@ from howtobench.judge.inputs import clean_text, fence
 from howtobench.judge.reading import Form, ReplyError
 from howtobench.judge.replies import Asking, ask
 from howtobench.judge.store import ReplyStore
-from howtobench.parameters.readers import ParameterError
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import ParameterError
 
 TRIES = 3  # the first ask and two re-asks, as for the judges
 ANSWER = "answer"  # sample metadata: what the solver got, for the scorer

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from howtobench.parameters.readers import unquoted
+from howtobench.vocabulary.parameter_values import unquoted
 
 __all__ = [
     "BrokenJSON",

@@ -17,9 +17,9 @@ from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import BLEU_TOKENIZE, bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
-from howtobench.parameters.readers import ParameterError
 from howtobench.tree.scorer import tree_of_writing
 from howtobench.tree.writing_score import DEFAULT_FORMATTING
+from howtobench.vocabulary.parameter_values import ParameterError
 
 __all__ = [
     "DEFAULT_SCORERS",

@@ -13,8 +13,14 @@ from howtobench._inspect import error_message, writer_temperature
 from howtobench.baselines.overlap import BLEU_TOKENIZE, TOKENIZATIONS
 from howtobench.dataset import DataSource, open_source
 from howtobench.judge.models import grader
-from howtobench.parameters import readers as parameters
-from howtobench.parameters.readers import (
+from howtobench.parameters.scorers import JUDGE_SCORERS, ScorerOptions, check_names, check_taken
+from howtobench.tree.plan import Plan, PlanError, PlanFileMissing
+from howtobench.tree.scorer import weighting
+from howtobench.tree.spec import tree_for
+from howtobench.tree.writing_score import DEFAULT_FORMATTING, FORMATTINGS
+from howtobench.vocabulary import parameter_values as parameters
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import (
     Anchor,
     ParameterError,
     boolean,
@@ -24,12 +30,6 @@ from howtobench.parameters.readers import (
     positive_integer,
     temperature,
 )
-from howtobench.parameters.scorers import JUDGE_SCORERS, ScorerOptions, check_names, check_taken
-from howtobench.tree.plan import Plan, PlanError, PlanFileMissing
-from howtobench.tree.scorer import weighting
-from howtobench.tree.spec import tree_for
-from howtobench.tree.writing_score import DEFAULT_FORMATTING, FORMATTINGS
-from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import replayed_writer
 from howtobench.writing.perturb import Perturbation
 from howtobench.writing.state import ARTIFACT_POLICIES, CUT_POLICIES, DEFAULT_ARTIFACTS, DEFAULT_CUT

@@ -46,9 +46,9 @@ from inspect_ai.model import (
     get_model_info,
 )
 
-from howtobench.parameters.readers import names
 from howtobench.studies.logs import StudyError, log_files, runs
 from howtobench.studies.tables import StudyResult
+from howtobench.vocabulary.parameter_values import names
 from howtobench.vocabulary.words import replayed_writer
 
 EVALUATED = "model"  # the role of the evaluated model: the writer, unless it is replayed

@@ -25,13 +25,13 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
 from howtobench.judge.replies import Asking, Exchange, Verdict
 from howtobench.judge.sampling import judge_writing
-from howtobench.parameters.readers import boolean, choice, names, refuses_unknown
 from howtobench.tree.experts import judge_leaf
 from howtobench.tree.negotiator import SettledWeights, Weights, fixed_weights
 from howtobench.tree.plan import Plan, read_plan
 from howtobench.tree.spec import Leaf, tree_for
 from howtobench.tree.writing_score import DEFAULT_FORMATTING, FORMATTINGS, Writing, tree_score
 from howtobench.vocabulary.metadata import ScoreKey
+from howtobench.vocabulary.parameter_values import boolean, choice, names, refuses_unknown
 
 __all__ = ["TreeOfWriting", "WEIGHTINGS", "tree_of_writing", "weighting"]
 
