@@ -1,5 +1,6 @@
 """The suite's fixtures, each defined once: data folders and files, the shared benchmark
-copy, judge simulators, and the logs the studies' tests read (built once per session).
+copy, judge simulators, the logs the studies' tests read and the docs' pages (run once
+per session).
 
 Helpers are imported from the `support` package (`from support.judges import ...`);
 nothing here is meant to be imported.
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from howtobench.simulator import JudgeSimulator
+from support import doc_pages as pages
 from support import logs
 from support.data import (
     SHARED_DATA,
@@ -32,14 +34,16 @@ NIGHTLY = os.environ.get("HOWTOBENCH_NIGHTLY") == "1"
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reads the published benchmark (`-m "not shared_data"`); first,
     so that `-m` sees the mark when it deselects. Skip the `nightly` tests, with how to run
-    them, unless HOWTOBENCH_NIGHTLY=1 (`.ci/run --nightly`)."""
+    them and, where the mark gives one (`nightly("...")`), the regular test that runs
+    their path, unless HOWTOBENCH_NIGHTLY=1 (`.ci/run --nightly`)."""
     for item in items:
         if "shared_data" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.shared_data)
-        if not NIGHTLY and item.get_closest_marker("nightly"):
-            item.add_marker(
-                pytest.mark.skip(reason="nightly: HOWTOBENCH_NIGHTLY=1, or .ci/run --nightly")
-            )
+        nightly = item.get_closest_marker("nightly")
+        if not NIGHTLY and nightly:
+            covered = f" ({nightly.args[0]})" if nightly.args else ""
+            reason = f"nightly{covered}: HOWTOBENCH_NIGHTLY=1, or .ci/run --nightly"
+            item.add_marker(pytest.mark.skip(reason=reason))
 
 
 @pytest.fixture
@@ -145,6 +149,23 @@ def perturbed_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("perturbed-logs")
     logs.build_perturbed(folder, data)
     return folder
+
+
+# --- the docs' pages, run as a reader pastes them, once per session (support/doc_pages.py)
+
+
+@pytest.fixture(scope="session")
+def doc_pages(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[pages.Pages]:
+    """The pages this session's tests run or read (`pages.wanted`), started together on
+    first use, two at a time (so a test's duration includes its wait for the page)."""
+    runner = pages.Pages(
+        [page for page in pages.wanted(request.session.items) if not pages.skip_reason(page)],
+        tmp_path_factory.mktemp("doc-pages"),
+    )
+    yield runner
+    runner.close()
 
 
 # --- object storage: an S3-compatible server for the tests of logs on s3:// (support/s3.py)

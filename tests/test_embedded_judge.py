@@ -9,9 +9,6 @@ README's first command runs from an empty folder and leaves a log of ToW scores.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
 from collections import Counter
 from pathlib import Path
@@ -38,10 +35,10 @@ from howtobench.simulator.embedded import SimulatorArgumentError
 from howtobench.simulator.replies import MALFORMED_REPLY
 from howtobench.simulator.wire import THINK_TEXT
 from howtobench.tree.prompts import tree_prompt
+from support.doc_pages import Pages, matching, reads_page
 from support.evals import run_eval, scores
 from support.judges import Serve, simulator_model
 
-BIN = Path(sys.executable).parent
 WRITER = "replay/demo-writer-a"
 FIRST_COMMAND = (
     "inspect eval howtobench/open -T dataset=demo --model replay/demo-writer-a "
@@ -192,22 +189,12 @@ def test_latency_delays_every_answer() -> None:
 
 
 @pytest.mark.slow
-def test_the_readme_first_command_runs_from_an_empty_folder(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("INSPECT_", "SIM_"))}
-    env |= {"PATH": f"{BIN}{os.pathsep}{env.get('PATH', '')}"}
-    env["INSPECT_CACHE_DIR"] = str(tmp_path / "cache")
-    (tmp_path / "work").mkdir()
-    done = subprocess.run(
-        FIRST_COMMAND.split(),
-        cwd=tmp_path / "work",
-        env=env,
-        stdin=subprocess.DEVNULL,
-        capture_output=True,
-        text=True,
-        timeout=110,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    [path] = (tmp_path / "work" / "logs").glob("*.eval")
+@reads_page("README.md")
+def test_the_readme_first_command_runs_from_an_empty_folder(doc_pages: Pages) -> None:
+    """Its run is the README page's (`support.doc_pages`: from an empty folder, stdin
+    closed, no INSPECT_ or SIM_ settings, an empty cache), shared with that page's test."""
+    assert len(matching("README.md", FIRST_COMMAND)) == 1  # the README's, as written
+    [path] = (doc_pages.outputs("README.md") / "logs").glob("*.eval")
     log = read_eval_log(str(path))
     assert log.status == "success" and log.eval.model_roles is not None
     assert log.eval.model_roles["grader"].model == "towsim/judge"

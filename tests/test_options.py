@@ -430,6 +430,11 @@ def test_inspect_score_refuses_a_wrong_scorer_name_in_one_line(overlap_log: str)
 
 
 @pytest.mark.slow
+@pytest.mark.nightly(
+    "in CI test_inspect_score_refuses_a_wrong_scorer_name_in_one_line prints a refused -S "
+    "name from `inspect score`, and test_a_name_renamed_in_task_version_4_is_answered_with_"
+    "its_new_name this message"
+)
 def test_inspect_score_answers_an_old_scorer_name_with_its_new_one(overlap_log: str) -> None:
     printed = _inspect_score(overlap_log, "--scorer", "howtobench/tow", "-S", "samples=3")
     assert printed == ["-S samples: renamed judge_samples in task version 4"]

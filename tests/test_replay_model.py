@@ -25,10 +25,12 @@ from inspect_ai.model import get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench import guide, open_writing
+from howtobench.cli import main as howtobench
 from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.simulator.process import served
 from howtobench.tasks import TASK_VERSION
 from howtobench.vocabulary.parameter_values import ParameterError
+from support.doc_pages import Pages, matching, reads_page
 from support.evals import run_eval
 
 BIN = Path(sys.executable).parent
@@ -70,31 +72,24 @@ def assert_replayed(log: EvalLog, writer: str) -> None:
 
 
 @pytest.mark.slow
-def test_the_writer_is_the_model_of_the_log(tmp_path: Path) -> None:
-    result = inspect_cli(
-        "eval",
-        "howtobench/open",
-        "-T",
-        "dataset=demo",
-        "-T",
-        "scorers=rouge_l,bleu",
-        "--model",
-        f"replay/{WRITER}",
-        "--log-dir",
-        "logs",
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stderr
-    [path] = (tmp_path / "logs").glob("*.eval")
+@reads_page("README.md")
+def test_the_writer_is_the_model_of_the_log(doc_pages: Pages) -> None:
+    """On the command line: the README's first command, `inspect eval howtobench/open
+    --model replay/demo-writer-a ...` (its page's run, shared with the page's test)."""
+    writer = "demo-writer-a"
+    [block] = matching("README.md", "python -m pytest -q -ra")  # the README's that runs
+    assert f"inspect eval howtobench/open -T dataset=demo --model replay/{writer} " in block.text
+    logs = doc_pages.outputs("README.md") / "logs"
+    [path] = logs.glob("*.eval")
     log = read_eval_log(str(path))
-    assert log.eval.model == f"replay/{WRITER}"
-    assert log.eval.metadata["replay"] == WRITER  # known as the task was built
+    assert log.eval.model == f"replay/{writer}"
+    assert log.eval.metadata["replay"] == writer  # known as the task was built
     assert log.eval.task_version == TASK_VERSION
     assert not log.eval.tags  # the model names the writer
-    assert_replayed(log, WRITER)
+    assert_replayed(log, writer)
     assert {s.metadata["dataset"] for s in log.samples} == {"demo"}
-    frame = evals_df(str(tmp_path / "logs"), quiet=True)
-    assert frame["model"].tolist() == [f"replay/{WRITER}"]
+    frame = evals_df(str(logs), quiet=True)
+    assert frame["model"].tolist() == [f"replay/{writer}"]
 
 
 def test_a_task_built_from_python_replays_through_the_model(tmp_path: Path) -> None:
@@ -223,7 +218,9 @@ def _finished(folder: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_an_eval_set_over_writers_completes_and_resumes_on_the_model_axis(tmp_path: Path) -> None:
+def test_an_eval_set_over_writers_completes_and_resumes_on_the_model_axis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Two stored writers × three tasks with inspect's own model axis; killed (SIGKILL)
     once the first log finished, then run again: every (task, writer) ends with one
     finished log, the logs finished before the kill are kept as they were, and the
@@ -289,12 +286,10 @@ def test_an_eval_set_over_writers_completes_and_resumes_on_the_model_axis(tmp_pa
     pairs = sorted((h.eval.task, h.eval.model) for h in headers)
     assert pairs == sorted((t, m) for t in TASKS for m in models.split(","))
 
-    report = subprocess.run(
-        [str(BIN / "howtobench"), "report", str(logs)], capture_output=True, text=True, timeout=110
-    )
-    assert report.returncode == 0, report.stderr
-    assert "demo-writer-a" in report.stdout and "demo-writer-b" in report.stdout
-    assert "replay/" not in report.stdout
+    assert howtobench(["report", str(logs)]) == 0  # in process: the command is test_studies_cli's
+    shown = capsys.readouterr().out
+    assert "demo-writer-a" in shown and "demo-writer-b" in shown
+    assert "replay/" not in shown
 
 
 def test_an_unbound_perturber_is_the_grader_not_the_writer(tmp_path: Path) -> None:

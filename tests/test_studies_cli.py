@@ -132,18 +132,14 @@ def test_a_reader_that_stops_reading_is_no_error(writers_logs: Path) -> None:
     assert "Traceback" not in err and "BrokenPipe" not in err
 
 
-@pytest.mark.slow
-def test_the_installed_command(tmp_path: Path) -> None:
+def test_the_installed_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The console script is `howtobench.cli:main`, loaded here from its entry point (run
+    as `python -m howtobench.cli` by test_a_reader_that_stops_reading_is_no_error, and as
+    installed by the docs' pages in tests/test_doc_commands.py)."""
     [script] = entry_points(group="console_scripts", name="howtobench")
     assert script.value == "howtobench.cli:main"
-    done = subprocess.run(
-        [sys.executable, "-m", "howtobench.cli", "report", str(tmp_path / "nothing")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2
-    assert "nothing: no such file or folder" in done.stderr
+    assert script.load()(["report", str(tmp_path / "nothing")]) == 2
+    assert "nothing: no such file or folder" in capsys.readouterr().err
 
 
 def test_loading_the_tasks_does_not_load_the_studies_dependencies() -> None:

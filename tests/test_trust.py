@@ -570,23 +570,41 @@ def test_every_spelling_of_no_anchor_means_none_and_the_log_says_so(spelling: ob
 
 
 @pytest.mark.slow
-def test_the_command_line_prints_a_parameter_error_as_one_line(tmp_path: Path) -> None:
-    inspect = [sys.executable, "-m", "inspect_ai", "eval", "howtobench/guide"]
-    common = ["-T", "dataset=demo", "--model", "replay/demo-writer-a", "--log-dir", str(tmp_path)]
-    for extra, expected in [
-        (["-T", "judge_samples=abc"], "-T judge_samples: expected a whole number, got 'abc'"),
-        ([], "-T scorers: the judge scorers need a judge model: bind one with --model-role"),
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
         (
             ["--model-role", "grader=mockllm/model", "--temperature", "0.7"],
             "--temperature: it sets the writer's temperature, and a replay run has no writer",
         ),
-    ]:
-        done = subprocess.run(
-            [*inspect, *common, *extra], capture_output=True, text=True, timeout=120
-        )
-        printed = (done.stdout + done.stderr).strip()
-        assert expected in printed and "Traceback" not in printed, printed
-        assert len(printed.splitlines()) <= 3, printed
+        pytest.param(
+            ["-T", "judge_samples=abc"],
+            "-T judge_samples: expected a whole number, got 'abc'",
+            marks=pytest.mark.nightly(
+                "in CI the --temperature case prints an error of the task's parameters, and "
+                "test_bad_parameters_stop_the_task_with_one_line gives this message"
+            ),
+        ),
+        pytest.param(
+            [],
+            "-T scorers: the judge scorers need a judge model: bind one with --model-role",
+            marks=pytest.mark.nightly(
+                "in CI test_replay_model.py's test_an_unbound_grader_never_falls_back_to_the_"
+                "writer runs this command"
+            ),
+        ),
+    ],
+    ids=["temperature", "judge_samples", "no grader"],
+)
+def test_the_command_line_prints_a_parameter_error_as_one_line(
+    extra: list[str], expected: str, tmp_path: Path
+) -> None:
+    inspect = [sys.executable, "-m", "inspect_ai", "eval", "howtobench/guide"]
+    common = ["-T", "dataset=demo", "--model", "replay/demo-writer-a", "--log-dir", str(tmp_path)]
+    done = subprocess.run([*inspect, *common, *extra], capture_output=True, text=True, timeout=120)
+    printed = (done.stdout + done.stderr).strip()
+    assert expected in printed and "Traceback" not in printed, printed
+    assert len(printed.splitlines()) <= 3, printed
     # (that the same replay runs with the overlap scorers, which need no judge, is
     # test_tasks.py's command-line test)
 
