@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 from collections.abc import Iterator
@@ -392,20 +393,41 @@ def test_a_second_split_into_one_folder_is_refused_or_replaced(
         split(capture_file, 2, capture_file)
 
 
+@pytest.fixture(scope="module")
+def first_split_done(
+    job: dict[str, str],
+    manifest: dict[str, Any],
+    judge: Served,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Path:
+    """One task split in two, its first worker run through: the folder holds the capture
+    (`one-task.json`), the split (`first/`) and the finished log folder (`logs/`), which
+    each test below copies before it adds to it."""
+    folder = tmp_path_factory.mktemp("first-split")
+    split(one_task(manifest, folder), 2, folder / "first")
+    env = {**job, "HOWTOBENCH_LOG_DIR": str(folder / "logs")}
+    selection = str(folder / "first" / "worker-0.json")
+    finished(recipe(env, judge.base_url, folder / "cache", INSPECT_EVAL_SET_SELECTION=selection))
+    return folder
+
+
+def copied_logs(done: Path, folder: Path) -> Path:
+    """A copy of the finished log folder, for a test to add to."""
+    return Path(shutil.copytree(done / "logs", folder / "logs"))
+
+
 @pytest.mark.slow
 def test_a_copied_finished_log_is_kept_and_named_not_deleted(
-    job: dict[str, str], manifest: dict[str, Any], judge: Served, tmp_path: Path
+    job: dict[str, str], first_split_done: Path, judge: Served, tmp_path: Path
 ) -> None:
     """A finished log of the unit that is newer than the worker's own (a copy brought in
     by hand) is no reason to delete either: both stay, the worker names them and exits 1,
     and check-logs fails on the folder as report refuses it."""
     from howtobench.cli import main as howtobench
 
-    split(one_task(manifest, tmp_path), 1, tmp_path / "shards")
-    logs = tmp_path / "logs"
+    logs = copied_logs(first_split_done, tmp_path)
     env = {**job, "HOWTOBENCH_LOG_DIR": str(logs)}
-    selection = str(tmp_path / "shards" / "worker-0.json")
-    finished(recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=selection))
+    selection = str(first_split_done / "first" / "worker-0.json")
     [own] = logs.glob("*.eval")
     copy = logs / f"zz-copy-{own.name}"
     copy.write_bytes(own.read_bytes())  # written after: the newer file
@@ -421,18 +443,14 @@ def test_a_copied_finished_log_is_kept_and_named_not_deleted(
 
 @pytest.mark.slow
 def test_a_resplit_over_one_log_folder_is_refused_before_it_runs(
-    job: dict[str, str], manifest: dict[str, Any], judge: Served, tmp_path: Path
+    job: dict[str, str], first_split_done: Path, judge: Served, tmp_path: Path
 ) -> None:
     """Two splits of one task cut it at different samples: a worker of the second split
     refuses a folder holding finished ranges of the first that overlap its own, in one
     line, asking the judge nothing."""
-    capture_file = one_task(manifest, tmp_path)
-    split(capture_file, 2, tmp_path / "first")
-    split(capture_file, 3, tmp_path / "second")
-    env = {**job, "HOWTOBENCH_LOG_DIR": str(tmp_path / "logs")}
-    first = str(tmp_path / "first" / "worker-0.json")
-    finished(recipe(env, judge.base_url, tmp_path / "cache", INSPECT_EVAL_SET_SELECTION=first))
-    done = limit_of(tmp_path / "first" / "worker-0.json")
+    split(first_split_done / "one-task.json", 3, tmp_path / "second")
+    env = {**job, "HOWTOBENCH_LOG_DIR": str(copied_logs(first_split_done, tmp_path))}
+    done = limit_of(first_split_done / "first" / "worker-0.json")
     # a worker of the second split whose range overlaps the finished one without being it
     second = next(
         str(path)
@@ -480,7 +498,8 @@ def test_a_one_process_run_whose_judge_went_away_ends_with_the_reason(
     def define() -> bool:  # as the recipe's: eval_set's verdict on a task left in error
         task = guide(dataset="demo")
         model = "replay/demo-writer-a"
-        run_eval(task, tmp_path, dead, status="error", max_retries=1, limit=1, model=model)
+        # no retry of inspect's: its backoff (3 s or more) only delays the same end
+        run_eval(task, tmp_path, dead, status="error", max_retries=0, limit=1, model=model)
         return False
 
     assert workers.run(define, str(tmp_path), []) == 1
