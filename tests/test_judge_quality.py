@@ -34,6 +34,7 @@ from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge.defaults import TRIES
 from howtobench.judge_check.judged import Comparison, Judging, compare
 from howtobench.judge_check.quality import wilson
+from howtobench.judge_check.writings import RETEST_EPOCHS
 from howtobench.simulator import Asked, valid_weights
 from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.writing.damages import LOWERING, NAMED, Tell, sentences
@@ -393,10 +394,11 @@ def test_nothing_measured_is_not_known_and_says_why(
     assert status == 1
     assert quality["passes"] is False and quality["pooled"]["pairs"] == 0
     assert all(per["verdict"] == "not known" for per in quality["perturbations"].values())
+    judgings = RETEST_EPOCHS + len(LOWERING)  # the one writing, twice and once per damage
     assert quality["verdict"] == (
         "quality: not known, nothing was measured: no pair had a verdict on every leaf on "
-        "both sides (emotion had no usable verdict in 5 of 5 judgings (the reply holds no "
-        "JSON object))"
+        f"both sides (emotion had no usable verdict in {judgings} of {judgings} judgings (the "
+        "reply holds no JSON object))"
     )
 
 
