@@ -20,9 +20,8 @@ __all__ = ["RETEST_EPOCHS", "SEED", "build_tasks", "check_tasks", "default_repla
 
 SEED = 0  # the `--quality` copies' `perturb_seed`: the same copies on every check
 # The originals' epochs with `--quality`: the first is compared, the second is the retest,
-# which the reply store cannot answer (the epoch is part of every question's scope,
-# `judge.sampling.judge_scope`), so the judge is asked again at its own temperature; the
-# negotiated weights are not (`reuse_weights`, as in a real run).
+# asked anew at the judge's temperature (the epoch is in each question's scope in the reply
+# store, `judge.sampling.judge_scope`); the weights are not (`reuse_weights`).
 RETEST_EPOCHS = 2
 
 _BUILDERS = {"completion": completion, "guide": guide, "open": open_writing}
