@@ -406,17 +406,19 @@ def judging(damage: str | None, formatting: float, logic: float, weights: bool) 
     """A guide writing judged 6 on every leaf but `logic`, the rule giving `formatting`."""
     leaves = {leaf.id: 6.0 for leaf in tree_for("guide").leaves}
     leaves.update(formatting=formatting, logic=logic)
-    given = {
-        i: 0.25 if i in ("opening_ending", "rhetoric", "logic", "emotion") else 1 / 3
-        for ids in tree_for("guide").negotiated.values()
-        for i in ids
+    given = {  # the negotiator's equal weights within each node
+        i: 1 / len(ids) for ids in tree_for("guide").negotiated.values() for i in ids
     }
     return Judging("guide", "g1", 1, damage, True, leaves, {}, given if weights else None)
 
 
 def test_a_pair_is_read_on_the_judges_leaves_with_the_rule_held() -> None:
     """The rule alone moved (formatting 10 to 0): no change. The judge lowered logic by
-    4: content falls by a quarter of it, overall by half of that (content weighs 4 of 8)."""
+    4: content falls by logic's weight in it, overall by content's share of the root (in
+    the paper's tree a quarter of 4, then half of that: content weighs 4 leaves of 8)."""
+    tree = tree_for("guide")
+    content = -4 / len(tree.negotiated["content"])
+    overall = content * tree.root_weights["content"] / sum(tree.root_weights.values())
     original = judging(None, 10, 8, weights=True)
     assert compare(original, judging("drop", 0, 8, weights=True)) == Comparison(
         dict.fromkeys(("overall", "content", "format", "impression"), 0.0),
@@ -424,12 +426,12 @@ def test_a_pair_is_read_on_the_judges_leaves_with_the_rule_held() -> None:
         uniform=False,
     )
     lowered = compare(original, judging("drop", 0, 4, weights=True))
-    assert lowered is not None and lowered.changes["content"] == pytest.approx(-1.0)
-    assert lowered.changes["overall"] == pytest.approx(-0.5)
+    assert lowered is not None and lowered.changes["content"] == pytest.approx(content)
+    assert lowered.changes["overall"] == pytest.approx(overall)
     # without negotiated weights on either side: equal ones, said
     unweighted = compare(judging(None, 10, 8, False), judging("drop", 10, 4, False))
     assert unweighted is not None and unweighted.uniform
-    assert unweighted.changes["content"] == pytest.approx(-1.0)
+    assert unweighted.changes["content"] == pytest.approx(content)
     # a leaf without a verdict on either side: no pair
     broken = Judging("guide", "g1", 1, "drop", True, {}, {"logic": "no JSON"}, None)
     assert compare(original, broken) is None
