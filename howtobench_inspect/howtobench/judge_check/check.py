@@ -31,8 +31,9 @@ import anyio
 from inspect_ai import Task, eval_async
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 from inspect_ai.model import Model, compute_model_cost
+from inspect_ai.util import display_type
 
-from howtobench._inspect import endpoint, init_display_type
+from howtobench._inspect import endpoint
 from howtobench.commandline.constants import DEFAULT_LIMIT, DEFAULT_TASKS
 from howtobench.construct.runs import BuildIncomplete
 from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMIT
@@ -106,6 +107,7 @@ def judge_check(
     evaluated = check_tasks(dataset, writer, run, weights, quality)
     model = spec.model()
     report = Report(str(model), endpoint(model), dataset, writer, run, limit)
+    _no_display()
     say = progress or (lambda text: None)
     say(f"probing {report.judge} at {report.endpoint or 'its default endpoint'} ...")
     if asyncio.run(_within(deadline, probe(model, report.probes))) is None:
@@ -165,10 +167,8 @@ async def _within(deadline: float, work: Awaitable[T]) -> T | None:
 async def _evaluate(
     tasks: list[Task], writer: str, judge: Model, limit: int, folder: str, connections: int
 ) -> list[EvalLog]:
-    """The check's eval, in the event loop that bounds its time (`_within`). inspect's
-    async entry point shows its plain display unless one is set: the check shows none,
-    for the whole process (stdout carries the report, or its JSON)."""
-    init_display_type("none")
+    """The check's eval, in the event loop that bounds its time (`_within`), with no
+    display (`_no_display`)."""
     return await eval_async(
         tasks,
         model=replay_model(writer),
@@ -177,6 +177,16 @@ async def _evaluate(
         log_dir=folder,
         max_connections=connections,
     )
+
+
+def _no_display() -> None:
+    """No inspect display for the rest of the process: stdout carries the report, or
+    its JSON. inspect reads `INSPECT_DISPLAY` once, at its first look at the display (a
+    model call looks, so before the probes), and `eval_async()` shows its plain display
+    unless a display is set by then. A display an earlier eval of the process chose (a
+    notebook's) is kept."""
+    with _environment("INSPECT_DISPLAY", "none"):
+        display_type()
 
 
 def _cut_prompts(probes: Sequence[Probe]) -> str | None:
@@ -215,7 +225,7 @@ def _ran_out(limit: float, when: str) -> str:
 
 @contextlib.contextmanager
 def _environment(name: str, value: str) -> Iterator[None]:
-    """`name=value` for the eval alone: the caller's environment is as it was after."""
+    """`name=value` inside the block: the caller's environment is as it was after."""
     before = os.environ.get(name)
     os.environ[name] = value
     try:
