@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
 from howtobench.annotate.protocol import MAX_CANDIDATES
 from howtobench.annotate.sources import Instruction
-from howtobench.studies.logs import StudyError
+from howtobench.studies.log_files import StudyError
 
 REFERENCE = ""  # the candidate that is the human reference (pick campaigns)
 RATER_NAME_LIMIT = 40

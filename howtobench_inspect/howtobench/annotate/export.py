@@ -23,7 +23,7 @@ from typing import Any, TextIO
 
 from howtobench.annotate.store import Store
 from howtobench.dataset.records import jsonl_text
-from howtobench.studies.logs import StudyError
+from howtobench.studies.log_files import StudyError
 from howtobench.vocabulary.csv_safety import QUOTING, safe_row
 
 RATING_COLUMNS: tuple[str, ...] = ("infer_id", "model", "rater", "score", "errors", "note")

@@ -56,9 +56,10 @@ from howtobench.construct.ledger import (
     OVER_CAP,
     Ledger,
 )
+from howtobench.construct.manifest import manifest
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.quality import quality_step
-from howtobench.construct.report import manifest, summary
+from howtobench.construct.report import summary
 from howtobench.construct.runs import EvalOptions, Runs
 from howtobench.construct.screen import HARMFUL, PERSONAL, screen_step
 from howtobench.construct.selection import assign_tasks, cap_per_genre

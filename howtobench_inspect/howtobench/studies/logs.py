@@ -1,8 +1,6 @@
 """Inspect logs of our tasks as one tidy table: one row per sample and epoch.
 
-Logs are read with inspect's own reader only (`read_eval_log`, `list_eval_logs`),
-skipping the transcript (messages, events), which no study needs and which dominates
-the size of a log. Score values become float columns named `<scorer>` (a float value)
+Logs are found and read by `log_files`, without their transcripts. Score values become float columns named `<scorer>` (a float value)
 or `<scorer>.<key>` (a dict value); an unscored sample (NaN value) stays as NaN and is
 counted, so that every study can leave it out and say how many it left out. A log and
 its eval-retry continuations are one run whose samples count once (`runs`); a sample
@@ -23,25 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample
 
-from howtobench.studies import storage
-from howtobench.studies.runs import (
-    Overlap,
-    Run,
-    first_few,
-    grader_model,
-    group_runs,
-    overlaps,
-    writer_model,
-)
-from howtobench.vocabulary.errors import UserError
+from howtobench.studies.log_files import StudyError, log_files, read_log, runs
+from howtobench.studies.runs import Overlap, Run, first_few, grader_model, overlaps, writer_model
 from howtobench.vocabulary.metadata import SampleKey, ScoreKey, SelfConsistencyKey, TaskKey, current
 from howtobench.vocabulary.words import TASK_PREFIX, TASKS
 
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
 WRITING: tuple[str, ...] = ("model", "task", "id")
-_SKIP_FIELDS = {"messages", "events", "store", "attachments"}
 # Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
 # their scale, which weights judged it and which formatting rule; autoplan shares.
 _SCORE_EXTRAS = {
@@ -87,11 +75,6 @@ COLUMNS: tuple[str, ...] = (
     "judge_runs",
     "writing_state",
 )
-
-
-class StudyError(UserError):
-    """Input a study cannot use; the message names the input and what is wrong with it
-    (a user error: printed as one line, by our commands and by inspect)."""
 
 
 @dataclass(frozen=True)
@@ -142,81 +125,6 @@ class Samples:
             counts = ", ".join(f"{name}: {n}" for name, n in sorted(self.unscored.items()))
             notes.append(f"left out unscored samples ({counts})")
         return notes
-
-
-def log_files(paths: Iterable[str | Path]) -> list[str]:
-    """The log files named or found (recursively) in the folders named, in order.
-
-    A name is a local path or any fsspec URL inspect takes for `--log-dir` (`s3://b/logs`,
-    `file:///data/logs`); a URL is kept as given (`Path` would fold `s3://` into `s3:/`).
-    """
-    found: list[str] = []
-    for given in paths:
-        name = str(given) if storage.is_url(str(given)) else str(Path(given))
-        try:
-            what = storage.kind(name)
-            infos = list_eval_logs(name, descending=False) if what == "folder" else []
-        except Exception as err:  # credentials, endpoint, protocol: each store says it its way
-            raise StudyError(f"{name}: cannot reach it: {storage.first_line(err)}") from err
-        if what == "folder":
-            if not infos:
-                raise StudyError(f"{name}: no inspect logs in this folder")
-            found += sorted(storage.listed_name(info.name) for info in infos)
-        elif what == "file":
-            found.append(name)
-        else:
-            raise StudyError(f"{name}: no such file or folder")
-    if not found:
-        raise StudyError("no logs given")
-    unique: dict[str, str] = {}  # a file named twice (or through a link) is read once
-    for name in found:
-        unique.setdefault(storage.identity(name), name)
-    return list(unique.values())
-
-
-def _unreadable(path: str, err: Exception) -> StudyError:
-    """Why a file is no log, in words (inspect's reader says e.g. "EOCD not found")."""
-    try:
-        head = storage.head(path)
-    except OSError as io:
-        return StudyError(f"{path}: cannot read it: {io.strerror or storage.first_line(io)}")
-    except Exception as other:  # a remote store's own errors (botocore: credentials, endpoint)
-        return StudyError(f"{path}: cannot read it: {storage.first_line(other)}")
-    if not head:
-        why = "the file is empty"
-    elif path.endswith(".eval") and not head.startswith(b"PK"):
-        why = "an .eval log is a zip archive and this file is not one"
-    elif path.endswith(".eval") and "EOCD" in str(err):
-        why = "the zip archive is cut short (an incomplete copy or write)"
-    else:
-        why = storage.first_line(err)
-    return StudyError(f"{path}: cannot read it as an inspect log: {why}")
-
-
-def read_header(path: str) -> EvalLog:
-    """A log's header (no samples), any task."""
-    try:
-        return read_eval_log(path, header_only=True)
-    except Exception as err:  # the reader raises many kinds; all mean "not a usable log"
-        raise _unreadable(path, err) from err
-
-
-def read_log(path: str) -> EvalLog:
-    """A log of one of our tasks, with its samples but without their transcripts."""
-    try:
-        log = read_eval_log(path, exclude_fields=_SKIP_FIELDS)
-    except Exception as err:  # the reader raises many kinds; all mean "not a usable log"
-        raise _unreadable(path, err) from err
-    if not log.eval.task.startswith(TASK_PREFIX):
-        raise StudyError(f"{path}: a log of task '{log.eval.task}', not of a howtobench task")
-    if not log.samples and log.status == "success":
-        raise StudyError(f"{path}: the log holds no samples")
-    return log
-
-
-def runs(paths: Iterable[str]) -> list[Run]:
-    """The runs of the log files, from their headers (a header is quick to read)."""
-    return group_runs((path, read_header(path)) for path in paths)
 
 
 def _number(value: Any) -> float | None:

@@ -21,7 +21,8 @@ import pandas as pd
 
 from howtobench.dataset.records import DataError, read_jsonl
 from howtobench.studies.correlation import MIN_PAIRS
-from howtobench.studies.logs import Samples, StudyError
+from howtobench.studies.log_files import StudyError
+from howtobench.studies.logs import Samples
 from howtobench.studies.runs import first_few
 
 REQUIRED: tuple[str, ...] = ("infer_id", "model", "score")

@@ -28,7 +28,7 @@ from inspect_ai.log import EvalLog
 from inspect_ai.model import ModelUsage
 
 from howtobench.judge.prices import EVALUATED, batched_roles, load_prices, price
-from howtobench.studies.logs import StudyError, log_files, runs
+from howtobench.studies.log_files import StudyError, log_files, runs
 from howtobench.studies.tables import StudyResult
 from howtobench.tasks.parameters import names
 from howtobench.vocabulary.errors import UserError

@@ -27,7 +27,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from howtobench.studies.logs import Samples, StudyError, as_samples, scopes
+from howtobench.studies.log_files import StudyError
+from howtobench.studies.logs import Samples, as_samples, scopes
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 from howtobench.vocabulary.metadata import ScoreKey

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from howtobench.studies.logs import StudyError
+from howtobench.studies.log_files import StudyError
 from howtobench.studies.runs import first_few
 
 
