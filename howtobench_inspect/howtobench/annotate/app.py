@@ -56,6 +56,8 @@ from howtobench.annotate.store import Settings, Store
 from howtobench.annotate.summary import summary
 from howtobench.annotate.wording import page_language, page_text, words
 
+__all__ = ["PAGES", "STATIC", "create_app"]
+
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 PAGES = HERE / "pages"  # templates of the two pages, not served as files

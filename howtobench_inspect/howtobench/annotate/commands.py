@@ -29,6 +29,8 @@ from howtobench.commandline.commands import (
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
+__all__ = ["add_annotate_command"]
+
 SUMMARY = "the rating studio: experts rate writings in a browser (paper section 5.2)"
 DEFAULT_URL = "http://127.0.0.1:8780"
 CAMPAIGN = Options()  # the defaults of `howtobench annotate new`

@@ -20,6 +20,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from howtobench.annotate.protocol import InvalidInput
 
+__all__ = ["Guard", "bearer", "parse_body", "read_body", "same_secret"]
+
 BODY_LIMIT = 64 * 1024  # bytes; a note at its limit is at most 8 KB of UTF-8
 POLICY = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "

@@ -23,6 +23,8 @@ from pathlib import Path
 from howtobench.annotate.campaign import REFERENCE, Plan
 from howtobench.studies.log_files import StudyError
 
+__all__ = ["SCHEMA_VERSION", "connect", "create", "now"]
+
 SCHEMA_VERSION = 1
 SCHEMA = """
 CREATE TABLE campaign (

@@ -17,6 +17,8 @@ from howtobench.annotate.app import create_app
 from howtobench.annotate.store import Settings, Store
 from howtobench.studies.log_files import StudyError
 
+__all__ = ["links", "serve"]
+
 
 def links(settings: Settings, base: str) -> dict[str, Any]:
     """The admin link and each rater's private link under `base` (scheme, host, port)."""

@@ -20,6 +20,8 @@ from howtobench.studies.log_files import StudyError, log_files, read_log, runs
 from howtobench.studies.runs import Run, writer_model
 from howtobench.vocabulary.metadata import SampleKey, TaskKey
 
+__all__ = ["Instruction", "read_instructions"]
+
 
 @dataclass
 class Instruction:

@@ -23,6 +23,8 @@ from howtobench.annotate.protocol import Pick, Rating, label
 from howtobench.annotate.schema import SCHEMA_VERSION, connect, now
 from howtobench.studies.log_files import StudyError
 
+__all__ = ["Settings", "Store"]
+
 # a candidate's (`c`) assignment, instruction and rater, for the exports
 OWNERS = (
     "JOIN assignments a ON a.id = c.assignment_id "
@@ -291,34 +293,16 @@ class Store:
         """Per rater: instructions assigned and finished, writings rated, the last save."""
         with self._db() as db:
             rows = db.execute(
-                "SELECT r.name, a.id AS assignment, COUNT(c.id) AS candidates, "
-                "COUNT(g.candidate_id) AS rated, MAX(COALESCE(g.saved, p.saved)) AS saved, "
-                "COUNT(DISTINCT p.assignment_id) AS picked "
-                "FROM raters r LEFT JOIN assignments a ON a.rater_id = r.id "
-                "LEFT JOIN candidates c ON c.assignment_id = a.id "
+                "SELECT r.name AS rater, COUNT(x.id) AS instructions, "
+                "COALESCE(SUM(x.picked OR x.rated = x.writings), 0) AS finished, "
+                "COALESCE(SUM(x.writings), 0) AS writings, COALESCE(SUM(x.rated), 0) AS rated, "
+                "MAX(x.saved) AS last_save FROM raters r LEFT JOIN ("
+                # per assignment: its writings, those rated, whether picked, the last save
+                "SELECT a.id, a.rater_id, COUNT(c.id) AS writings, COUNT(g.candidate_id) AS rated, "
+                "COUNT(p.assignment_id) > 0 AS picked, MAX(COALESCE(g.saved, p.saved)) AS saved "
+                "FROM assignments a LEFT JOIN candidates c ON c.assignment_id = a.id "
                 "LEFT JOIN ratings g ON g.candidate_id = c.id "
-                "LEFT JOIN picks p ON p.assignment_id = a.id "
-                "GROUP BY r.id, a.id ORDER BY r.name"
+                "LEFT JOIN picks p ON p.assignment_id = a.id GROUP BY a.id"
+                ") x ON x.rater_id = r.id GROUP BY r.id ORDER BY r.name"
             ).fetchall()
-        table: dict[str, dict[str, Any]] = {}
-        for row in rows:
-            entry = table.setdefault(
-                row["name"],
-                {
-                    "rater": row["name"],
-                    "instructions": 0,
-                    "finished": 0,
-                    "writings": 0,
-                    "rated": 0,
-                    "last_save": None,
-                },
-            )
-            if row["assignment"] is None:
-                continue
-            entry["instructions"] += 1
-            entry["writings"] += row["candidates"]
-            entry["rated"] += row["rated"]
-            entry["finished"] += int(row["picked"] > 0 or row["rated"] == row["candidates"])
-            if row["saved"] and (entry["last_save"] is None or row["saved"] > entry["last_save"]):
-                entry["last_save"] = row["saved"]
-        return list(table.values())
+        return [dict(row) for row in rows]

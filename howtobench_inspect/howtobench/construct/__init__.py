@@ -19,3 +19,5 @@ and placeholders), `steps` (what the LLM steps share), one module per step, `sha
 `manifest` (the build's facts) and `report` (their summary), `options` (what a build is
 asked for), `pipeline` (the build) and `commands` (`howtobench build`).
 """
+
+__all__: list[str] = []

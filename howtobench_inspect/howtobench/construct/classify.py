@@ -25,6 +25,15 @@ from howtobench.judge.replies import ReplyError, reason_of
 from howtobench.tasks.parameters import refuses_unknown
 from howtobench.vocabulary.genres import CANONICAL_GENRES
 
+__all__ = [
+    "CLASSIFY",
+    "agreement",
+    "check_genre",
+    "classify_sample",
+    "classify_step",
+    "genre_scorer",
+]
+
 
 def check_genre(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
     """One of the canonical ids (any case, spaces around it ignored)."""

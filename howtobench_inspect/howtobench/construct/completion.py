@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from howtobench.vocabulary.words import FILL_MARKER
 
+__all__ = ["Gap", "MAX_GAP", "choose_gap", "cut", "gap_size", "paragraphs", "restored"]
+
 MIN_PARAGRAPHS = 3
 MAX_GAP = 10  # the paper's limit on removed paragraphs
 GAP_SHARE = 6  # a gap of about one paragraph in six

@@ -21,8 +21,8 @@ from statistics import fmean, median
 from typing import Any
 
 from howtobench.commandline.constants import HIGHEST, LOWEST
-from howtobench.construct.corpus import NEAR_DUPLICATE
 from howtobench.construct.deidentify import FIELDS
+from howtobench.construct.duplicates import NEAR_DUPLICATE
 from howtobench.construct.items import Item
 from howtobench.construct.ledger import DUPLICATE, NO_REPLY, STEPS, Ledger
 from howtobench.construct.options import BuildOptions
@@ -30,6 +30,8 @@ from howtobench.construct.prompts import placeholders
 from howtobench.construct.runs import Runs
 from howtobench.dataset.records import jsonl_text
 from howtobench.vocabulary.words import TASKS
+
+__all__ = ["NEAR_LISTED", "SCORES", "manifest"]
 
 FORMAT = "howtobench-build/1"
 NO_SOURCE = "(no source)"

@@ -32,6 +32,8 @@ from howtobench.construct.steps import (
 from howtobench.judge.replies import bounded, reason_of
 from howtobench.tasks.parameters import ParameterError, integer, refuses_unknown
 
+__all__ = ["check_quality", "quality_scorer", "quality_step"]
+
 
 def check_quality(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
     """A whole number from 1 to 5."""

@@ -17,6 +17,8 @@ from howtobench.construct.deidentify import FIELDS
 from howtobench.construct.manifest import NEAR_LISTED, SCORES
 from howtobench.vocabulary.words import TASKS
 
+__all__ = ["summary"]
+
 NEAR_SHOWN = 10  # near-duplicate pairs the summary shows
 
 

@@ -39,6 +39,17 @@ from howtobench.judge.inputs import clean_text
 from howtobench.judge.replies import ReplyError, exact_keys, reason_of
 from howtobench.tasks.parameters import ParameterError, refuses_unknown
 
+__all__ = [
+    "CATEGORIES",
+    "HARMFUL",
+    "PERSONAL",
+    "check_flags",
+    "screen_records",
+    "screen_sample",
+    "screen_scorer",
+    "screen_step",
+]
+
 CATEGORIES: tuple[str, ...] = ("personal_info", "unsafe", "advertisement")
 PERSONAL = "personal_info"
 HARMFUL: tuple[str, ...] = ("unsafe", "advertisement")  # rejected: nothing can mend them

@@ -27,6 +27,8 @@ from howtobench.studies.ratings import check_known, human_scores, read_ratings
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 
+__all__ = ["judges"]
+
 HUMAN = "human"
 
 

@@ -40,6 +40,20 @@ from howtobench.studies.logs import Samples, scopes
 from howtobench.studies.provenance import provenance, writing_states
 from howtobench.vocabulary.genres import CANONICAL_GENRES
 
+__all__ = [
+    "ALL",
+    "Board",
+    "FIELDS",
+    "MIN_INSTRUCTIONS",
+    "Matrix",
+    "Panel",
+    "board",
+    "genre_order",
+    "no_interval",
+    "ranks",
+    "resample",
+]
+
 ALL = "all"
 LEVEL = 0.95
 MIN_INSTRUCTIONS = 10

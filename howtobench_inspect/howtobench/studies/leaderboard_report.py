@@ -50,6 +50,8 @@ from howtobench.studies.tables import StudyResult
 from howtobench.studies.weighting import check_one_weighting
 from howtobench.tree.spec import LEAVES
 
+__all__ = ["publish", "ranking", "report", "with_files"]
+
 ALL = "All"
 
 

@@ -19,6 +19,8 @@ from howtobench.studies.runs import Run, group_runs
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASK_PREFIX
 
+__all__ = ["StudyError", "log_files", "read_header", "read_log", "runs"]
+
 _SKIP_FIELDS = {"messages", "events", "store", "attachments"}
 
 

@@ -28,6 +28,16 @@ from howtobench.studies.runs import Overlap, Run, first_few, grader_model, overl
 from howtobench.vocabulary.metadata import SampleKey, ScoreKey, SelfConsistencyKey, TaskKey, current
 from howtobench.vocabulary.words import TASK_PREFIX, TASKS
 
+__all__ = [
+    "Samples",
+    "WRITING",
+    "as_samples",
+    "judge_runs",
+    "load_samples",
+    "per_writing",
+    "scopes",
+]
+
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
 WRITING: tuple[str, ...] = ("model", "task", "id")
 # Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
@@ -47,34 +57,6 @@ NO_SCORES = "(no scores)"
 # From this many runs on, the logs are read in parallel processes.
 _PARALLEL_RUNS = 4
 NODES: tuple[str, ...] = ("overall", "content", "format", "impression")
-COLUMNS: tuple[str, ...] = (
-    "log",
-    "run",
-    "task",
-    "model",
-    "grader",
-    "anchor",
-    "perturb",
-    "id",
-    "epoch",
-    "genre",
-    "input_length",
-    "output_length",
-    "writing",
-    "weights",
-    "by_judge",
-    "shares",
-    "perturbation",
-    "unscored",
-    "clipped",
-    "weights_fingerprint",
-    "plan",
-    "formatting",
-    "reused",
-    "reuse_weights",
-    "judge_runs",
-    "writing_state",
-)
 
 
 @dataclass(frozen=True)
@@ -138,8 +120,10 @@ def _is_unscored(value: Any) -> bool:
 
 
 def _sample_row(
-    sample: EvalSample, base: dict[str, Any], float_scorers: set[str]
+    sample: EvalSample, base: dict[str, Any], metrics: dict[str, None]
 ) -> dict[str, Any]:
+    """The sample's row; the names of the metric columns it fills are added to `metrics`
+    (an ordered set: the columns in the order they first appear)."""
     meta = sample.metadata or {}
     completion = sample.output.completion if sample.output else ""
     row: dict[str, Any] = {
@@ -170,12 +154,14 @@ def _sample_row(
         if runs and not _is_unscored(value):
             row["judge_runs"] = {**(row["judge_runs"] or {}), **runs}
         if isinstance(value, dict):
-            row.update({f"{name}.{key}": _number(v) for key, v in value.items()})
+            cells = {f"{name}.{key}": _number(v) for key, v in value.items()}
+            row.update(cells)
+            metrics.update(dict.fromkeys(cells))
         elif _is_unscored(value):
             row["unscored"] += (name,)
         elif _number(value) is not None:
             row[name] = _number(value)
-            float_scorers.add(name)
+            metrics[name] = None
         for extra in _SCORE_EXTRAS.get(name, ()):
             row[extra] = (score.metadata or {}).get(extra)
         if name == "tow":
@@ -236,19 +222,19 @@ def load_samples(paths: Sequence[str | Path]) -> Samples:
     run once; samples that ended in an error are left out (the run's note counts them)."""
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
-    float_scorers: set[str] = set()
+    columns: dict[str, None] = {}
     header_runs = runs(log_files(paths))
-    for run_rows, run_notes, run_floats in _read_runs(header_runs):
+    for run_rows, run_notes, run_metrics in _read_runs(header_runs):
         rows += run_rows
         notes += run_notes
-        float_scorers |= run_floats
+        columns |= run_metrics
     if not rows:
         raise StudyError(f"no completed sample in the logs ({'; '.join(notes)})")
     frame = pd.DataFrame(rows)
-    metrics = _ordered([c for c in frame.columns if c not in COLUMNS])
+    metrics = _ordered(list(columns))
     # a float scorer that left every sample unscored still has its (empty) column
     unscored = {name for names in frame["unscored"] for name in names}
-    for name in sorted(unscored - float_scorers - {NO_SCORES}):
+    for name in sorted(unscored - set(columns) - {NO_SCORES}):
         if not any(m.startswith(f"{name}.") for m in metrics):
             frame[name] = math.nan
             metrics.append(name)
@@ -258,11 +244,11 @@ def load_samples(paths: Sequence[str | Path]) -> Samples:
     return Samples(frame, tuple(metrics), tuple(notes), tuple(overlaps(header_runs)))
 
 
-RunRows = tuple[list[dict[str, Any]], list[str], set[str]]
+RunRows = tuple[list[dict[str, Any]], list[str], dict[str, None]]
 
 
 def _read_runs(header_runs: list[Run]) -> list[RunRows]:
-    """Each run's rows, notes and float scorers, in the runs' order. inspect's reader
+    """Each run's rows, notes and metric columns, in the runs' order. inspect's reader
     costs about 5 ms per ToW sample in Python, so many runs are read in one process
     per core (forked: the workers need no imports of their own)."""
     workers = min(len(header_runs), os.cpu_count() or 1)
@@ -286,13 +272,13 @@ def _run_rows(header_run: Run) -> RunRows:
         "perturb": (log.eval.metadata or {}).get(TaskKey.PERTURB),
         "reuse_weights": _reuse_weights(log),
     }
-    float_scorers: set[str] = set()
+    metrics: dict[str, None] = {}
     rows = [
-        _sample_row(sample, {**base, "log": path}, float_scorers)
+        _sample_row(sample, {**base, "log": path}, metrics)
         for path, sample in run.samples()
         if sample.error is None
     ]
-    return rows, run.notes(), float_scorers
+    return rows, run.notes(), metrics
 
 
 def scopes(tasks: Iterable[str]) -> list[str]:

@@ -30,6 +30,8 @@ from howtobench.studies.leaderboard import ALL, MIN_INSTRUCTIONS, Board, no_inte
 from howtobench.studies.provenance import LARGE_CUT_SHARE, STATE_COLUMNS
 from howtobench.vocabulary.names import html_name, shown_name
 
+__all__ = ["page"]
+
 TEMPLATE = Path(__file__).with_name("templates") / "report.html"
 BAR = (260, 18)  # width and height of one interval bar, in pixels
 HEAT = colormaps["viridis"]

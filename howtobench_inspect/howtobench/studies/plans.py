@@ -22,6 +22,8 @@ from howtobench.studies.log_files import StudyError, log_files, read_log
 from howtobench.tree.plan import PlanEntry, plan_text
 from howtobench.vocabulary.metadata import SampleKey, ScoreKey, TaskKey
 
+__all__ = ["export_plan"]
+
 NEGOTIATE_TASK = "howtobench/negotiate"
 
 

@@ -23,6 +23,8 @@ from howtobench.writing.state import COMPLETE, CUT, EMPTY, FILTERED, count_state
 if TYPE_CHECKING:
     from howtobench.studies.leaderboard import Panel
 
+__all__ = ["LARGE_CUT_SHARE", "STATE_COLUMNS", "provenance", "writing_states"]
+
 # A writer with at least this share of cut writings in a row is marked in the ranking:
 # the seven stored writers whose writings are whole have under 1 %, the three cut ones
 # 22-30 % in guide and open; a share of 5 % moves a mean by more than its interval does.

@@ -25,6 +25,17 @@ from howtobench.studies.log_files import StudyError
 from howtobench.studies.logs import Samples
 from howtobench.studies.runs import first_few
 
+__all__ = [
+    "check_known",
+    "cohen_kappa",
+    "human_scores",
+    "per_rater_agreement",
+    "pooled_agreement",
+    "rater_agreement",
+    "rating_pairs",
+    "read_ratings",
+]
+
 REQUIRED: tuple[str, ...] = ("infer_id", "model", "score")
 
 

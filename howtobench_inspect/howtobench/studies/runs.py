@@ -27,6 +27,18 @@ from inspect_ai.log import EvalLog, EvalSample
 from howtobench.vocabulary.metadata import TaskKey
 from howtobench.vocabulary.words import writer_of
 
+__all__ = [
+    "Overlap",
+    "Run",
+    "differences",
+    "first_few",
+    "grader_model",
+    "group_runs",
+    "judged_by",
+    "overlaps",
+    "writer_model",
+]
+
 
 def first_few(items: Iterable[object], shown: int = 5) -> str:
     """`a, b, c, ... (12 in all)`: enough to find the culprits in a long list."""

@@ -34,6 +34,8 @@ from howtobench.tasks.parameters import names
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import replayed_writer
 
+__all__ = ["cost"]
+
 PANEL = "judges"  # the role of a judge panel named in the task arguments
 UNBOUND = "unbound"  # a model called by name that plays none of these parts
 TOKENS: tuple[str, ...] = (

@@ -33,6 +33,8 @@ from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 from howtobench.vocabulary.metadata import ScoreKey
 
+__all__ = ["consistency", "fluctuation"]
+
 SOURCES: dict[str, str] = {"tow": ScoreKey.WEIGHTS, "autoplan": ScoreKey.SHARES}
 
 

@@ -13,6 +13,8 @@ import pandas as pd
 from howtobench.studies.log_files import StudyError
 from howtobench.studies.runs import first_few
 
+__all__ = ["check_one_weighting"]
+
 
 def check_one_weighting(frame: pd.DataFrame) -> None:
     """Refuse to compare writers judged with different weights: runs scored from
