@@ -14,7 +14,13 @@ import pytest
 
 from howtobench.simulator import JudgeSimulator
 from support import logs
-from support.data import SHARED_DATA, aligned_row, perturbed_file, write_jsonl, writers_file
+from support.data import (
+    SHARED_DATA,
+    aligned_row,
+    perturbed_file,
+    write_jsonl,
+    writers_file,
+)
 from support.judges import Serve
 
 pytest_plugins = ["support.interrupt"]

@@ -31,7 +31,15 @@ from howtobench.tasks.writing import negotiate
 from howtobench.tree.spec import tree_for
 from support.data import write_jsonl
 from support.evals import run_eval
-from support.judges import WEIGHTS, Asked, Reply, ScriptedJudge, experts, rubric_reply, weights_for
+from support.judges import (
+    WEIGHTS,
+    Asked,
+    Reply,
+    ScriptedJudge,
+    experts,
+    rubric_reply,
+    weights_for,
+)
 
 # Three judges' answers per question: column j is judge j's (or judge sample j's); a
 # leaf added to the tree since these were written answers (6, 6, 7) and weighs 0.

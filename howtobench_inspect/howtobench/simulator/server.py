@@ -53,7 +53,12 @@ from howtobench.simulator.profiles import (
     get_profile,
 )
 from howtobench.simulator.protocol import message_text
-from howtobench.simulator.replies import FAULTS, STATUS_FAULTS, UNANSWERED_FAULTS, Faults
+from howtobench.simulator.replies import (
+    FAULTS,
+    STATUS_FAULTS,
+    UNANSWERED_FAULTS,
+    Faults,
+)
 from howtobench.simulator.wire import (
     ANTHROPIC_PATH,
     AnthropicMessages,

@@ -46,7 +46,12 @@ from howtobench.vocabulary.metadata import SampleKey, TaskKey
 from howtobench.vocabulary.words import TASKS, replayed_writer
 from howtobench.writing.perturb import Perturbation
 from howtobench.writing.perturb import perturb as perturb_solver
-from howtobench.writing.state import ARTIFACT_POLICIES, CUT_POLICIES, DEFAULT_ARTIFACTS, DEFAULT_CUT
+from howtobench.writing.state import (
+    ARTIFACT_POLICIES,
+    CUT_POLICIES,
+    DEFAULT_ARTIFACTS,
+    DEFAULT_CUT,
+)
 from howtobench.writing.summary import listen
 from howtobench.writing.writer import WRITER_MAX_TOKENS, final_writing, writer_prompt
 

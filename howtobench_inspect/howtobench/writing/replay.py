@@ -19,7 +19,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsage
+from inspect_ai.model import (
+    ChatMessage,
+    GenerateConfig,
+    ModelOutput,
+    ModelUsage,
+)
 
 from howtobench._inspect import sample_active
 from howtobench.dataset import DataSource, open_source
