@@ -60,7 +60,7 @@ from howtobench.simulator.process import Served, served
 from howtobench.simulator.protocol import classify
 from howtobench.simulator.replies import valid_reply
 from howtobench.studies.plans import export_plan
-from howtobench.tasks.writing import negotiate
+from howtobench.tasks import negotiate
 from howtobench.vocabulary.words import TASKS
 
 MODEL = "gpt-4o-2024-11-20"

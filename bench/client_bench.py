@@ -91,7 +91,7 @@ RUN = textwrap.dedent(
         def build(): return writingbench(judge_model=grader)
         run = {"model": get_model("mockllm/model", custom_outputs=written, memoize=False)}
     else:
-        from howtobench.tasks import writing as tasks
+        from howtobench import tasks
         def build(): return tasks.guide(dataset=given["data"], scorers="tow", **given.get("task_args", {}))
         run = {"model": "replay/" + given["writer"], "model_roles": {"grader": grader}}
 
@@ -228,7 +228,7 @@ def bench_whole(args: argparse.Namespace) -> list[dict[str, Any]]:
         import json, os, sys, tempfile, time
         from inspect_ai import eval, task_with
         from inspect_ai.model import GenerateConfig, get_model
-        from howtobench.tasks import writing as tasks
+        from howtobench import tasks
         given = json.loads(sys.argv[1])
         os.environ["INSPECT_CACHE_DIR"] = tempfile.mkdtemp(prefix="bench-cache-")
         grader = get_model("openai-api/sim/judge", base_url=given["sim"] + "/v1", api_key="none",

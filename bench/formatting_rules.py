@@ -36,8 +36,8 @@ from howtobench.dataset import open_source
 from howtobench.judge.inputs import clean_text
 from howtobench.tree.aggregate import aggregate
 from howtobench.tree.negotiator import fixed_weights
-from howtobench.tree.scorer import FORMATTINGS
 from howtobench.tree.spec import tree_for
+from howtobench.tree.writing_score import FORMATTINGS
 
 RULES = tuple(FORMATTINGS)
 TASKS = ("completion", "guide", "open")

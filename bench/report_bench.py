@@ -39,7 +39,7 @@ from howtobench.simulator.process import served
 from howtobench.studies import load_samples, report, write
 from howtobench.studies.leaderboard_report import publish
 from howtobench.studies.plans import export_plan
-from howtobench.tasks.writing import negotiate
+from howtobench.tasks import negotiate
 from howtobench.vocabulary.words import TASKS
 
 CONNECTIONS = 40

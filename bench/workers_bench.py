@@ -50,7 +50,7 @@ from inspect_ai.model import GenerateConfig, get_model
 from bench import MODEL, TASK_FUNCTIONS, table
 from howtobench.simulator.process import served
 from howtobench.studies.plans import export_plan
-from howtobench.tasks.writing import negotiate
+from howtobench.tasks import negotiate
 
 SCALE_OUT = Path(__file__).resolve().parent.parent / "docs" / "examples" / "scale_out.py"
 FULL_BENCHMARK_CALLS = 83_560  # 10 writers x 8,356 calls from a plan (docs/cluster.md)

@@ -25,7 +25,7 @@ from howtobench.baselines.prompts import (
 )
 from howtobench.baselines.rubric import rubric_checker, rubric_question
 from howtobench.dataset import open_source
-from howtobench.judge.replies import ReplyError
+from howtobench.judge.reading import ReplyError
 from howtobench.simulator import classify, out_of_range_reply, valid_reply
 from howtobench.vocabulary.genres import CANONICAL_GENRES
 from support.data import anchored_input, write_jsonl

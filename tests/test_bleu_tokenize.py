@@ -14,8 +14,8 @@ from inspect_ai.log import read_eval_log
 
 from howtobench import open_writing
 from howtobench.baselines.overlap import bleu, bleu_scorer, tokenize
-from howtobench.tasks.parameters import ParameterError
 from howtobench.vocabulary.errors import OneLineError
+from howtobench.vocabulary.parameter_values import ParameterError
 from support.data import write_jsonl
 from support.evals import run_eval
 

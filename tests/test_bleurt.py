@@ -24,9 +24,9 @@ from howtobench import open_writing
 from howtobench.baselines import bleurt as bleurt_module
 from howtobench.baselines.bleurt import bleurt
 from howtobench.dataset.jsonl import DEMO_FILE
-from howtobench.tasks.parameters import ParameterError
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.parameter_values import ParameterError
 from support.data import demo_records, write_jsonl
 from support.evals import run_eval
 

@@ -9,7 +9,7 @@ from inspect_ai.log import InfoEvent
 from howtobench import guide
 from howtobench.baselines.autoplan import check_plan
 from howtobench.dataset import open_source
-from howtobench.judge.replies import BrokenJSON, Form, ReplyError
+from howtobench.judge.reading import BrokenJSON, Form, ReplyError
 from howtobench.tree.experts import score_form
 from howtobench.tree.spec import LEAVES
 from support.evals import run_eval

@@ -39,7 +39,7 @@ from howtobench.construct.quality import check_quality, quality_scorer, quality_
 from howtobench.construct.screen import check_flags, screen_scorer, screen_step
 from howtobench.construct.steps import ANSWER, answered_means, ask_step
 from howtobench.dataset.records import LONGEST_FIELD
-from howtobench.judge.replies import ReplyError
+from howtobench.judge.reading import ReplyError
 from howtobench.simulator import Asked, Fault
 from support.evals import run_eval
 from support.metric_epochs import assert_agreeing_epochs_change_nothing, run_metrics

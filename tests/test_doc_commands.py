@@ -77,19 +77,13 @@ RUN: dict[tuple[str, str], float] = {
 # Single commands left out of blocks that run: (page, the whole line) -> why.
 LINES_NOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", "python -m pytest -q -ra"): (
-        "the whole suite, this test included (about 9 minutes)"
+        "the whole suite, this test included (about 11 and a half minutes)"
     ),
-    ("README.md", "inspect view"): "a server that runs until it is stopped",
 }
 
 # Blocks not run because a block that runs has the same commands (once LINES_NOT_RUN are
 # left out of both), which the listing test checks: (page, piece) -> (page, piece) in RUN.
 SAME_AS: dict[tuple[str, str], tuple[str, str]] = {
-    ("README.md", "inspect view"): ("README.md", "python -m pytest -q -ra"),
-    ("README.md", "python -m howtobench.simulator --port 8765 &"): (
-        "docs/simulator.md",
-        "SIM_BASE_URL",
-    ),
     ("docs/simulator.md", "--model-role grader=towsim/judge"): (
         "README.md",
         "python -m pytest -q -ra",
@@ -100,17 +94,23 @@ NETWORK = "needs the network (git clone or pip install from the package index)"
 API_KEYS = "needs API keys of real models (OpenAI, Anthropic)"
 REAL_JUDGE = "needs a real judge server at 127.0.0.1:8000"
 REAL_WRITER = "needs a real model on a llama.cpp server at 127.0.0.1:8088 (minutes a writing)"
+PAPER_DATA = "needs the paper's data folder (a git clone)"
 
 # Blocks that are not run: (page, a piece of the block) -> why.
 NOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", "git clone"): NETWORK,
-    ("README.md", "pip install .  "): NETWORK,
-    ("README.md", 'pip install ".[bleurt]"'): NETWORK + " (torch is a large download)",
-    ("README.md", "--model openai/gpt-4o"): API_KEYS,
-    ("README.md", "--model openai/o3-mini"): API_KEYS,
+    ("README.md", "openai-api/vllm/Qwen"): (
+        "needs a real model on an OpenAI-compatible server at 127.0.0.1:8000 and an OpenAI API key"
+    ),
+    ("README.md", "ACL2026-Tree-of-Writing/data"): (
+        f"{PAPER_DATA} and a real judge server at 127.0.0.1:8001"
+    ),
+    ("docs/install.md", 'pip install ".[bleurt]"'): NETWORK + " (torch is a large download)",
+    ("docs/running.md", "--model openai/gpt-4o"): API_KEYS,
+    ("docs/writers.md", "--model openai/o3-mini"): API_KEYS,
     ("docs/writers.md", "openai-api/llama/qwen2.5-0.5b"): REAL_WRITER,
-    ("README.md", "inspect eval howtobench/guide -T dataset=../shared"): REAL_JUDGE,
-    ("README.md", "inspect eval-set"): REAL_JUDGE,
+    ("docs/running.md", "inspect eval howtobench/guide -T dataset=../shared"): REAL_JUDGE,
+    ("docs/running.md", "inspect eval-set"): REAL_JUDGE,
     ("docs/benchmarks.md", "# all parts, ~8 minutes"): (
         "skipped for time: the whole benchmark takes about 8 minutes (its judges part "
         "alone over 30 s), and its numbers mean something only on an idle machine"
@@ -279,16 +279,17 @@ def test_no_block_replays_in_the_old_form() -> None:
 def test_the_listing_check_sees_a_new_block_a_gone_one_and_a_changed_copy(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    copy = matching("README.md", "inspect view")[0]
+    copy = matching("docs/simulator.md", "--model-role grader=towsim/judge")[0]
     changed = Block(copy.page, copy.line, copy.text.replace("demo-writer-a", "demo-writer-b"))
     new = Block("README.md", 999, "curl -O https://example.org/data.zip\n")
-    blocks = [changed if b == copy else b for b in BLOCKS["README.md"]]
-    monkeypatch.setitem(BLOCKS, "README.md", [*blocks, new])
+    blocks = [changed if b == copy else b for b in BLOCKS["docs/simulator.md"]]
+    monkeypatch.setitem(BLOCKS, "docs/simulator.md", blocks)
+    monkeypatch.setitem(BLOCKS, "README.md", [*BLOCKS["README.md"], new])
     monkeypatch.setitem(NOT_RUN, ("docs/studio.md", "howtobench annotate gone"), "gone")
     problems = "\n".join(listing_problems())
     assert "README.md:999 ('curl -O https://example.org/data.zip') is new" in problems
     assert "docs/studio.md: 'howtobench annotate gone' matches 0 blocks, not 1" in problems
-    assert f"README.md:{copy.line} no longer runs what README.md:" in problems
+    assert f"docs/simulator.md:{copy.line} no longer runs what README.md:" in problems
 
 
 @dataclass

@@ -57,3 +57,13 @@ def test_the_checker_sees_a_broken_link(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text("# A `code` title\n[ok](#a-code-title) [bad](#nowhere) [gone](x.md)\n")
     assert broken_links(page) == ["#nowhere (no heading #nowhere)", "x.md (no such file)"]
+
+
+def test_the_readme_documentation_section_links_every_page() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "\n## Documentation\n" in readme, "README.md has no Documentation section"
+    index = readme.split("\n## Documentation\n", 1)[1].split("\n## ", 1)[0]
+    linked = {target.partition("#")[0] for target in LINK.findall(index)}
+    pages = {f"docs/{page.name}" for page in (ROOT / "docs").glob("*.md")}
+    missing = sorted(pages - linked)
+    assert not missing, f"README.md's Documentation section does not link {missing}"

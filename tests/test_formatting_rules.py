@@ -13,10 +13,10 @@ from statistics import fmean
 import pytest
 
 from howtobench import completion, guide, tree_of_writing
-from howtobench.tasks.parameters import ParameterError
 from howtobench.tree.formatting_paper import paper_formatting_verdict
 from howtobench.tree.headings import formatting_verdict
 from howtobench.tree.spec import tree_for
+from howtobench.vocabulary.parameter_values import ParameterError
 from support.data import write_jsonl
 from support.evals import run_eval, scores
 from support.judges import Serve, llm_calls

@@ -33,14 +33,15 @@ from inspect_ai.dataset import Sample
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import GenerateConfig
 
-from howtobench import open_writing, options
+from howtobench import open_writing
 from howtobench.baselines import bleurt as bleurt_module
 from howtobench.cli import build_parser, main
+from howtobench.commandline import options
 from howtobench.construct.commands import check_out
 from howtobench.construct.pipeline import LOCK_FILE
-from howtobench.tasks.parameters import ParameterError, ScorerParameterError
-from howtobench.tasks.run_options import check_run_options
+from howtobench.parameters.run_options import check_run_options
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import ParameterError, ScorerParameterError
 from support.evals import run_eval
 
 BUILD = ["build", "corpus.jsonl", "--out", "out", "--model", "mockllm/model"]

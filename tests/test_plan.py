@@ -24,13 +24,15 @@ from inspect_ai.log import read_eval_log
 from inspect_ai.model import ChatMessageUser
 from inspect_ai.solver import TaskState
 
+from howtobench import tasks
 from howtobench.cli import main
+from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge import question_locks
 from howtobench.judge.defaults import SUM_TOLERANCE
 from howtobench.simulator import Asked, JudgeSimulator, asked_ids
 from howtobench.studies import StudyError, report
 from howtobench.studies.plans import export_plan
-from howtobench.tasks import writing as tasks
+from howtobench.tasks import negotiate
 from howtobench.tree.negotiation import instruction_only
 from howtobench.tree.plan import (
     TREE_VERSION,
@@ -66,7 +68,7 @@ def sampled_weights(question: Asked) -> dict[str, Any] | None:
 def negotiated(serve: Serve, folder: Path, **task_args: Any) -> tuple[Path, JudgeSimulator]:
     """A negotiate run on the demo data; returns its log folder and the judge."""
     judge = serve(script=sampled_weights)
-    run_eval(tasks.negotiate(dataset="demo", **task_args), folder, "openai-api/sim/judge")
+    run_eval(negotiate(dataset="demo", **task_args), folder, "openai-api/sim/judge")
     return folder, judge
 
 
@@ -124,7 +126,7 @@ def test_negotiate_takes_a_list_of_tasks_and_refuses_others(serve: Serve, tmp_pa
     folder, judge = negotiated(serve, tmp_path / "negotiate", tasks="guide,open")
     assert judge.calls == {"negotiator": DEMO["guide"] + DEMO["open"]}
     with pytest.raises(UserError, match=r"^-T tasks: unknown task\(s\) essay"):
-        tasks.negotiate(dataset="demo", tasks="guide,essay")
+        negotiate(dataset="demo", tasks="guide,essay")
 
 
 def test_export_writes_every_instruction_with_its_manifest(serve: Serve, tmp_path: Path) -> None:
@@ -324,13 +326,7 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
     with pytest.raises(UserError, match="the plan has no open instructions"):
         tasks.open_writing(dataset="demo", weights=str(path))
     data = tmp_path / "data.jsonl"
-    rows = [
-        json.loads(line)
-        for line in Path(tasks.__file__)
-        .parent.joinpath("dataset/demo/demo.jsonl")
-        .read_text("utf-8")
-        .splitlines()
-    ]
+    rows = [json.loads(line) for line in DEMO_FILE.read_text("utf-8").splitlines()]
     next(r for r in rows if r.get("task") == "guide")["instruction"] += "（改）"
     data.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), "utf-8")
     with pytest.raises(UserError, match="negotiated on other guide data"):

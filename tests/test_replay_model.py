@@ -27,8 +27,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from howtobench import guide, open_writing
 from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.simulator.process import served
-from howtobench.tasks.parameters import ParameterError
-from howtobench.tasks.writing import TASK_VERSION
+from howtobench.tasks import TASK_VERSION
+from howtobench.vocabulary.parameter_values import ParameterError
 from support.evals import run_eval
 
 BIN = Path(sys.executable).parent

@@ -9,7 +9,8 @@ import pytest
 from howtobench.baselines.autoplan import check_plan
 from howtobench.baselines.prompts import genre_rubric
 from howtobench.baselines.rubric import rubric_question
-from howtobench.judge.replies import Form, ReplyError, Verdict, json_objects
+from howtobench.judge.reading import Form, ReplyError, json_objects
+from howtobench.judge.replies import Verdict
 from howtobench.tree.experts import score_form
 from howtobench.tree.negotiator import Weights, weights_form
 from howtobench.tree.spec import LEAVES, Leaf, Tree, tree_for

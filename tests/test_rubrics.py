@@ -21,7 +21,7 @@ from howtobench.baselines.prompts import (
     rubric_name,
 )
 from howtobench.baselines.rubric import rubric_question
-from howtobench.judge.replies import ReplyError
+from howtobench.judge.reading import ReplyError
 from howtobench.simulator import classify, valid_reply
 from howtobench.vocabulary.genres import CANONICAL_GENRES, RAW_TO_CANONICAL, canonical_genre
 from support.data import anchored_input

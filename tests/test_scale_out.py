@@ -14,9 +14,9 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from howtobench import tasks
 from howtobench.simulator.process import Served, served
 from howtobench.studies import report
-from howtobench.tasks import writing as tasks
 from support.evals import run_eval
 from support.judges import Serve
 from support.scale_out import SAMPLES, capture, finished, job_settings, recipe

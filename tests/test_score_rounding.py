@@ -27,7 +27,7 @@ from inspect_ai.scorer import Score
 from howtobench import autoplan, open_writing, rubric, tree_of_writing
 from howtobench.baselines import bleurt as bleurt_module
 from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
-from howtobench.tasks.writing import negotiate
+from howtobench.tasks import negotiate
 from howtobench.tree.spec import tree_for
 from support.data import write_jsonl
 from support.evals import run_eval

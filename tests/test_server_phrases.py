@@ -27,9 +27,10 @@ from howtobench.judge.server_words import (
     system_refusal,
 )
 from howtobench.simulator import PROFILES
-from howtobench.simulator.profiles import MEANT, Profile, Refusal
+from howtobench.simulator.profiles import Profile
+from howtobench.simulator.refusals import MEANT, Refusal
 
-# The numbers a refusal's message is filled with, as `profiles.check` fills them
+# The numbers a refusal's message is filled with, as `refusals.check` fills them
 VALUES = {"context": 4096, "prompt": 5000, "max_tokens": 100, "total": 5100, "count": 5}
 VALUES["temperature"] = 0
 READ_FROM_WORDS: set[str] = set(get_args(Meaning))

@@ -31,8 +31,8 @@ from howtobench.judge.failures import CallFailed, JudgeUnavailable
 from howtobench.judge.redirects import REDIRECTS_AT_MOST
 from howtobench.judge_check.writings import build_tasks
 from howtobench.simulator import Asked, Fault, Faults
+from howtobench.simulator.faults import ERROR_OBJECT_MESSAGE
 from howtobench.simulator.profiles import get_profile
-from howtobench.simulator.server import ERROR_OBJECT_MESSAGE
 from howtobench.vocabulary.words import replay_model
 from support.evals import run_eval, scores
 from support.judges import Serve, llm_calls

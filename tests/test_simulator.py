@@ -14,8 +14,9 @@ import pytest
 
 from howtobench import guide
 from howtobench.simulator.billing import PromptCache, Segment, Usage, tokens
+from howtobench.simulator.faults import Faults
 from howtobench.simulator.protocol import FOREIGN_JUDGE, Asked
-from howtobench.simulator.replies import WRITER_REPLY, Faults
+from howtobench.simulator.replies import WRITER_REPLY
 from howtobench.simulator.server import Fault, JudgeSimulator
 from support.evals import run_eval
 from support.judges import Serve, experts

@@ -30,12 +30,13 @@ from inspect_ai.model import (
     get_model,
 )
 
+from howtobench import tasks
 from howtobench.judge import question_locks
 from howtobench.judge.question_locks import LockWaitExpired, held
-from howtobench.judge.replies import Asking, Exchange, Form, ask, bounded
+from howtobench.judge.reading import Form, bounded
+from howtobench.judge.replies import Asking, Exchange, ask
 from howtobench.judge.store import ReplyStore
 from howtobench.simulator import Asked, JudgeSimulator, valid_weights
-from howtobench.tasks import writing as tasks
 from howtobench.tree.spec import tree_for
 from howtobench.vocabulary.errors import UserError
 from support.evals import run_eval, scores
@@ -50,7 +51,7 @@ RUN = textwrap.dedent(
     """
     import sys
     from inspect_ai import eval
-    from howtobench.tasks import writing as tasks
+    from howtobench import tasks
     task = tasks.guide(dataset="demo")
     print("ready", flush=True)
     sys.stdin.readline()

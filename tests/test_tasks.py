@@ -12,9 +12,10 @@ from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
 
 from howtobench import completion, guide, open_writing
 from howtobench.dataset.records import WritingRecord
-from howtobench.tasks.parameters import ParameterError, names
-from howtobench.tasks.scorers import check_names
-from howtobench.tasks.writing import TASK_VERSION, writing_parameters
+from howtobench.parameters.scorers import check_names
+from howtobench.parameters.writing import writing_parameters
+from howtobench.tasks import TASK_VERSION
+from howtobench.vocabulary.parameter_values import ParameterError, names
 from howtobench.writing.writer import writer_prompt
 from support.data import MARKER
 from support.evals import run_eval

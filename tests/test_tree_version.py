@@ -12,7 +12,7 @@ from dataclasses import replace
 
 import pytest
 
-from howtobench.tasks.writing import TASK_VERSION
+from howtobench.tasks import TASK_VERSION
 from howtobench.tree.plan import TREE_VERSION
 from howtobench.tree.prompts import PROMPTS, leaf_summaries
 from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, NODES, Leaf, tree_for

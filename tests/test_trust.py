@@ -555,7 +555,7 @@ def test_a_hung_request_is_abandoned_and_asked_again(serve: Serve, tmp_path: Pat
     ],
 )
 def test_bad_parameters_stop_the_task_with_one_line(options: dict[str, Any], message: str) -> None:
-    from howtobench.tasks.parameters import ParameterError
+    from howtobench.vocabulary.parameter_values import ParameterError
 
     with pytest.raises(ParameterError) as error:
         guide(dataset="demo", **options)

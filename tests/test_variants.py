@@ -11,8 +11,8 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsag
 from howtobench import completion, guide, open_writing
 from howtobench.dataset import open_source
 from howtobench.judge.inputs import PROMPTS
-from howtobench.tasks.parameters import ParameterError
 from howtobench.tree.spec import tree_for
+from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.writing.perturb import Perturbation, drop, inject, repeat, sentences, shuffle, units
 from support.evals import run_eval
 from support.judges import SCORES, Asked, Reply, ScriptedJudge, fixed_scores, root_of, weights_for

@@ -470,7 +470,7 @@ def test_a_one_process_run_whose_judge_went_away_ends_with_the_reason(
     """The run's last line says why it did not finish, after everything inspect drew."""
     from inspect_ai.model import get_model
 
-    from howtobench.tasks.writing import guide
+    from howtobench.tasks import guide
 
     for name in ("INSPECT_EVAL_SET_SELECTION", "INSPECT_EVAL_SET_CAPTURE"):
         monkeypatch.delenv(name, raising=False)

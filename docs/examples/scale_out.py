@@ -47,7 +47,8 @@ import sys
 
 from inspect_ai import eval_set
 
-from howtobench import completion, guide, open_writing, workers
+from howtobench import completion, guide, open_writing
+from howtobench.scale import workers
 from howtobench.scale.limits import limits
 
 TASKS = {"completion": completion, "guide": guide, "open": open_writing}

@@ -24,14 +24,8 @@ if TYPE_CHECKING:
     from howtobench.construct.quality import quality_step
     from howtobench.construct.runs import EvalOptions
     from howtobench.construct.screen import screen_step
-    from howtobench.tasks.writing import (
-        completion,
-        guide,
-        negotiate,
-        open_writing,
-        writing_parameters,
-        writing_task,
-    )
+    from howtobench.parameters.writing import writing_parameters
+    from howtobench.tasks import completion, guide, negotiate, open_writing, writing_task
     from howtobench.tree.scorer import tree_of_writing
 
 # Each public name and the module that defines it.
@@ -44,17 +38,17 @@ _HOMES = {
     "bleu_scorer": "howtobench.baselines.overlap",
     "build_benchmark": "howtobench.construct.pipeline",
     "classify_step": "howtobench.construct.classify",
-    "completion": "howtobench.tasks.writing",
-    "guide": "howtobench.tasks.writing",
-    "negotiate": "howtobench.tasks.writing",
-    "open_writing": "howtobench.tasks.writing",
+    "completion": "howtobench.tasks",
+    "guide": "howtobench.tasks",
+    "negotiate": "howtobench.tasks",
+    "open_writing": "howtobench.tasks",
     "quality_step": "howtobench.construct.quality",
     "rouge_l": "howtobench.baselines.overlap",
     "rubric": "howtobench.baselines.rubric",
     "screen_step": "howtobench.construct.screen",
     "tree_of_writing": "howtobench.tree.scorer",
-    "writing_parameters": "howtobench.tasks.writing",
-    "writing_task": "howtobench.tasks.writing",
+    "writing_parameters": "howtobench.parameters.writing",
+    "writing_task": "howtobench.tasks",
 }
 
 __all__ = [

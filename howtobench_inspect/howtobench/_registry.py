@@ -24,10 +24,12 @@ from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
-from howtobench.tasks.writing import completion, guide, negotiate, open_writing
+from howtobench.tasks import completion, guide, negotiate, open_writing
 from howtobench.tree.negotiation import negotiation
 from howtobench.tree.scorer import tree_of_writing
 from howtobench.vocabulary.words import REPLAY_API, SIMULATOR_API
+
+__all__ = ["replay", "towsim"]
 
 
 @modelapi(name=REPLAY_API)

@@ -35,6 +35,8 @@ from howtobench.scale.logcheck import add_check_logs_command
 from howtobench.scale.shards import add_shards_command
 from howtobench.studies.commands import add_plan_command, add_study_commands
 
+__all__ = ["build_parser", "main"]
+
 
 def build_parser() -> argparse.ArgumentParser:
     parser = OneLineParser(

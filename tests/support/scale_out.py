@@ -19,7 +19,7 @@ from typing import Any
 from howtobench.simulator import JudgeSimulator
 from howtobench.simulator.process import Served
 from howtobench.studies.plans import export_plan
-from howtobench.tasks import writing as tasks
+from howtobench.tasks import negotiate
 from support.evals import run_eval
 
 RECIPE = Path(__file__).parents[2] / "docs" / "examples" / "scale_out.py"
@@ -37,7 +37,7 @@ def job_settings(folder: Path) -> dict[str, str]:
         patch.setenv("SIM_BASE_URL", judge.base_url)
         patch.setenv("SIM_API_KEY", "none")
         run_eval(
-            tasks.negotiate(dataset="demo"),
+            negotiate(dataset="demo"),
             folder / "negotiate",
             JUDGE,
             cache_dir=folder / "negotiator-cache",

@@ -23,9 +23,12 @@ from howtobench.baselines.single_call import (
     single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, number, reason_of
-from howtobench.tasks.parameters import refuses_unknown
+from howtobench.judge.reading import Form, ReplyError, bounded, number
+from howtobench.judge.replies import Verdict, reason_of
 from howtobench.vocabulary.metadata import ScoreKey
+from howtobench.vocabulary.parameter_values import refuses_unknown
+
+__all__ = ["FEWEST", "MOST", "autoplan", "check_plan", "plan_question", "pool_plans"]
 
 FEWEST, MOST = 3, 6
 

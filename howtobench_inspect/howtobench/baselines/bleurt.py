@@ -31,9 +31,11 @@ from inspect_ai.solver import TaskState
 
 from howtobench.commandline.extras import install_command
 from howtobench.judge.guards import excerpt, incomparable, noted
-from howtobench.tasks.parameters import ParameterError, positive_integer, refuses_unknown
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import ParameterError, positive_integer, refuses_unknown
 from howtobench.vocabulary.rounding import rounded
+
+__all__ = ["BleurtModel", "INSTALL", "PARAMETER", "bleurt", "load"]
 
 PARAMETER = "bleurt_checkpoint"
 INSTALL = install_command("bleurt")

@@ -26,13 +26,28 @@ from inspect_ai.scorer import Score, Scorer, Target, Value, grouped, mean, score
 from inspect_ai.solver import TaskState
 
 from howtobench.judge.guards import excerpt, incomparable, noted
-from howtobench.tasks.parameters import refuses_unknown
 from howtobench.vocabulary.errors import OneLineError
 from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.parameter_values import refuses_unknown
 from howtobench.vocabulary.rounding import rounded
 
 if TYPE_CHECKING:
     from sacrebleu.metrics.bleu import BLEU
+
+__all__ = [
+    "BLEU_TOKENIZE",
+    "Measure",
+    "TOKENIZATIONS",
+    "bleu",
+    "bleu_scorer",
+    "compared",
+    "overlap_values",
+    "reference_tokens",
+    "rouge_l",
+    "rouge_l_f1",
+    "tokenize",
+    "tokenizer",
+]
 
 # jieba, sacrebleu and rapidfuzz are imported when a text is first cut or compared, not
 # with this module: inspect imports it (through our entry point) at the start of every

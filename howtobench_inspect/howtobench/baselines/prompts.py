@@ -14,6 +14,20 @@ from pathlib import Path
 
 from howtobench.vocabulary.templates import render, tagged
 
+__all__ = [
+    "APPENDIX_H_RUBRICS",
+    "GENERAL_RUBRIC",
+    "PROMPTS",
+    "RUBRIC_OF_GENRE",
+    "RUBRIC_OF_RAW",
+    "Rubric",
+    "TAGS",
+    "baseline_prompt",
+    "genre_rubric",
+    "rubric_ids",
+    "rubric_name",
+]
+
 PROMPTS = Path(__file__).parent / "prompts"
 # The tags of the single-call judges' questions, on their system prompts
 # (`howtobench.vocabulary.templates.tagged`): one per judge, the same for every writing.

@@ -24,8 +24,11 @@ from howtobench.baselines.single_call import (
     single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
-from howtobench.judge.replies import Form, ReplyError, Verdict, bounded, exact_keys, reason_of
-from howtobench.tasks.parameters import refuses_unknown
+from howtobench.judge.reading import Form, ReplyError, bounded, exact_keys
+from howtobench.judge.replies import Verdict, reason_of
+from howtobench.vocabulary.parameter_values import refuses_unknown
+
+__all__ = ["pool_scores", "rubric", "rubric_checker", "rubric_question"]
 
 
 def rubric_question(judge_input: JudgeInput) -> Question:

@@ -22,10 +22,22 @@ from howtobench.judge.defaults import TRIES
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.models import ask_panel, panel, panel_models
-from howtobench.judge.replies import Asking, Exchange, Form, Verdict, ask
+from howtobench.judge.reading import Form
+from howtobench.judge.replies import Asking, Exchange, Verdict, ask
 from howtobench.judge.sampling import judge_writing
-from howtobench.tasks.parameters import signature_of
+from howtobench.vocabulary.parameter_values import signature_of
 from howtobench.vocabulary.rounding import rounded
+
+__all__ = [
+    "METRICS",
+    "Pooling",
+    "Question",
+    "SingleCallSettings",
+    "panel_score",
+    "single_call_judge",
+    "single_call_parameters",
+    "single_call_settings",
+]
 
 # The value is the overall score, a float, so inspect names its column after the scorer
 # (`rubric`, `autoplan`) and beside `tow` every column says whose score it is; the

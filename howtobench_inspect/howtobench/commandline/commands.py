@@ -30,6 +30,18 @@ if TYPE_CHECKING:
     #: what `add_subparsers()` returns: the commands (or actions) a parser chooses among
     Commands = argparse._SubParsersAction[OneLineParser]
 
+__all__ = [
+    "LOGS_HELP",
+    "OneLineParser",
+    "add_actions",
+    "add_command",
+    "add_count",
+    "add_logs",
+    "add_prices",
+    "add_seed",
+    "names",
+]
+
 
 def names(text: str) -> list[str]:
     """An argparse `type=` for a comma list (`a,b`): its names, blanks dropped."""

@@ -9,6 +9,17 @@ be built from this module, `howtobench.commandline.options` and the commands' ow
 
 from __future__ import annotations
 
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_RESAMPLES",
+    "DEFAULT_SCORES",
+    "DEFAULT_TASKS",
+    "DEFAULT_THRESHOLD",
+    "HIGHEST",
+    "LOCK_FILE",
+    "LOWEST",
+]
+
 # `howtobench build`: the quality filter's score range, and the paper's cut (texts
 # below 4 are discarded; `howtobench.construct.quality`), and the lock a build holds on its
 # folder while it writes there (`howtobench.construct.pipeline`).

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
+__all__ = ["EXTRAS", "check_extra", "install_command", "missing_modules"]
+
 # Each extra's modules, as its packages are imported (the studio's are installed by
 # inspect-ai too; they are declared where they are used).
 EXTRAS: dict[str, tuple[str, ...]] = {

@@ -9,6 +9,8 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any
 
+__all__ = ["lazy_names"]
+
 
 def lazy_names(
     package: str, homes: Mapping[str, str]

@@ -14,6 +14,17 @@ import argparse
 import math
 from collections.abc import Callable, Sequence
 
+__all__ = [
+    "PORT_HIGHEST",
+    "count",
+    "count_or_zero",
+    "number",
+    "parse_tasks",
+    "port",
+    "seed",
+    "whole_number",
+]
+
 PORT_HIGHEST = 65535
 
 

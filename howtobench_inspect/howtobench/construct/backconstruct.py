@@ -50,8 +50,8 @@ from howtobench.construct.steps import (
     text_of,
     text_sample,
 )
-from howtobench.judge.replies import ReplyError, exact_keys
-from howtobench.tasks.parameters import integer, refuses_unknown
+from howtobench.judge.reading import ReplyError, exact_keys
+from howtobench.vocabulary.parameter_values import integer, refuses_unknown
 
 __all__ = [
     "CHARACTERS",

@@ -21,9 +21,10 @@ from inspect_ai.solver import TaskState
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.prompts import genre_list
 from howtobench.construct.steps import Step, corpus_texts, step_score, step_task, text_sample
-from howtobench.judge.replies import ReplyError, reason_of
-from howtobench.tasks.parameters import refuses_unknown
+from howtobench.judge.reading import ReplyError
+from howtobench.judge.replies import reason_of
 from howtobench.vocabulary.genres import CANONICAL_GENRES
+from howtobench.vocabulary.parameter_values import refuses_unknown
 
 __all__ = [
     "CLASSIFY",

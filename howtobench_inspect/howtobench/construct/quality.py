@@ -29,8 +29,9 @@ from howtobench.construct.steps import (
     step_task,
     text_sample,
 )
-from howtobench.judge.replies import bounded, reason_of
-from howtobench.tasks.parameters import ParameterError, integer, refuses_unknown
+from howtobench.judge.reading import bounded
+from howtobench.judge.replies import reason_of
+from howtobench.vocabulary.parameter_values import ParameterError, integer, refuses_unknown
 
 __all__ = ["check_quality", "quality_scorer", "quality_step"]
 

@@ -36,8 +36,9 @@ from howtobench.construct.steps import (
 from howtobench.dataset import open_source
 from howtobench.dataset.records import DataError, WritingRecord
 from howtobench.judge.inputs import clean_text
-from howtobench.judge.replies import ReplyError, exact_keys, reason_of
-from howtobench.tasks.parameters import ParameterError, refuses_unknown
+from howtobench.judge.reading import ReplyError, exact_keys
+from howtobench.judge.replies import reason_of
+from howtobench.vocabulary.parameter_values import ParameterError, refuses_unknown
 
 __all__ = [
     "CATEGORIES",

@@ -39,10 +39,11 @@ from howtobench.dataset.records import DataError
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES, LONGEST_WRITING
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import clean_text, fence
-from howtobench.judge.replies import Asking, Form, ReplyError, ask
+from howtobench.judge.reading import Form, ReplyError
+from howtobench.judge.replies import Asking, ask
 from howtobench.judge.store import ReplyStore
-from howtobench.tasks.parameters import ParameterError
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import ParameterError
 
 __all__ = [
     "ANSWER",

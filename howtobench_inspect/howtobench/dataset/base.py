@@ -15,6 +15,8 @@ from typing import Any, ClassVar
 from howtobench.dataset.records import DataError, WritingRecord
 from howtobench.vocabulary.words import TASKS
 
+__all__ = ["DataSource"]
+
 
 class DataSource(ABC):
     """One place the benchmark's records (and perhaps stored writings) come from."""

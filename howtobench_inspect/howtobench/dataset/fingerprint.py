@@ -16,6 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+__all__ = ["Fingerprint", "Fingerprinted", "PUBLISHED", "difference", "fingerprint"]
+
 # Separators that do not occur in the text: between the fields of a record, between records.
 _FIELD, _RECORD = "\x1f", "\x1e"
 

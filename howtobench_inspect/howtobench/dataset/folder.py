@@ -20,6 +20,8 @@ from howtobench.dataset.records import (
 )
 from howtobench.vocabulary.words import TASKS
 
+__all__ = ["FolderSource", "PROVENANCE"]
+
 PROVENANCE = ".provenance.json"
 """The suffix of the file beside `<model>.jsonl` that says what made its writings."""
 

@@ -19,6 +19,16 @@ from howtobench.dataset.fingerprint import difference
 from howtobench.dataset.records import DataError, WritingRecord, parse_benchmark_record
 from howtobench.vocabulary.words import TASKS
 
+__all__ = [
+    "HF_REPO",
+    "HF_REVISION",
+    "HUB_UNREACHABLE_HELP",
+    "HubSource",
+    "PAPER_REPOSITORY",
+    "SOURCE",
+    "logger",
+]
+
 logger = logging.getLogger(__name__)
 
 HF_REPO = "andrewzhuoerfeng/HowToBench"

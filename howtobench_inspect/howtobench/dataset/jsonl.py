@@ -16,6 +16,8 @@ from howtobench.dataset.base import DataSource
 from howtobench.dataset.records import DataError, WritingRecord, parse_user_record, read_jsonl
 from howtobench.vocabulary.words import TASKS
 
+__all__ = ["DEMO_FILE", "JsonlSource"]
+
 DEMO_FILE = Path(__file__).parent / "demo" / "demo.jsonl"
 
 

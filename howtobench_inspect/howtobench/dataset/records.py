@@ -26,6 +26,21 @@ from howtobench.vocabulary.genres import canonical_genre
 from howtobench.vocabulary.metadata import SampleKey
 from howtobench.vocabulary.words import FILL_MARKER, TASKS, detect_language
 
+__all__ = [
+    "DataError",
+    "LONGEST_FIELD",
+    "WritingRecord",
+    "filter_genre",
+    "jsonl_text",
+    "logger",
+    "parse_benchmark_record",
+    "parse_inference",
+    "parse_user_record",
+    "read_jsonl",
+    "record_to_sample",
+    "told_language",
+]
+
 logger = logging.getLogger(__name__)
 
 

@@ -26,6 +26,8 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.vocabulary.metadata import SampleKey, ScoreKey
 from howtobench.writing.state import WritingState
 
+__all__ = ["EXCERPT", "excerpt", "incomparable", "noted", "unjudgeable", "unscorable", "unscored"]
+
 EXCERPT = 200  # characters of the writing shown as a score's answer
 
 

@@ -21,6 +21,8 @@ from howtobench.vocabulary.metadata import SampleKey, ScoreKey
 from howtobench.vocabulary.templates import render
 from howtobench.vocabulary.words import TASKS, detect_language
 
+__all__ = ["FENCE_END", "JudgeInput", "PROMPTS", "clean_text", "fence", "judge_question"]
+
 PROMPTS = Path(__file__).parent / "prompts"
 FENCE_END = "</writing>"
 # Anything a judge could read as the closing fence: any case, spaces inside the tag.

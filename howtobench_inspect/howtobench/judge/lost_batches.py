@@ -41,6 +41,16 @@ from inspect_ai.model import ChatMessage, Model
 
 from howtobench._inspect import openai_batch_client
 
+__all__ = [
+    "Failure",
+    "LOST_WITH_BATCH",
+    "LostBatch",
+    "LostBatches",
+    "logger",
+    "lost_reason",
+    "messages_key",
+]
+
 logger = logging.getLogger(__name__)
 
 # inspect's batch-log line when it fails a whole batch (`Batcher._fail_and_cleanup_inflight_batch`)

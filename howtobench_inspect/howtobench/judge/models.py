@@ -14,9 +14,11 @@ from inspect_ai.model import Model, get_model, model_roles
 
 from howtobench._inspect import eval_running, gathered
 from howtobench.judge.runs import this_run
-from howtobench.tasks.parameters import names
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import names
 from howtobench.vocabulary.words import replayed_writer
+
+__all__ = ["ask_panel", "grader", "logger", "panel", "panel_models"]
 
 T = TypeVar("T")
 logger = logging.getLogger(__name__)

@@ -46,6 +46,8 @@ from anyio.lowlevel import current_token
 
 from howtobench._inspect import sample_active
 
+__all__ = ["RunNotes", "this_run"]
+
 # The loop's own notes (`inspect score`, or an eval whose tasks are being built), under
 # the loop beside its runs' notes (by inspect's run id).
 _LOOP = ""

@@ -25,6 +25,8 @@ from howtobench.judge.outages import surface_outage
 from howtobench.vocabulary.metadata import ScoreKey, SelfConsistencyKey
 from howtobench.vocabulary.rounding import rounded
 
+__all__ = ["enough_samples", "judge_scope", "judge_writing", "self_consistent"]
+
 
 def judge_scope(epoch: int, judge_sample: int) -> Mapping[str, str]:
     """The scope of a judge question in the reply store: its epoch (a question asked

@@ -101,7 +101,7 @@ PHRASES: tuple[Phrase, ...] = (
         "prompt is too long",
         CONTEXT_TOO_LONG,
         seen="Anthropic's Messages API: 'prompt is too long: N tokens > M maximum' (played "
-        "by the simulator's Anthropic route, not a profile: simulator/server.py)",
+        "by the simulator's Anthropic route, not a profile: simulator/faults.py)",
     ),
     Phrase(
         "input length",

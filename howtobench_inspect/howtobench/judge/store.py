@@ -42,6 +42,8 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, cache_path
 
 from howtobench.judge.runs import this_run
 
+__all__ = ["ReplyStore", "logger"]
+
 logger = logging.getLogger(__name__)
 
 # Settings that change how a call is made, not what the judge answers.

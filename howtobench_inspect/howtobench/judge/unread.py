@@ -41,6 +41,21 @@ from inspect_ai.model import ChatMessage, ModelUsage
 from howtobench.judge.defaults import READ_SHARE
 from howtobench.judge.runs import this_run
 
+__all__ = [
+    "CONTEXT_SETTINGS",
+    "RECENT_PROMPTS",
+    "UNCACHED_AT_MOST",
+    "cut_short",
+    "estimated_tokens",
+    "logger",
+    "prompt_text",
+    "prompt_tokens",
+    "remember_prompt",
+    "shared_length",
+    "text_tokens",
+    "unread_prompt",
+]
+
 logger = logging.getLogger(__name__)
 
 # A server counting only uncached tokens reports about the uncached part's tokens: at most

@@ -47,9 +47,11 @@ from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
 from howtobench.judge_check.writings import build_tasks, default_replay, present_tasks
-from howtobench.tasks.parameters import ParameterError
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.vocabulary.words import replay_model
+
+__all__ = ["JudgeCannotServe", "judge_check"]
 
 T = TypeVar("T")
 

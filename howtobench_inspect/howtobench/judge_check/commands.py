@@ -19,6 +19,8 @@ from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMI
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
+__all__ = ["CHECK_OPTIONS", "SUMMARY", "add_judge_check_command", "run_judge_check"]
+
 SUMMARY = "before a large run: can this judge serve Tree-of-Writing? (a small real run)"
 # The options that `judge_check()` takes as they are, under their own names.
 CHECK_OPTIONS = (

@@ -17,6 +17,8 @@ from howtobench.judge_check.quality_report import quality_json, render_quality
 from howtobench.judge_check.summary import NEGOTIATOR, RULE, USABLE_SHARE, Summary, verdict
 from howtobench.judge_check.text import WIDTH, many, shorten
 
+__all__ = ["Report", "as_json", "render"]
+
 
 @dataclass
 class Report:

@@ -14,6 +14,8 @@ from howtobench._inspect import error_message
 from howtobench.judge_check.text import one_line
 from howtobench.vocabulary.errors import UserError
 
+__all__ = ["JudgeSpec", "ROLE", "parse_role"]
+
 ROLE = "grader"
 
 

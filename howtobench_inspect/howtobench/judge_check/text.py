@@ -1,6 +1,8 @@
 """How the check words its lines: one line each, at most `WIDTH` columns, with the
 counts spelled out (`1 writing`, `3 writings`)."""
 
+__all__ = ["WIDTH", "many", "one_line", "shorten"]
+
 WIDTH = 100  # the report fits a terminal this wide
 
 

@@ -9,9 +9,11 @@ from typing import Any
 from inspect_ai import Task
 
 from howtobench.dataset import DataSource, open_source
-from howtobench.tasks.writing import completion, guide, open_writing
+from howtobench.tasks import completion, guide, open_writing
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASKS
+
+__all__ = ["build_tasks", "default_replay", "present_tasks"]
 
 _BUILDERS = {"completion": completion, "guide": guide, "open": open_writing}
 _NO_STORED_WRITINGS = (

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+__all__ = ["TASKS_DIR", "TASK_PREFIX"]
+
 TASKS_DIR = Path(__file__).parent / "tasks"
 """The folder `lm_eval --include_path` reads (what `howtobench lm-eval path` prints)."""
 

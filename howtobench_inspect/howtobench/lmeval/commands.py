@@ -12,6 +12,8 @@ from howtobench.commandline.commands import add_actions, add_command
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
+__all__ = ["SUMMARY", "add_lm_eval_command"]
+
 SUMMARY = "HoWToBench in lm-evaluation-harness: its task folder, and its writings for ToW"
 
 

@@ -25,6 +25,8 @@ from howtobench.dataset.records import DataError, jsonl_text, parse_benchmark_re
 from howtobench.lmeval.outputs import Answered, OutputError, read_output
 from howtobench.vocabulary.words import replay_model
 
+__all__ = ["ALIGNED_FIELDS", "WRITER_NAME", "import_output"]
+
 # The published `aligned.jsonl` fields (`dataset.parse_benchmark_record`), and `language`.
 ALIGNED_FIELDS = (
     "infer_id",

@@ -24,6 +24,8 @@ from howtobench.lmeval import TASK_PREFIX
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASKS
 
+__all__ = ["Answered", "DOC_FIELDS", "OutputError", "Run", "SECRET_WORDS", "read_output"]
+
 # What a samples line's `doc` must hold to be one of our items (`tasks/hooks.row`).
 DOC_FIELDS = ("infer_id", "task_type", "basic_instruction", "reference", "language", "prompt")
 # Model arguments not kept as provenance: credentials have no place in a data folder.

@@ -25,6 +25,8 @@ from inspect_ai.util import AdaptiveConcurrency
 
 from howtobench.vocabulary.errors import UserError
 
+__all__ = ["VARIABLES", "connections_line", "limits", "whole_number"]
+
 # eval_set()'s argument -> the variable `inspect eval-set` reads for it
 VARIABLES = {
     "max_connections": "INSPECT_EVAL_MAX_CONNECTIONS",

@@ -36,6 +36,19 @@ if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
     from howtobench.studies.runs import Run
 
+__all__ = [
+    "FINISHED",
+    "SUMMARY",
+    "Unfinished",
+    "add_check_logs_command",
+    "lost_with_batches",
+    "read_runs",
+    "run_command",
+    "stop_reason",
+    "stopped_runs",
+    "unfinished",
+]
+
 FINISHED = "success"
 SUMMARY = (
     "exit 1 if a run did not finish (inspect eval exits 0 then), or left samples unscored "

@@ -50,6 +50,22 @@ from howtobench.tree.spec import tree_for
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
+__all__ = [
+    "FIELD",
+    "Piece",
+    "SELECTION_VERSION",
+    "SINGLE_CALL_BASELINES",
+    "SUMMARY",
+    "TREE_SCORER",
+    "Task",
+    "add_shards_command",
+    "cut",
+    "read_capture",
+    "split",
+    "worker_file",
+    "writing_calls",
+]
+
 FIELD = "howtobench"
 """Our field in a worker file (see the module docstring)."""
 

@@ -1,5 +1,5 @@
-"""`python -m howtobench.simulator`: serve the judge simulator (see `server.py`)."""
+"""`python -m howtobench.simulator`: serve the judge simulator (see `command.py`)."""
 
-from howtobench.simulator.server import main
+from howtobench.simulator.command import main
 
 main()

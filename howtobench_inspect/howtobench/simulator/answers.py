@@ -18,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from howtobench.simulator.billing import PromptCache, Usage, tokens, written_out
-from howtobench.simulator.profiles import Profile, truncated
+from howtobench.simulator.billing import CHARS_PER_TOKEN, PromptCache, Usage, tokens, written_out
+from howtobench.simulator.faults import Faults
+from howtobench.simulator.profiles import Profile
 from howtobench.simulator.protocol import Asked, classify
-from howtobench.simulator.replies import Faults, reply_text
+from howtobench.simulator.replies import reply_text
 from howtobench.simulator.wire import Api, Conversation
 
 __all__ = ["Choice", "Fault", "Script", "bill", "choose", "read_by"]
@@ -32,9 +33,11 @@ class Fault:
     """A scripted fault (one of `FAULTS`, `context` or `error_object`) instead of a reply.
 
     `context` is the refusal of a prompt over the model's context, in the words of the
-    profile played; the default profile (OpenAI, whose context no judge prompt fills)
-    answers as vLLM serving a 4,096-token model does, the local server a test stands for.
-    `error_object` answers HTTP 200 with `{"error": {"message": "model overloaded"}}`.
+    profile played (Anthropic's on its API); the default profile (OpenAI, whose context no
+    judge prompt fills) and a profile that truncates instead answer as vLLM serving a
+    4,096-token model does, the local server a test stands for. `error_object` answers
+    HTTP 200 with `{"error": {"message": "model overloaded"}}`, as OpenAI-compatible
+    proxies and overloaded local servers do. What each fault sends: `faults`.
     """
 
     name: str
@@ -91,10 +94,13 @@ def choose(
 def read_by(profile: Profile, conversation: Conversation) -> list[dict[str, Any]]:
     """The messages the profile's model reads: the request's own or, on a server that
     truncates rather than refuses (Ollama), a prompt over its context cut to fit it, as
-    one user message (`profiles.truncated`)."""
+    one user message: the prompt written out (two characters a token), its first `keep`
+    tokens and as much of its tail as fits."""
     written = written_out(conversation.segments)
     if profile.context_error is None and tokens(len(written)) >= profile.context:
-        return [{"role": "user", "content": truncated(profile, written)}]
+        tail = max(0, (profile.context - profile.keep - 1) * CHARS_PER_TOKEN)
+        cut = written[: profile.keep * CHARS_PER_TOKEN] + written[len(written) - tail :]
+        return [{"role": "user", "content": cut}]
     return conversation.messages
 
 

@@ -43,8 +43,8 @@ from inspect_ai.model import (
 
 from howtobench.simulator.answers import bill, choose, read_by
 from howtobench.simulator.billing import PromptCache
+from howtobench.simulator.faults import FAULTS, Faults
 from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES, get_profile
-from howtobench.simulator.replies import FAULTS, Faults
 from howtobench.simulator.wire import OpenAIChat
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.in_process import InProcessModelAPI
@@ -130,11 +130,8 @@ def _refuse_unknown(name: str, model_args: dict[str, Any]) -> None:
 
 def _number(name: str, arg: str, value: Any, *, high: float | None = None) -> float:
     """`value` as a number from 0 (to `high`), or one line saying what is wanted."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = -1.0
-    if isinstance(value, bool) or not 0 <= number <= (high if high is not None else number):
+    number = _float(value)
+    if not 0 <= number <= (high if high is not None else number):
         bound = f"from 0 to {high:g}" if high is not None else "of 0 or more"
         raise SimulatorArgumentError(f"-M {arg}={value}: {name} takes a number {bound}")
     return number
@@ -142,12 +139,17 @@ def _number(name: str, arg: str, value: Any, *, high: float | None = None) -> fl
 
 def _whole(name: str, arg: str, value: Any, *, low: int = 0) -> int:
     """`value` as a whole number from `low` up, or one line saying what is wanted."""
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        number = -1.0
-    if isinstance(value, bool) or not number.is_integer() or number < low:
+    number = _float(value)
+    if not number.is_integer() or number < low:
         raise SimulatorArgumentError(
             f"-M {arg}={value}: {name} takes a whole number of {low} or more"
         )
     return int(number)
+
+
+def _float(value: Any) -> float:
+    """`value` as a number; -1, which no argument takes, for a flag or what is no number."""
+    try:
+        return -1.0 if isinstance(value, bool) else float(value)
+    except (TypeError, ValueError):
+        return -1.0

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
-# the line `server.main` prints once it listens: `judge simulator on <base URL>[ as ...]`
+# the line `command.main` prints once it listens: `judge simulator on <base URL>[ as ...]`
 _READY = re.compile(r"^judge simulator on (http://\S+)/v1\b")
 _STOP_SECONDS = 10.0
 _STDERR_TAIL = 3000  # characters of the child's stderr an error quotes

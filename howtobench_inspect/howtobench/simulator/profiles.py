@@ -9,14 +9,15 @@ of their own. A profile writes those differences down, so that the simulator can
 that server and a test can show that the judge scores every writing the server would
 answer (`JudgeSimulator(profile="vllm")`, `python -m howtobench.simulator --profile vllm`).
 
-A profile is declarative: the refusals (`Refusal`: the status and the message the server
-really sends, in its own error body), the context size in tokens (counted by the
-simulator's rule, `billing.tokens`: two characters a token), and the reply's shape (the
-reasoning field, extra fields, whether usage reports cached tokens). `openai` is the
-simulator as it always was, and the default.
+A profile is declarative: the refusals (`refusals.Refusal`: the status and the message the
+server really sends, in its own error body; `refusals.check` applies them), the context
+size in tokens (counted by the simulator's rule, `billing.tokens`: two characters a
+token), and the reply's shape (the reasoning field, extra fields, whether usage reports
+cached tokens). This module holds what a profile is and the table of them (`PROFILES`);
+`openai` is the simulator as it always was, and the default.
 
 What each server does, with the source it was read from (code as of the snapshots named;
-messages are quoted from the code, numbers filled in by the simulator):
+the table's messages are quoted from the code, numbers filled in by the simulator):
 
 - list content (`[{"type": "text", ...}]`): accepted by OpenAI, vLLM and SGLang (text
   parts; `ChatCompletionMessageContentTextPart` in sglang
@@ -26,9 +27,9 @@ messages are quoted from the code, numbers filled in by the simulator):
   `router/src/lib.rs`, `impl From<Message> for TextMessage`). llama-cpp-python renders the
   model's Jinja chat template with the messages as given (abetlen/llama-cpp-python
   `llama_cpp/llama_chat_format.py`, `Jinja2ChatFormatter.__call__`), so a template that
-  concatenates `'...' + message['content']` raises `TypeError: can only concatenate str
-  (not "list") to str`, which its route handler answers as 500 `internal_server_error`
-  (`llama_cpp/server/errors.py`, `RouteErrorHandler`; issue abetlen/llama-cpp-python#1080).
+  concatenates `'...' + message['content']` raises a `TypeError`, which its route handler
+  answers as 500 `internal_server_error` (`llama_cpp/server/errors.py`,
+  `RouteErrorHandler`; issue abetlen/llama-cpp-python#1080).
 - system role: a chat template may refuse it (Gemma's: `raise_exception('System role
   not supported')`). Off by default in every profile (`system_role=True`); set
   `system_role=False` to play a Gemma-like template: vLLM answers 400 with the
@@ -37,47 +38,35 @@ messages are quoted from the code, numbers filled in by the simulator):
   templates fold the system prompt in, so it never refuses.
 - temperature 0: TGI's chat route takes 0 as greedy since v2.0.2 (PR
   huggingface/text-generation-inference#1749, `router/src/lib.rs`: `Some(0.0) => (false,
-  None)`); before it, and on `/generate` still, it answers 422 ``Input validation error:
-  `temperature` must be strictly positive`` (issue #1236; `router/src/validation.rs`).
-  Profile `tgi-1` plays the older TGI. The others accept 0.
-- context length: OpenAI 400 `context_length_exceeded` ("This model's maximum context
-  length is N tokens. However, your messages resulted in M tokens..."); vLLM 400
-  `BadRequestError` ("This model's maximum context length is N tokens. However, your
-  request has M input tokens. Please reduce the length of the input messages.",
-  `vllm/entrypoints/openai/serving_engine.py`; errors as `{"error": {..., "code": 400}}`,
-  `vllm/entrypoints/openai/engine/protocol.py` `ErrorResponse`); SGLang 400 "The input (M
-  tokens) is longer than the model's context length (N tokens)." with a top-level error
-  body `{"object": "error", ...}` (`python/sglang/srt/managers/tokenizer_manager.py`,
-  `protocol.py` `ErrorResponse`); llama.cpp 400 `exceed_context_size_error` "request (M
-  tokens) exceeds the available context size (N tokens), try increasing it", with
-  `n_prompt_tokens` and `n_ctx` in the body (`tools/server/server-context.cpp`,
-  `server-task.cpp` `server_task_result_error::to_json`); llama-cpp-python 400
-  `context_length_exceeded` in OpenAI's words, "... (M in the messages, None in the
-  completion) ..." (`llama_cpp/server/errors.py`); LM Studio 400 with a string error
-  body, "The number of tokens to keep from the initial prompt is greater than the context
-  length (n_keep: M>= n_ctx: N). ..." (issues Gitlawb/openclaude#353,
-  lmstudio-ai/lmstudio-bug-tracker#237); TGI 422 ``Input validation error: `inputs`
-  tokens + `max_new_tokens` must be <= N. ...`` (`router/src/validation.rs`; without
-  `max_tokens` it asks for the rest of the context, so only a prompt over the context is
-  refused). Ollama refuses nothing: it truncates the prompt to `num_ctx` (default 4096),
-  keeping its first `num_keep` (4) tokens and the tail (ollama `llm/llama_server.go`,
-  "truncating input prompt"; `server/sched.go` enables the context shift by default), so
-  the judge reads a prompt cut in the middle and answers something else. Its usage
-  then counts the prompt it read (`prompt_eval_count`), not the prompt sent, as
-  llama.cpp with a small `-c` and context shift does: `get_profile("ollama",
-  context=1024, usage_read=True)` plays that (the profile as listed bills the prompt
-  sent).
-- `max_tokens` over what is left of the context: vLLM 400 "'max_tokens' or
-  'max_completion_tokens' is too large: X. This model's maximum context length is N tokens
-  and your request has M input tokens (X > N - M)."; SGLang 400 "Requested token count
-  exceeds the model's maximum context length of N tokens. ..."; TGI 422 (above);
-  llama-cpp-python counts it into its context check (above).
-- `n` > 1: llama.cpp throws "Only one completion choice is allowed" from its parameter
-  parsing, answered 500 `server_error` (`tools/server/server-common.cpp`,
-  `oaicompat_chat_params_parse`); Ollama documents `n` as unsupported (docs
-  `api/openai-compatibility.mdx`) and answers one choice; the others serve `n`.
-- `stop`: TGI takes at most `--max-stop-sequences` (default 4) and answers 422 "`stop`
-  supports up to 4 stop sequences. Given: K" (`router/src/validation.rs`).
+  None)`); before it, and on `/generate` still, it answers 422 (issue #1236;
+  `router/src/validation.rs`). Profile `tgi-1` plays the older TGI. The others accept 0.
+- context length: OpenAI 400 `context_length_exceeded`; vLLM 400 `BadRequestError`
+  (`vllm/entrypoints/openai/serving_engine.py`; errors as `{"error": {..., "code": 400}}`,
+  `vllm/entrypoints/openai/engine/protocol.py` `ErrorResponse`); SGLang 400 with a
+  top-level error body `{"object": "error", ...}`
+  (`python/sglang/srt/managers/tokenizer_manager.py`, `protocol.py` `ErrorResponse`);
+  llama.cpp 400 `exceed_context_size_error`, with `n_prompt_tokens` and `n_ctx` in the
+  body (`tools/server/server-context.cpp`, `server-task.cpp`
+  `server_task_result_error::to_json`); llama-cpp-python 400 `context_length_exceeded` in
+  OpenAI's words (`llama_cpp/server/errors.py`); LM Studio 400 with a string error body
+  (issues Gitlawb/openclaude#353, lmstudio-ai/lmstudio-bug-tracker#237); TGI 422
+  (`router/src/validation.rs`; without `max_tokens` it asks for the rest of the context,
+  so only a prompt over the context is refused). Ollama refuses nothing: it truncates the
+  prompt to `num_ctx` (default 4096), keeping its first `num_keep` (4) tokens and the
+  tail (ollama `llm/llama_server.go`, "truncating input prompt"; `server/sched.go`
+  enables the context shift by default), so the judge reads a prompt cut in the middle
+  and answers something else. Its usage then counts the prompt it read
+  (`prompt_eval_count`), not the prompt sent, as llama.cpp with a small `-c` and context
+  shift does: `get_profile("ollama", context=1024, usage_read=True)` plays that (the
+  profile as listed bills the prompt sent).
+- `max_tokens` over what is left of the context: vLLM and SGLang answer 400, TGI 422
+  (above); llama-cpp-python counts it into its context check (above).
+- `n` > 1: llama.cpp throws from its parameter parsing, answered 500 `server_error`
+  (`tools/server/server-common.cpp`, `oaicompat_chat_params_parse`); Ollama documents `n`
+  as unsupported (docs `api/openai-compatibility.mdx`) and answers one choice; the
+  others serve `n`.
+- `stop`: TGI takes at most `--max-stop-sequences` (default 4) and answers 422 past them
+  (`router/src/validation.rs`).
 - reasoning: vLLM's reasoning parsers put the think text in `message.reasoning` (called
   `reasoning_content` before v0.11: docs.vllm.ai/en/v0.11.2/features/reasoning_outputs/);
   SGLang (`--reasoning-parser`) and llama.cpp (`--reasoning-format deepseek`) in
@@ -100,41 +89,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any
 
-ErrorShape = Literal[
-    "openai", "vllm", "sglang", "llama-cpp", "llama-cpp-python", "ollama", "lmstudio", "tgi"
-]
+from howtobench.simulator.refusals import ErrorShape, Refusal, error_body
 
-
-@dataclass(frozen=True)
-class Refusal:
-    """An error answer: its status, the message (a template filled with `context`,
-    `prompt`, `max_tokens`, `total`, `count`, `temperature`), and the body's `type` and
-    `code` where the server's error shape has them."""
-
-    status: int
-    message: str
-    type: str | None = None
-    code: str | None = None
-    param: str | None = None
-
-    def text(self, **values: Any) -> str:
-        return self.message.format(**values)
-
-
-# What a server means by each refusal (`Refused.reason`): the judge reads the first two
-# from the words alone (`howtobench.judge.server_words.PHRASES`); the others it tells by
-# the status, or by a tiny request that still gets an answer.
-MEANT: dict[str, str] = {
-    "context": "context too long",
-    "max_tokens": "context too long",
-    "system_role": "system role refused",
-    "list_content": "refused shape",
-    "temperature": "refused parameter",
-    "n": "refused parameter",
-    "stop": "refused parameter",
-}
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "get_profile"]
 
 
 @dataclass(frozen=True)
@@ -168,9 +127,9 @@ class Profile:
     message_extra: Mapping[str, Any] = field(default_factory=dict)
 
     def refusals(self) -> dict[str, Refusal]:
-        """Every refusal this server can send, by the reason `check` names it with (a
-        key of `MEANT`); the system-role refusal too, which it sends when it plays a
-        template without a system role (`system_role=False`)."""
+        """Every refusal this server can send, by the reason `refusals.check` names it
+        with (a key of `refusals.MEANT`); the system-role refusal too, which it sends when
+        it plays a template without a system role (`system_role=False`)."""
         sent = {
             "temperature": self.zero_temperature,
             "n": self.several_choices,
@@ -186,60 +145,7 @@ class Profile:
         self, status: int, message: str, refusal: Refusal | None = None, **extra: Any
     ) -> dict[str, Any]:
         """An error in this server's own body shape (a refusal's type and code in it)."""
-        if refusal is None:
-            return error_body(self.error_shape, status, message, extra=extra)
-        return error_body(
-            self.error_shape,
-            status,
-            message,
-            kind=refusal.type,
-            code=refusal.code,
-            param=refusal.param,
-            extra=extra,
-        )
-
-
-def error_body(
-    shape: ErrorShape,
-    status: int,
-    message: str,
-    *,
-    kind: str | None = None,
-    code: str | None = None,
-    param: str | None = None,
-    extra: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """How each server wraps an error message (sources in the module docstring)."""
-    more = dict(extra or {})
-    if shape == "openai":
-        if kind is None:  # a simulated fault, in the shape the simulator always sent
-            return {"error": {"message": message, "type": "simulated"}}
-        return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-    if shape == "vllm":
-        error_type = kind or ("BadRequestError" if status == 400 else "InternalServerError")
-        return {"error": {"message": message, "type": error_type, "param": param, "code": status}}
-    if shape == "sglang":
-        error_type = kind or ("BadRequestError" if status == 400 else "InternalServerError")
-        return {
-            "object": "error",
-            "message": message,
-            "type": error_type,
-            "param": param,
-            "code": status,
-        }
-    if shape == "llama-cpp":
-        error_type = kind or ("invalid_request_error" if status < 500 else "server_error")
-        return {"error": {"code": status, "message": message, "type": error_type, **more}}
-    if shape == "llama-cpp-python":
-        error_type = kind or ("invalid_request_error" if status < 500 else "internal_server_error")
-        return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
-    if shape == "ollama":
-        error_type = {400: "invalid_request_error", 404: "not_found_error"}.get(status, "api_error")
-        return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
-    if shape == "lmstudio":
-        return {"error": message}
-    # tgi
-    return {"error": message, "error_type": kind or "validation"}
+        return error_body(self.error_shape, status, message, refusal, extra)
 
 
 _TGI_CONTEXT = Refusal(
@@ -247,20 +153,6 @@ _TGI_CONTEXT = Refusal(
     "Input validation error: `inputs` tokens + `max_new_tokens` must be <= {context}. "
     "Given: {prompt} `inputs` tokens and {max_tokens} `max_new_tokens`",
     type="validation",
-)
-_OPENAI = Profile(
-    name="openai",
-    server="OpenAI chat completions (the simulator's own behaviour)",
-    error_shape="openai",
-    context=128_000,
-    context_error=Refusal(
-        400,
-        "This model's maximum context length is {context} tokens. However, your messages "
-        "resulted in {prompt} tokens. Please reduce the length of the messages.",
-        type="invalid_request_error",
-        code="context_length_exceeded",
-        param="messages",
-    ),
 )
 
 # llama-cpp-python's refusal of a prompt (plus max_tokens) over the context
@@ -278,7 +170,20 @@ _LLAMA_CPP_PYTHON_CONTEXT = Refusal(
 PROFILES: dict[str, Profile] = {
     profile.name: profile
     for profile in (
-        _OPENAI,
+        Profile(
+            name="openai",
+            server="OpenAI chat completions (the simulator's own behaviour)",
+            error_shape="openai",
+            context=128_000,
+            context_error=Refusal(
+                400,
+                "This model's maximum context length is {context} tokens. However, your "
+                "messages resulted in {prompt} tokens. Please reduce the length of the messages.",
+                type="invalid_request_error",
+                code="context_length_exceeded",
+                param="messages",
+            ),
+        ),
         Profile(
             name="vllm",
             server="vLLM >= 0.11 (OpenAI-compatible server, with a reasoning parser)",
@@ -407,9 +312,7 @@ PROFILES["tgi-1"] = replace(
     name="tgi-1",
     server="text-generation-inference < 2.0.2 (Messages API)",
     zero_temperature=Refusal(
-        422,
-        "Input validation error: `temperature` must be strictly positive",
-        type="validation",
+        422, "Input validation error: `temperature` must be strictly positive", type="validation"
     ),
 )
 DEFAULT_PROFILE = "openai"
@@ -428,105 +331,3 @@ def get_profile(profile: str | Profile = DEFAULT_PROFILE, **changes: Any) -> Pro
     else:
         found = profile
     return replace(found, **changes) if changes else found
-
-
-@dataclass(frozen=True)
-class Refused:
-    """A request the profile's server refuses: why (a short name), status and body."""
-
-    reason: str
-    status: int
-    body: dict[str, Any]
-
-
-def _has_parts(messages: list[dict[str, Any]]) -> bool:
-    return any(isinstance(m.get("content"), list) for m in messages)
-
-
-def check(profile: Profile, body: dict[str, Any], prompt_tokens: int) -> Refused | None:
-    """The refusal this server sends for this request, or None when it answers: checked
-    in the order a server meets them (parameters, the chat template, the context)."""
-    messages = body.get("messages") or []
-    temperature = body.get("temperature")
-    if profile.zero_temperature and temperature is not None and temperature <= 0:
-        return _refused("temperature", profile, profile.zero_temperature, temperature=temperature)
-    if profile.several_choices and (body.get("n") or 1) > 1:
-        return _refused("n", profile, profile.several_choices)
-    stop = body.get("stop")
-    stops = [stop] if isinstance(stop, str) else list(stop or [])
-    if profile.max_stop is not None and profile.stop_error and len(stops) > profile.max_stop:
-        return _refused("stop", profile, profile.stop_error, count=len(stops))
-    if profile.list_content and _has_parts(messages):
-        return _refused("list_content", profile, profile.list_content)
-    if (
-        not profile.system_role
-        and profile.system_refusal
-        and any(m.get("role") in ("system", "developer") for m in messages)
-    ):
-        return _refused("system_role", profile, profile.system_refusal)
-    max_tokens = body.get("max_completion_tokens") or body.get("max_tokens")
-    values: dict[str, Any] = {
-        "context": profile.context,
-        "prompt": prompt_tokens,
-        "max_tokens": max_tokens,
-        "total": prompt_tokens + (max_tokens or 0),
-    }
-    if profile.context_error and prompt_tokens >= profile.context:
-        extra = (
-            {"n_prompt_tokens": prompt_tokens, "n_ctx": profile.context}
-            if profile.error_shape == "llama-cpp"
-            else {}
-        )
-        if profile.error_shape == "tgi":
-            values["max_tokens"] = max_tokens or 0
-        return _refused("context", profile, profile.context_error, extra=extra, **values)
-    if profile.max_tokens_error and max_tokens and prompt_tokens + max_tokens > profile.context:
-        return _refused("max_tokens", profile, profile.max_tokens_error, **values)
-    return None
-
-
-def _refused(
-    reason: str,
-    profile: Profile,
-    refusal: Refusal,
-    extra: dict[str, Any] | None = None,
-    **values: Any,
-) -> Refused:
-    message = refusal.text(**values)
-    return Refused(
-        reason,
-        refusal.status,
-        profile.error_body(refusal.status, message, refusal, **(extra or {})),
-    )
-
-
-def context_fault(profile: Profile, prompt_tokens: int) -> Refused:
-    """The context refusal a scripted `Fault("context")` answers: the profile's own, for a
-    prompt over its context; vLLM's at 4,096 tokens for OpenAI (whose context no judge
-    prompt fills) and for a server that truncates instead of refusing."""
-    if profile.name == DEFAULT_PROFILE or profile.context_error is None:
-        profile = replace(PROFILES["vllm"], context=4096)
-    assert profile.context_error is not None
-    values = {
-        "context": profile.context,
-        "prompt": max(prompt_tokens, profile.context + 1),
-        "max_tokens": None,
-    }
-    values["total"] = values["prompt"]
-    if profile.error_shape == "tgi":
-        values["max_tokens"] = 0
-    extra = (
-        {"n_prompt_tokens": values["prompt"], "n_ctx": profile.context}
-        if profile.error_shape == "llama-cpp"
-        else {}
-    )
-    return _refused("context", profile, profile.context_error, extra=extra, **values)
-
-
-def truncated(profile: Profile, written: str) -> str:
-    """The prompt a truncating server (Ollama) feeds the model when `written` (the prompt
-    written out, two characters a token) is over its context: the first `keep` tokens and
-    as much of the tail as fits."""
-    head = written[: profile.keep * 2]
-    tail_chars = max(0, (profile.context - profile.keep - 1) * 2)
-    return head + written[len(written) - tail_chars :]

@@ -6,17 +6,16 @@ its text. The benchmark build's steps get plausible answers drawn from the text:
 from its cues, a quality score from 2 to 5, a summary, theme, request and grounding
 (sections or outline, as asked) taken from its sentences, the request stating the
 length the question asks for, and screening flags for phone numbers, e-mail addresses,
-ID numbers, names after a contact cue, advertising and a few unsafe phrases. The fault
-catalogue names what a flaky provider does instead of answering.
+ID numbers, names after a contact cue, advertising and a few unsafe phrases. The reply
+faults' unusable replies are here too (`malformed`, `out_of_range`; the fault catalogue
+is `faults`).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import random
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from howtobench.baselines.overlap import tokenize
@@ -33,6 +32,20 @@ from howtobench.simulator.protocol import (
 )
 from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, Leaf
 from howtobench.vocabulary.words import detect_language
+
+__all__ = [
+    "MALFORMED_REPLY",
+    "WRITER_REPLY",
+    "out_of_range_reply",
+    "reply_text",
+    "simulated_score",
+    "valid_construction",
+    "valid_plan",
+    "valid_reply",
+    "valid_rubric",
+    "valid_score",
+    "valid_weights",
+]
 
 _LEAVES = {leaf.id: leaf for leaf in LEAVES}
 _PLAN_NAMES = ("content", "structure", "language", "creativity", "task_fit", "feeling")
@@ -156,7 +169,7 @@ def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.findall(text) if s.strip()]
 
 
-def simulated_genre(text: str) -> str:
+def _simulated_genre(text: str) -> str:
     """Verse (five lines or more, nearly all short and without an end mark) is a poem;
     otherwise the genre with the most cue words, prose when none is found."""
     lines = [line.strip() for line in text.splitlines() if line.strip()]
@@ -169,7 +182,7 @@ def simulated_genre(text: str) -> str:
     return best if hits[best] else "prose"
 
 
-def simulated_quality(text: str) -> int:
+def _simulated_quality(text: str) -> int:
     """2 for a very short or spammy text (a run of one character); else 3, 4 or 5 with
     chances 15/40/45 % from the text, which gives Table 13's shape: most texts 3-5."""
     if len("".join(text.split())) < 80 or _RUN.search(text):
@@ -251,7 +264,7 @@ def _request(question: Asked, theme: str, language: str, *, chatty: bool) -> str
     return f'I\'d like {article} {genre}{sized} on "{theme}". Could you write it for me?'
 
 
-def valid_flags(question: Asked) -> dict[str, Any]:
+def _valid_flags(question: Asked) -> dict[str, Any]:
     """Every phone number, e-mail address, ID number and name after a contact cue, with
     its kind, every sentence with an advertising word, every unsafe phrase: quoted from
     the item as it stands."""
@@ -268,12 +281,12 @@ def valid_flags(question: Asked) -> dict[str, Any]:
 def _build_reply(question: Asked) -> dict[str, Any]:
     text = question.writing or ""
     if question.kind == "classify":
-        return {"genre": simulated_genre(text), "reason": "simulated"}
+        return {"genre": _simulated_genre(text), "reason": "simulated"}
     if question.kind == "quality":
-        return {"score": simulated_quality(text), "reason": "simulated"}
+        return {"score": _simulated_quality(text), "reason": "simulated"}
     if question.kind == "backconstruct":
         return valid_construction(question)
-    return valid_flags(question)
+    return _valid_flags(question)
 
 
 def valid_reply(question: Asked) -> str:
@@ -329,49 +342,3 @@ def reply_text(question: Asked, fault: str | None) -> str:
     if fault == "out_of_range":
         return out_of_range_reply(question)
     return valid_reply(question)
-
-
-# Faults by name: transient ones (429, 500, hang, drop), unusable replies (malformed,
-# out_of_range), a request the provider refuses (400), and a 200 answer whose body is
-# empty or not JSON at all.
-FAULTS: tuple[str, ...] = (
-    "429",
-    "500",
-    "hang",
-    "drop",
-    "malformed",
-    "out_of_range",
-    "400",
-    "empty_body",
-    "bad_body",
-)
-# The faults answered with an HTTP error status (in the API's error shape).
-STATUS_FAULTS: tuple[str, ...] = ("429", "500", "400")
-# The faults that send no reply at all (nothing is billed); a hung request answers late.
-UNANSWERED_FAULTS: tuple[str, ...] = ("drop", *STATUS_FAULTS, "empty_body", "bad_body")
-
-
-@dataclass
-class Faults:
-    """Chances per request (0-1) of each fault; `seed` makes a run repeatable."""
-
-    rate_429: float = 0.0
-    rate_500: float = 0.0
-    rate_hang: float = 0.0
-    rate_drop: float = 0.0
-    rate_malformed: float = 0.0
-    rate_out_of_range: float = 0.0
-    rate_400: float = 0.0
-    rate_empty_body: float = 0.0
-    rate_bad_body: float = 0.0
-    hang_seconds: float = 30.0
-    seed: int = 0
-
-    def draw(self, rng: random.Random) -> str | None:
-        roll = rng.random()
-        for name in FAULTS:
-            rate = getattr(self, f"rate_{name}")
-            if roll < rate:
-                return name
-            roll -= rate
-        return None

@@ -2,10 +2,11 @@
 
 OpenAI's chat completions (any POST path but Anthropic's) and Anthropic's Messages API
 (`POST /v1/messages`, with or without `stream`; a streamed answer is sent as the SDK's
-server-sent events). Each reads a request body into a `Conversation`, and writes a reply,
-or an error in its own shape. OpenAI's side may play another server's shape of the same
-API (`profiles.Profile`): its error bodies, the field a reasoning parser puts the think
-text in, the fields it adds, whether usage reports cached tokens.
+server-sent events). Each reads a request body into a `Conversation`, and writes a reply
+(an `Outcome`, what goes back over HTTP), or an error in its own shape. OpenAI's side may
+play another server's shape of the same API (`profiles.Profile`): its error bodies, the
+field a reasoning parser puts the think text in, the fields it adds, whether usage
+reports cached tokens.
 """
 
 from __future__ import annotations
@@ -18,11 +19,22 @@ from typing import Any, Protocol
 from howtobench.simulator.billing import PromptCache, Segment, Usage
 from howtobench.simulator.profiles import Profile
 
+__all__ = [
+    "ANTHROPIC_PATH",
+    "THINK_TEXT",
+    "AnthropicMessages",
+    "Api",
+    "Conversation",
+    "OpenAIChat",
+    "Outcome",
+    "jsonl",
+]
+
 ANTHROPIC_PATH = "/v1/messages"
 # What a thinking judge thought, as a profile with a reasoning field sends it
 THINK_TEXT = "模拟的思考：先读写作任务，再读作品，最后按评分项给分。"
-# Anthropic's error types by status (https://docs.anthropic.com/en/api/errors)
-_ANTHROPIC_ERRORS = {400: "invalid_request_error", 429: "rate_limit_error", 500: "api_error"}
+# Anthropic's error types by status, `api_error` for the others (docs.anthropic.com/en/api/errors)
+_ANTHROPIC_ERRORS = {400: "invalid_request_error", 404: "not_found_error", 429: "rate_limit_error"}
 
 
 @dataclass(frozen=True)
@@ -37,11 +49,42 @@ class Conversation:
 
 
 @dataclass(frozen=True)
-class Answer:
-    """What goes back over HTTP: a JSON body, or server-sent events."""
+class Outcome:
+    """What goes back for one request: a status and body (JSON, server-sent events, a
+    file), or a dropped connection."""
 
-    content_type: str
+    status: int
     data: bytes
+    content_type: str = "application/json"
+    dropped: bool = False
+
+    @staticmethod
+    def of(status: int, payload: Any) -> Outcome:
+        return Outcome(status, json.dumps(payload).encode())
+
+    def json(self) -> Any:
+        """The body as JSON, or None when it is not (an empty or broken body)."""
+        try:
+            return json.loads(self.data)
+        except ValueError:
+            return None
+
+    @property
+    def succeeded(self) -> bool:
+        """A reply: status 200 with a JSON object (not a fault's empty or broken body)."""
+        return self.status == 200 and isinstance(self.json(), dict)
+
+    def error_message(self) -> str:
+        """The error message of a failed answer, from either API's error shape."""
+        body = self.json()
+        if isinstance(body, dict) and isinstance(body.get("error"), dict):
+            return str(body["error"].get("message", "error"))
+        return f"the simulator's answer was not a reply (HTTP {self.status or 'dropped'})"
+
+
+def jsonl(lines: list[dict[str, Any]]) -> bytes:
+    """JSON lines, as both batch APIs write their files."""
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
 class Api(Protocol):
@@ -55,7 +98,7 @@ class Api(Protocol):
         self, cache: PromptCache, model: str, conversation: Conversation, reply: str
     ) -> Usage: ...
 
-    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Answer: ...
+    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Outcome: ...
 
     def error(self, status: int, message: str) -> dict[str, Any]: ...
 
@@ -71,10 +114,6 @@ def _segments(messages: list[dict[str, Any]]) -> tuple[Segment, ...]:
             for part in parts
         ]
     return tuple(segments)
-
-
-def _json(payload: dict[str, Any]) -> Answer:
-    return Answer("application/json", json.dumps(payload).encode())
 
 
 class OpenAIChat:
@@ -93,7 +132,7 @@ class OpenAIChat:
     def bill(self, cache: PromptCache, model: str, conversation: Conversation, reply: str) -> Usage:
         return cache.openai(model, conversation.segments, reply)
 
-    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Answer:
+    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Outcome:
         prompt = usage.input + usage.cache_read
         message: dict[str, Any] = {"role": "assistant", "content": content}
         choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop"}
@@ -120,7 +159,7 @@ class OpenAIChat:
             reply.update(profile.reply_extra)
             if not profile.cached_tokens:
                 del reply["usage"]["prompt_tokens_details"]
-        return _json(reply)
+        return Outcome.of(200, reply)
 
     def error(self, status: int, message: str) -> dict[str, Any]:
         if self.profile is not None:
@@ -148,7 +187,7 @@ class AnthropicMessages:
     def bill(self, cache: PromptCache, model: str, conversation: Conversation, reply: str) -> Usage:
         return cache.anthropic(model, conversation.segments, conversation.automatic_cache, reply)
 
-    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Answer:
+    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Outcome:
         message = {
             "id": f"msg_sim{time.monotonic_ns()}",
             "type": "message",
@@ -164,14 +203,14 @@ class AnthropicMessages:
                 "cache_read_input_tokens": usage.cache_read,
             },
         }
-        return _events(message) if stream else _json(message)
+        return _events(message) if stream else Outcome.of(200, message)
 
     def error(self, status: int, message: str) -> dict[str, Any]:
         kind = _ANTHROPIC_ERRORS.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
 
 
-def _events(message: dict[str, Any]) -> Answer:
+def _events(message: dict[str, Any]) -> Outcome:
     """A message as the stream of events the SDK accumulates: the start (with the input
     usage), one text block in one delta, and the end (with the output usage)."""
     text = message["content"][0]["text"]
@@ -195,4 +234,4 @@ def _events(message: dict[str, Any]) -> Answer:
         f"event: {name}\ndata: {json.dumps({'type': name, **payload})}\n\n"
         for name, payload in events
     )
-    return Answer("text/event-stream", data.encode())
+    return Outcome(200, data.encode(), "text/event-stream")

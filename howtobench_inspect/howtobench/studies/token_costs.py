@@ -30,8 +30,8 @@ from inspect_ai.model import ModelUsage
 from howtobench.judge.prices import EVALUATED, batched_roles, load_prices, price
 from howtobench.studies.log_files import StudyError, log_files, runs
 from howtobench.studies.tables import StudyResult
-from howtobench.tasks.parameters import names
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import names
 from howtobench.vocabulary.words import replayed_writer
 
 __all__ = ["cost"]

@@ -24,6 +24,16 @@ from dataclasses import dataclass
 from howtobench.tree.spec import NEGOTIATED_NODES, Tree
 from howtobench.vocabulary.rounding import rounded
 
+__all__ = [
+    "Aggregate",
+    "ROUNDING",
+    "aggregate",
+    "clip_nodes",
+    "overall",
+    "raw_node_scores",
+    "render",
+]
+
 
 @dataclass(frozen=True)
 class Aggregate:

@@ -33,6 +33,8 @@ if TYPE_CHECKING:
     import pandas as pd
     from inspect_ai.log import EvalLog
 
+__all__ = ["TowColumns", "tow_samples", "writer_name"]
+
 
 def writer_name(model: object) -> str:
     """The writer an eval's model names: `replay/gpt-4o` is `gpt-4o`, a live model its

@@ -8,18 +8,12 @@ from typing import Any
 from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
 
 from howtobench.judge.inputs import JudgeInput, judge_question
-from howtobench.judge.replies import (
-    Asking,
-    Exchange,
-    Form,
-    ReplyError,
-    Verdict,
-    ask,
-    bounded,
-    reason_of,
-)
+from howtobench.judge.reading import Form, ReplyError, bounded
+from howtobench.judge.replies import Asking, Exchange, Verdict, ask, reason_of
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import Leaf
+
+__all__ = ["expert_messages", "judge_leaf", "score_form"]
 
 
 def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> list[ChatMessage]:

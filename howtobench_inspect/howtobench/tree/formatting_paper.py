@@ -27,6 +27,8 @@ import re
 
 from howtobench.tree.headings import FormattingVerdict
 
+__all__ = ["SHORT_TEXT", "paper_formatting_verdict"]
+
 # The paper code's patterns (facts of the rule), applied to a stripped line.
 _MARKDOWN_TITLE = re.compile(r"^(#{1,6})\s+.+")
 _NUMBERED_TITLE = re.compile(

@@ -32,6 +32,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+__all__ = ["FormattingVerdict", "Marker", "chinese_number", "formatting_verdict", "parse_markers"]
+
 _CN_DIGITS = {
     "零": 0,
     "〇": 0,

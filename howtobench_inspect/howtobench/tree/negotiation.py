@@ -18,11 +18,13 @@ from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import grader
 from howtobench.judge.outages import surface_outage
 from howtobench.judge.replies import Asking
-from howtobench.tasks.parameters import refuses_unknown
 from howtobench.tree.negotiator import SettledWeights, weights_record
 from howtobench.tree.spec import tree_for
 from howtobench.vocabulary.metadata import ScoreKey
+from howtobench.vocabulary.parameter_values import refuses_unknown
 from howtobench.vocabulary.rounding import rounded
+
+__all__ = ["instruction_only", "negotiation"]
 
 
 @solver

@@ -25,12 +25,22 @@ from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, Mo
 from howtobench.judge.defaults import SUM_TOLERANCE
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.question_locks import LockWaitExpired, held
-from howtobench.judge.replies import Asking, Exchange, Form, ReplyError, ask, exact_keys, number
+from howtobench.judge.reading import Form, ReplyError, exact_keys, number
+from howtobench.judge.replies import Asking, Exchange, ask
 from howtobench.judge.runs import this_run
 from howtobench.judge.store import ReplyStore
 from howtobench.tree.prompts import leaf_summaries, tree_prompt
 from howtobench.tree.spec import Tree
 from howtobench.vocabulary.metadata import ScoreKey
+
+__all__ = [
+    "SettledWeights",
+    "Weights",
+    "fixed_weights",
+    "negotiator_messages",
+    "weights_form",
+    "weights_record",
+]
 
 
 @dataclass(frozen=True)

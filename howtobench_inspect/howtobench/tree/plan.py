@@ -42,12 +42,25 @@ from typing import Any
 import fsspec
 
 from howtobench.dataset.fingerprint import Fingerprint
-from howtobench.judge.replies import Form, ReplyError
+from howtobench.judge.reading import Form, ReplyError
 from howtobench.tree.negotiator import Weights, weights_form
 from howtobench.tree.prompts import PROMPTS
 from howtobench.tree.spec import tree_for
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASKS
+
+__all__ = [
+    "PLAN_FORMAT",
+    "Plan",
+    "PlanEntry",
+    "PlanError",
+    "PlanFileMissing",
+    "TREE_VERSION",
+    "plan_digest",
+    "plan_text",
+    "prompts_digest",
+    "read_plan",
+]
 
 PLAN_FORMAT = 1
 # The version of the tree's negotiated leaves (ids and groups): a plan of another

@@ -6,6 +6,8 @@ from pathlib import Path
 from howtobench.tree.spec import LEAVES
 from howtobench.vocabulary.templates import render, tagged, template
 
+__all__ = ["PROMPTS", "TAGS", "leaf_summaries", "tree_prompt"]
+
 PROMPTS = Path(__file__).parent / "prompts"
 # The tags of the tree's questions (`howtobench.vocabulary.templates.tagged`): the negotiator's
 # system prompt, and each LLM leaf's criterion. The criterion opens the part of an

@@ -13,6 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+__all__ = [
+    "Anchoring",
+    "Judge",
+    "LEAVES",
+    "Leaf",
+    "MAPPINGS",
+    "NEGOTIATED_NODES",
+    "NODES",
+    "Tree",
+    "identity",
+    "paragraphing_scale",
+    "step_plots",
+    "tree_for",
+]
+
 Judge = Literal["llm", "rule"]
 # How an LLM leaf scores against the anchor text, after the paper's evaluation prompts:
 # `relative`: the anchor is a fixed 6 on the 10-point scale and the writing is scored

@@ -32,6 +32,17 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:  # imported where a table is written: the studio's export needs no pandas
     import pandas as pd
 
+__all__ = [
+    "PREFIX",
+    "QUOTING",
+    "TRIGGERS",
+    "safe_cell",
+    "safe_frame",
+    "safe_row",
+    "safe_text",
+    "write_frame_csv",
+]
+
 # The first characters that make a spreadsheet read a cell as a formula (OWASP: = + - @,
 # tab, carriage return; ASVS 1.2.10 adds NUL).
 TRIGGERS: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r", "\0")

@@ -4,7 +4,7 @@ inspect shows a `PrerequisiteError` raised while a task is built as its message 
 (its convention for errors of setup, not of code). It is not exported publicly in
 inspect-ai 0.3.285 (see `howtobench._inspect`). `UserError` is also a `ValueError`, so
 Python callers can catch it as one; a name that a scorer does not take is a `TypeError`
-instead (`howtobench.tasks.parameters.ScorerParameterError`).
+instead (`howtobench.vocabulary.parameter_values.ScorerParameterError`).
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from __future__ import annotations
 from rich.markup import escape  # rich comes with inspect-ai
 
 from howtobench._inspect import PrerequisiteError
+
+__all__ = ["OneLineError", "UserError"]
 
 
 class OneLineError(PrerequisiteError):

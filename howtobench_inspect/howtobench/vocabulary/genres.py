@@ -14,6 +14,8 @@ exactly this one (its genres came from a classifier, per item, §4.3). The raw l
 stays in the sample metadata (`genre_raw`), so users can regroup.
 """
 
+__all__ = ["CANONICAL_GENRES", "DEFAULT_GENRE", "RAW_TO_CANONICAL", "canonical_genre"]
+
 CANONICAL_GENRES: tuple[str, ...] = (
     "argumentative",
     "comment",

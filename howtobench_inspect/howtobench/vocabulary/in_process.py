@@ -13,6 +13,8 @@ from typing import Any
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelAPI, ModelCall, ModelOutput
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+__all__ = ["InProcessModelAPI"]
+
 
 class InProcessModelAPI(ModelAPI):
     """A provider answering in the process: `take_args` reads its model arguments."""

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+__all__ = ["RENAMED", "SampleKey", "ScoreKey", "SelfConsistencyKey", "TaskKey", "current", "keys"]
+
 
 class SampleKey:
     """Sample metadata: written by `dataset.record_to_sample`, the task (its anchors

@@ -27,6 +27,8 @@ import hashlib
 import unicodedata
 from html import escape
 
+__all__ = ["ELLIPSIS", "NAME_LIMIT", "html_name", "shown_name", "width"]
+
 # The widest name a table shows whole, in terminal columns as shown.
 NAME_LIMIT = 60
 ELLIPSIS = "…"

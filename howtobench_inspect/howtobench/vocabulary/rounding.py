@@ -22,6 +22,8 @@ from typing import Any, overload
 
 from inspect_ai.scorer import Value
 
+__all__ = ["DECIMALS", "rounded"]
+
 DECIMALS = 6
 
 

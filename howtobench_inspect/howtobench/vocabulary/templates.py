@@ -16,6 +16,8 @@ from functools import cache
 from pathlib import Path
 from string import Template
 
+__all__ = ["render", "tagged", "tags_in", "template"]
+
 _TAG_LINE = re.compile(r"^\[howtobench:([a-z_]+)\]$", re.M)
 
 

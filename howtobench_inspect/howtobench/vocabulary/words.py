@@ -7,6 +7,18 @@ from __future__ import annotations
 
 import re
 
+__all__ = [
+    "FILL_MARKER",
+    "REPLAY_API",
+    "SIMULATOR_API",
+    "TASKS",
+    "TASK_PREFIX",
+    "detect_language",
+    "replay_model",
+    "replayed_writer",
+    "writer_of",
+]
+
 # The benchmark's tasks, in the paper's order (section 4.4).
 TASKS: tuple[str, ...] = ("completion", "guide", "open")
 # The registry prefix of our inspect tasks (`howtobench/guide`).

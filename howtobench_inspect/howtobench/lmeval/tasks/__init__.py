@@ -2,3 +2,5 @@
 
 lm-eval imports `hooks.py` by its path when it reads a task file, so the module uses
 absolute imports only."""
+
+__all__: list[str] = []

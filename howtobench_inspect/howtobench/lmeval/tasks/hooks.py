@@ -20,6 +20,16 @@ from howtobench.vocabulary.errors import UserError
 from howtobench.writing.state import DEFAULT_ARTIFACTS, STORED, examine
 from howtobench.writing.writer import writer_prompt
 
+__all__ = [
+    "completion_docs",
+    "doc_to_text",
+    "docs",
+    "guide_docs",
+    "open_docs",
+    "process_results",
+    "row",
+]
+
 
 def completion_docs(**metadata: Any) -> Any:
     return docs("completion", metadata)

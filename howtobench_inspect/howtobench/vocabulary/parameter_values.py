@@ -22,6 +22,25 @@ from typing import Any, ClassVar, TypeVar, cast
 from howtobench.vocabulary.errors import OneLineError, UserError
 from howtobench.vocabulary.words import TASK_PREFIX
 
+__all__ = [
+    "Anchor",
+    "ParameterError",
+    "REMOVED",
+    "RENAMED",
+    "ScorerParameterError",
+    "anchor",
+    "boolean",
+    "choice",
+    "integer",
+    "names",
+    "positive_integer",
+    "refuse_unknown",
+    "refuses_unknown",
+    "signature_of",
+    "temperature",
+    "unquoted",
+]
+
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 # Spellings of "no anchor" for `anchor`; YAML gives False for false/no/off and 0 for 0.

@@ -20,6 +20,8 @@ from inspect_ai.model import GenerateConfig
 from howtobench._inspect import active_generate_config
 from howtobench.vocabulary.errors import UserError
 
+__all__ = ["BOUNDS", "check_run_options"]
+
 # inspect's option -> (its GenerateConfig field, the lowest value that makes sense)
 BOUNDS = {
     "--max-connections": ("max_connections", 1),

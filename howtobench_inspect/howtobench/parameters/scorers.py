@@ -17,8 +17,19 @@ from howtobench.baselines.autoplan import autoplan
 from howtobench.baselines.bleurt import bleurt
 from howtobench.baselines.overlap import BLEU_TOKENIZE, bleu_scorer, rouge_l
 from howtobench.baselines.rubric import rubric
-from howtobench.tasks.parameters import ParameterError
-from howtobench.tree.scorer import DEFAULT_FORMATTING, tree_of_writing
+from howtobench.tree.scorer import tree_of_writing
+from howtobench.tree.writing_score import DEFAULT_FORMATTING
+from howtobench.vocabulary.parameter_values import ParameterError
+
+__all__ = [
+    "DEFAULT_SCORERS",
+    "JUDGE_SCORERS",
+    "SCORERS",
+    "ScorerOptions",
+    "build_scorers",
+    "check_names",
+    "check_taken",
+]
 
 DEFAULT_SCORERS: tuple[str, ...] = ("tow",)
 

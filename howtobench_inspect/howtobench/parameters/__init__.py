@@ -1,0 +1,5 @@
+"""What the tasks (`howtobench/tasks.py`) are given and check before anything runs: the
+writing tasks' parameters and the checks that need the task type or the run's models
+(`writing`), the scorers a task can be given by name (`scorers`) and inspect's run options (`run_options`)."""
+
+__all__: list[str] = []

@@ -1,0 +1,84 @@
+"""The faults the simulator injects: which there are, how they are drawn, what each sends.
+
+A flaky provider does not always answer: it sends 429 or 500, hangs (for client
+timeouts), drops the connection, refuses a request (400), or answers 200 with a reply
+that is no use (`malformed`, `out_of_range`: `replies.reply_text`) or with a body that is
+no reply at all. `Faults` draws them by their rates; a script names one (`answers.Fault`),
+or one of two never drawn, `context` and `error_object`. `instead_of_reply` is what a
+fault sends on the wire.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, fields, replace
+
+from howtobench.simulator.billing import tokens, written_out
+from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES, Profile
+from howtobench.simulator.refusals import check
+from howtobench.simulator.wire import Api, Conversation, Outcome
+
+__all__ = ["ERROR_OBJECT_MESSAGE", "FAULTS", "Faults", "instead_of_reply"]
+
+ERROR_OBJECT_MESSAGE = "model overloaded"
+_STATUS_FAULTS = ("429", "500", "400")  # answered with that status, in the API's error shape
+
+
+@dataclass
+class Faults:
+    """Chances per request (0-1) of each fault; `seed` makes a run repeatable. The faults
+    (`FAULTS`, in this order): transient ones (429, 500, hang, drop), unusable replies
+    (malformed, out_of_range), a request the provider refuses (400), and a 200 answer
+    whose body is empty or not JSON at all."""
+
+    rate_429: float = 0.0
+    rate_500: float = 0.0
+    rate_hang: float = 0.0
+    rate_drop: float = 0.0
+    rate_malformed: float = 0.0
+    rate_out_of_range: float = 0.0
+    rate_400: float = 0.0
+    rate_empty_body: float = 0.0
+    rate_bad_body: float = 0.0
+    hang_seconds: float = 30.0
+    seed: int = 0
+
+    def draw(self, rng: random.Random) -> str | None:
+        roll = rng.random()
+        for name in FAULTS:
+            rate = getattr(self, f"rate_{name}")
+            if roll < rate:
+                return name
+            roll -= rate
+        return None
+
+
+# The faults drawn by rate, by name (`--rate-<name>`)
+FAULTS = tuple(f.name.removeprefix("rate_") for f in fields(Faults) if f.name.startswith("rate_"))
+
+
+def instead_of_reply(
+    api: Api, profile: Profile, fault: str | None, conversation: Conversation
+) -> Outcome | None:
+    """What `fault` sends instead of a reply (`context` and `error_object`: see
+    `answers.Fault`), or None when the request still gets one (late for `hang`, unusable
+    for the reply faults)."""
+    if fault == "context":
+        prompt = tokens(len(written_out(conversation.segments)))
+        if api.name == "anthropic":
+            message = f"prompt is too long: {max(prompt, 200_001)} tokens > 200000 maximum"
+            return Outcome.of(400, api.error(400, message))
+        if profile.name == DEFAULT_PROFILE or profile.context_error is None:
+            profile = replace(PROFILES["vllm"], context=4096)
+        refused = check(profile, {}, max(prompt, profile.context + 1))
+        assert refused is not None  # a prompt over the context, and nothing else asked
+        return Outcome.of(refused.status, refused.body)
+    if fault == "error_object":
+        return Outcome.of(200, api.error(200, ERROR_OBJECT_MESSAGE))
+    if fault == "drop":
+        return Outcome(0, b"", dropped=True)
+    if fault in _STATUS_FAULTS:
+        return Outcome.of(int(fault), api.error(int(fault), f"simulated {fault}"))
+    if fault in ("empty_body", "bad_body"):
+        return Outcome(200, b"" if fault == "empty_body" else b"<html>oops")
+    return None
