@@ -41,14 +41,13 @@ from howtobench.judge.prices import load_prices
 from howtobench.judge.unread import CONTEXT_SETTINGS
 from howtobench.judge_check.agreement import agree, read_reference
 from howtobench.judge_check.probes import Probe, probe
-from howtobench.judge_check.quality import measure, quality_tasks
+from howtobench.judge_check.quality import measure
 from howtobench.judge_check.report import Report
 from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
-from howtobench.judge_check.writings import build_tasks, default_replay, present_tasks
+from howtobench.judge_check.writings import check_tasks, default_replay, present_tasks
 from howtobench.vocabulary.errors import UserError
-from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.vocabulary.words import replay_model
 
 __all__ = ["JudgeCannotServe", "judge_check"]
@@ -107,7 +106,7 @@ def judge_check(
     run = present_tasks(dataset, tasks)
     writer = replay or default_replay(dataset, run)
     reference = read_reference(against, writer, run) if against else None
-    evaluated = _tasks(quality, dataset, writer, run, weights)
+    evaluated = check_tasks(dataset, writer, run, weights, quality)
     model = spec.model()
     report = Report(str(model), endpoint(model), dataset, writer, run, limit)
     say = progress or (lambda text: None)
@@ -154,17 +153,6 @@ def judge_check(
         else:
             report.price_note = f"no price for {report.judge} in {prices}"
     return report
-
-
-def _tasks(quality: bool, dataset: str, writer: str, run: list[str], weights: str) -> list[Task]:
-    """The check's tasks (with damaged copies and a retest for `--quality`); a `weights`
-    the tasks refuse is said as the check's option."""
-    try:
-        return (quality_tasks if quality else build_tasks)(dataset, writer, run, weights=weights)
-    except ParameterError as error:
-        if error.name != "weights":
-            raise
-        raise UserError(f"--weights: {str(error).removeprefix('-T weights: ')}") from None
 
 
 async def _within(deadline: float, work: Awaitable[T]) -> T | None:
