@@ -30,13 +30,15 @@ from typing import TypeVar
 import anyio
 from inspect_ai import Task, eval_async
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from inspect_ai.model import Model, compute_model_cost
+from inspect_ai.model import Model
 from inspect_ai.util import display_type
 
 from howtobench._inspect import endpoint
 from howtobench.commandline.constants import DEFAULT_LIMIT, DEFAULT_TASKS
+from howtobench.commandline.extras import check_extra
 from howtobench.construct.runs import BuildIncomplete
 from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMIT
+from howtobench.judge.prices import load_prices
 from howtobench.judge.unread import CONTEXT_SETTINGS
 from howtobench.judge_check.agreement import agree, read_reference
 from howtobench.judge_check.probes import Probe, probe
@@ -46,7 +48,6 @@ from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
 from howtobench.judge_check.writings import check_tasks, default_replay, present_tasks
-from howtobench.studies.token_costs import load_prices
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import replay_model
 
@@ -80,15 +81,17 @@ def judge_check(
 ) -> Report:
     """Check the judge: probes, then a small ToW eval, then the log's summary.
 
-    Every input is checked before the first request (bad input is a `UserError` or,
-    for the prices file, a `StudyError`). The eval runs with `INSPECT_CACHE_DIR` set to
-    a new empty folder, so no reply store answers for the judge; its logs go to
-    `log_dir`, or to a temporary folder removed afterwards. With `quality` the eval
+    Every input is checked before the first request (bad input is a `UserError`; for
+    `against`, which needs the studies extra for its p-values, a `StudyError`). The eval
+    runs with `INSPECT_CACHE_DIR` set to a new empty folder, so no reply store answers
+    for the judge; its logs go to `log_dir`, or to a temporary folder removed afterwards. With `quality` the eval
     also judges damaged copies and a retest (`judge_check.quality`), and the report
     carries the quality verdict; with `against` (a reference judge's logs) it carries
     the agreement with that judge (`judge_check.agreement`). `weights` is the tasks'
     `-T weights=`: `uniform` or a plan file checks a judge whose negotiator is not asked.
     """
+    if against:  # the agreement's p-values
+        check_extra("studies", "--against")
     if limit < 1:
         raise UserError(f"--limit {limit}: give how many writings per task, 1 or more")
     if max_connections < 1:
@@ -147,10 +150,7 @@ def judge_check(
         report.stopped = _outage_line(report, summary.outage)
     if rates is not None and prices is not None:
         if report.judge in rates:
-            chosen = rates[report.judge]
-            cost = compute_model_cost(
-                chosen.batch if summary.batched else chosen.standard, summary.usage
-            )
+            cost = rates[report.judge].cost(summary.usage, summary.batched)
             report.dollars_per_writing = cost / max(summary.writings, 1)
         else:
             report.price_note = f"no price for {report.judge} in {prices}"

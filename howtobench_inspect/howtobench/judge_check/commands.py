@@ -102,8 +102,7 @@ def add_judge_check_command(commands: Commands) -> None:
         f"(default {DEFAULT_TIME_LIMIT:g})",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    # the check reads its logs through the studies (correlations, token costs)
-    p.set_defaults(run=run_judge_check, extra="studies")
+    p.set_defaults(run=run_judge_check)  # the core install's (`--against` checks its extra)
 
 
 def run_judge_check(args: argparse.Namespace) -> None:

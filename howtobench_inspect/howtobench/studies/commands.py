@@ -34,6 +34,8 @@ if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
     from howtobench.studies import StudyResult
 
+__all__ = ["STUDIES", "add_plan_command", "add_study_commands"]
+
 Run = Callable[[Callable[..., Any], argparse.Namespace], "StudyResult"]
 PLAN_SUMMARY = "judge plans: every instruction's negotiated weights as one file for every worker"
 
