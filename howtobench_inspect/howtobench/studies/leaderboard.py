@@ -308,7 +308,7 @@ def board(
     return Board(
         cells(scores, tasks, resamples, seed),
         method(resamples, seed, scores.panel),
-        provenance(samples, metric, scores.panel),
+        provenance(samples, metric, scores.panel.judges if scores.panel else ()),
         writing_states(samples.frame, writers),
     )
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 
@@ -19,9 +19,6 @@ from howtobench.studies.log_files import StudyError, read_header
 from howtobench.studies.logs import Samples, scopes
 from howtobench.vocabulary.metadata import TaskKey
 from howtobench.writing.state import COMPLETE, CUT, EMPTY, FILTERED, count_states
-
-if TYPE_CHECKING:
-    from howtobench.studies.leaderboard import Panel
 
 __all__ = ["LARGE_CUT_SHARE", "STATE_COLUMNS", "provenance", "writing_states"]
 
@@ -59,11 +56,11 @@ def _listed(values: Iterable[Any]) -> list[Any]:
     return sorted({v for v in values if v is not None and v == v}, key=str)
 
 
-def provenance(samples: Samples, metric: str, panel: Panel | None) -> dict[str, Any]:
+def provenance(samples: Samples, metric: str, panel: Iterable[str]) -> dict[str, Any]:
     """Where the board's scores came from: the runs' task metadata and versions (read
-    again from the logs' headers), the judges, the plans and the weights judged with.
-    Runs whose header cannot be read again (samples put together in memory, a log
-    removed since) are listed under `unread`, their metadata missing."""
+    again from the logs' headers), the judges (the `panel`'s too), the plans and the
+    weights judged with. Runs whose header cannot be read again (samples put together in
+    memory, a log removed since) are listed under `unread`, their metadata missing."""
     frame = samples.frame
     headers, unread = [], []
     for run in dict.fromkeys(frame["run"]):
@@ -92,7 +89,7 @@ def provenance(samples: Samples, metric: str, panel: Panel | None) -> dict[str, 
         "logs": len(headers),
         "unread": unread,
         "judges": _listed(frame["grader"]),
-        "panel": list(panel.judges) if panel is not None else [],
+        "panel": list(panel),
         "data": data,
         "tree": _listed(m.get("tree") for m in meta),
         "weights": _listed(m.get("weights") for m in meta),
