@@ -42,8 +42,9 @@ from urllib.parse import urlsplit
 
 from bench import table  # bench/bench.py: the Markdown table of every benchmark
 from howtobench.annotate.campaign import Options, plan
+from howtobench.annotate.schema import create
 from howtobench.annotate.sources import Instruction
-from howtobench.annotate.store import Store, create
+from howtobench.annotate.store import Store
 from howtobench.vocabulary.genres import CANONICAL_GENRES
 
 TASK_SHARE = {"completion": 67, "guide": 83, "open": 71}  # MetaEditor's split (section 5.2)

@@ -28,10 +28,12 @@ from inspect_ai import eval
 from inspect_ai.log import read_eval_log
 
 from howtobench import completion, open_writing
-from howtobench.annotate.app import create_app, links
+from howtobench.annotate.app import create_app
 from howtobench.annotate.campaign import Options, plan
+from howtobench.annotate.schema import create
+from howtobench.annotate.server import links
 from howtobench.annotate.sources import read_instructions
-from howtobench.annotate.store import Store, create
+from howtobench.annotate.store import Store
 from support.signals import default_sigint
 
 WRITERS = ("demo-writer-a", "demo-writer-b")

@@ -14,6 +14,7 @@ from howtobench.construct.options import BuildOptions
 from howtobench.construct.pipeline import BuildResult, build_benchmark
 from howtobench.construct.runs import EvalOptions
 from howtobench.simulator import Asked, Fault, JudgeSimulator
+from howtobench.vocabulary.words import FILL_MARKER
 
 DEMO_CORPUS = Path(howtobench.__file__).parent / "dataset" / "demo" / "corpus.jsonl"
 MODEL = "openai-api/sim/judge"
@@ -58,3 +59,9 @@ class Recorder:
 
     def answered(self) -> set[tuple[str, str]]:
         return {(kind, text) for kind, text, ok in self.asked if ok}
+
+
+def restored(grounding: str, reference: str) -> str:
+    """A completion item's grounding with its reference put back at the marker: the
+    original text, exactly, when the item was cut right."""
+    return grounding.replace(FILL_MARKER, reference, 1)

@@ -26,7 +26,8 @@ from annotate_support import (
 )
 from starlette.testclient import TestClient
 
-from howtobench.annotate.app import create_app, parse_body
+from howtobench.annotate.app import create_app
+from howtobench.annotate.http_guard import parse_body
 from howtobench.annotate.protocol import NOTE_LIMIT, InvalidInput
 from howtobench.annotate.store import Store
 from howtobench.cli import main

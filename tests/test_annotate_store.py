@@ -19,8 +19,9 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from howtobench.annotate.campaign import Options, plan, sample_evenly
 from howtobench.annotate.protocol import Rating
+from howtobench.annotate.schema import SCHEMA_VERSION
 from howtobench.annotate.sources import Instruction, read_instructions
-from howtobench.annotate.store import SCHEMA_VERSION, Store
+from howtobench.annotate.store import Store
 from howtobench.cli import main
 from howtobench.studies import StudyError
 

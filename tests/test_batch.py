@@ -34,11 +34,12 @@ from howtobench.judge import lost_batches
 from howtobench.judge.batching import BATCH_WAIT_VARIABLE, batch_wait
 from howtobench.judge.defaults import DEFAULT_BATCH_WAIT, JUDGE_ATTEMPT_TIMEOUT
 from howtobench.judge.lost_batches import LOST_WITH_BATCH
+from howtobench.judge.prices import load_prices
 from howtobench.judge.settings import judge_config
 from howtobench.simulator import Faults
 from howtobench.simulator.protocol import Asked
 from howtobench.simulator.server import Fault, JudgeSimulator
-from howtobench.studies.token_costs import cost, load_prices
+from howtobench.studies.token_costs import cost
 from howtobench.tree.spec import LEAVES
 from howtobench.vocabulary.errors import UserError
 from support.evals import run_eval, scores

@@ -115,7 +115,7 @@ def test_rescoring_a_log_with_word_tokens(one_writing: Path, tmp_path: Path) -> 
     )
     scored = score(log, [bleu_scorer(tokenize="word")], action="append", display="none")
     [sample] = scored.samples or []
-    assert sample.scores is not None and set(sample.scores) == {"rouge_l", "bleu"}
+    assert sample.scores is not None and set(sample.scores) == {"rouge_l", "writing_state", "bleu"}
     assert sample.scores["bleu"].value == pytest.approx(WORD, abs=1e-6)
     assert sample.scores["bleu"].metadata == {"tokenize": "word", "tokenizer": "jieba"}
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from build_support import DEMO_CORPUS
+from build_support import DEMO_CORPUS, restored
 
 from howtobench.construct.completion import (
     MAX_GAP,
@@ -15,7 +15,6 @@ from howtobench.construct.completion import (
     cut,
     gap_size,
     paragraphs,
-    restored,
 )
 from howtobench.construct.corpus import read_corpus
 from howtobench.vocabulary.words import FILL_MARKER

@@ -16,14 +16,12 @@ from build_support import DEMO_CORPUS, Recorder, read_rows, run_build, write_row
 from rapidfuzz import fuzz, process
 
 from howtobench.cli import main
-from howtobench.construct.corpus import (
+from howtobench.construct.corpus import CorpusText, read_corpus, write_jsonl
+from howtobench.construct.duplicates import (
     NEAR_DUPLICATE,
-    CorpusText,
     find_duplicates,
     near_duplicates,
     normalised,
-    read_corpus,
-    write_corpus,
 )
 from howtobench.construct.options import BuildOptions
 from howtobench.dataset.records import DataError
@@ -41,7 +39,7 @@ def test_the_demo_corpus_reads_with_languages_detected_and_genres_mapped() -> No
     assert by_id["en-bicycle"].language == "en" and by_id["en-bicycle"].source == "demo-essays"
 
 
-def test_defaults_and_a_round_trip_through_write_corpus(tmp_path: Path) -> None:
+def test_defaults_and_a_round_trip_through_a_corpus_file(tmp_path: Path) -> None:
     path = write_rows(
         tmp_path / "c.jsonl",
         [
@@ -52,7 +50,9 @@ def test_defaults_and_a_round_trip_through_write_corpus(tmp_path: Path) -> None:
     first, second = read_corpus(path)
     assert (first.id, first.language, first.line) == ("c_1", "zh", 1)
     assert (second.id, second.language, second.genre) == ("x", "en", "haiku")  # own label kept
-    again = read_corpus(write_corpus(tmp_path / "again.jsonl", [first, second]))
+    again = read_corpus(
+        write_jsonl(tmp_path / "again.jsonl", [t.record() for t in (first, second)])
+    )
     assert [(t.id, t.text, t.genre_raw, t.language) for t in again] == [
         (t.id, t.text, t.genre_raw, t.language) for t in (first, second)
     ]

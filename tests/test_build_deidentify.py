@@ -13,9 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from build_support import Recorder, read_rows, run_build, write_rows
+from build_support import Recorder, read_rows, restored, run_build, write_rows
 
-from howtobench.construct.completion import restored
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.deidentify import deidentified, masked
 from howtobench.construct.items import Item

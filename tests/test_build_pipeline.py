@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from build_support import DEMO_CORPUS, MODEL, Recorder, read_rows, run_build, write_rows
+from build_support import DEMO_CORPUS, MODEL, Recorder, read_rows, restored, run_build, write_rows
 from inspect_ai import eval
 from inspect_ai.event import ModelEvent
 from inspect_ai.log import read_eval_log
@@ -26,7 +26,6 @@ from inspect_ai.model import get_model
 
 from howtobench.cli import main
 from howtobench.construct.backconstruct import MEASURES
-from howtobench.construct.completion import restored
 from howtobench.construct.corpus import read_corpus
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.runs import BuildIncomplete

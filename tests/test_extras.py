@@ -22,6 +22,8 @@ import pytest
 
 from howtobench.cli import build_parser
 from howtobench.commandline.extras import EXTRAS, install_command
+from howtobench.tree.spec import tree_for
+from support.judges import Serve
 
 # what the core install does not bring (tabulate comes with sacrebleu, the studio's
 # server with inspect-ai: blocking those would block the core itself)
@@ -61,7 +63,10 @@ COMMANDS: dict[str, tuple[list[str], str | None]] = {
     "lengths": (["nowhere"], STUDIES),
     "report": (["nowhere"], STUDIES),
     "cost": (["nowhere"], STUDIES),
-    "judge-check": (["--model-role", "grader=mockllm/model"], STUDIES),
+    "judge-check": (
+        ["--model-role", "grader=mockllm/model", "--dataset", "nowhere"],
+        "nowhere: dataset not found",
+    ),
     "build": (["corpus.jsonl", "--out", "bench", "--model", "mockllm/model"], CONSTRUCT),
     "annotate new": (["c.db", "--logs", "nowhere"], "nowhere: no such file or folder"),
     "annotate links": (["nowhere.db"], "nowhere.db: no such campaign file"),
@@ -127,15 +132,18 @@ def test_every_extra_named_is_one_of_the_installs() -> None:
 
 @pytest.mark.parametrize("block", [BLOCK_BY_NONE, BLOCK_BY_FINDER], ids=["none", "finder"])
 def test_a_command_whose_extra_is_missing_says_what_to_install(block: str, tmp_path: Path) -> None:
-    """`howtobench report somefolder` in the core install: one line, status 2."""
+    """`howtobench report somefolder` in the core install: one line, status 2; so too
+    `judge-check --against`, the one option of a core command that needs an extra."""
     lines = [
         ["report", "somefolder"],
         ["build", *COMMANDS["build"][0]],
+        ["judge-check", "--model-role", "grader=mockllm/model", "--against", "logs"],
     ]
     found = run_commands(block, lines, tmp_path)
     assert found == [
         [2, f"howtobench report: error: {STUDIES}\n"],
         [2, f"howtobench build: error: {CONSTRUCT}\n"],
+        [2, f"howtobench judge-check: error: --against {STUDIES}\n"],
     ]
     assert list(tmp_path.iterdir()) == []  # stopped before doing anything
 
@@ -156,3 +164,17 @@ def test_every_command_runs_or_says_why_in_one_line_without_the_extras(tmp_path:
         assert status == 2, (name, err)
         assert err.count("\n") == 1 and err.startswith(f"howtobench {name}: error: "), (name, err)
         assert str(COMMANDS[name][1]) in err, (name, err)
+
+
+@pytest.mark.slow
+def test_judge_check_runs_whole_in_the_core_install(serve: Serve, tmp_path: Path) -> None:
+    """The README sends every user to `judge-check` before a large run: in an interpreter
+    without scipy and matplotlib it probes the judge (the simulator, over HTTP), runs its
+    ToW eval and reports that the judge serves."""
+    simulator = serve()
+    check = ["--model-role", "grader=openai-api/sim/judge", "--tasks", "guide", "--limit", "1"]
+    found = run_commands(BLOCK_BY_FINDER, [["judge-check", *check]], tmp_path)
+    assert found == [[0, ""]]
+    leaves = [leaf.id for leaf in tree_for("guide").leaves if leaf.judge == "llm"]
+    asked = {kind: n for kind, n in simulator.calls.items() if kind != "writer"}  # no probe
+    assert asked == dict.fromkeys(["negotiator", *leaves], 1)  # one writing, judged whole

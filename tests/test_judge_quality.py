@@ -22,7 +22,7 @@ import re
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterable
-from itertools import pairwise
+from itertools import count, pairwise
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +33,11 @@ from howtobench.cli import main
 from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge.defaults import TRIES
 from howtobench.judge_check.judged import Comparison, Judging, compare
-from howtobench.judge_check.quality import DAMAGES, pairs_for_width, wilson
+from howtobench.judge_check.quality import wilson
+from howtobench.judge_check.writings import RETEST_EPOCHS
 from howtobench.simulator import Asked, valid_weights
 from howtobench.tree.spec import LEAVES, tree_for
-from howtobench.writing.perturb import sentences
+from howtobench.writing.damages import LOWERING, NAMED, Tell, sentences
 from support.judges import Serve, hashed, llm_calls
 
 JUDGE = "grader=openai-api/sim/judge"
@@ -197,12 +198,14 @@ def test_a_judge_that_sees_each_damage_passes_with_discrimination_near_1(
     status, report, quality, err = quality_of(capsys)
     assert status == 0, err
     # the demo's first two writings of each task: 6 originals, each asked twice (the
-    # retest), and 18 damaged copies, each different from its original, asked once
-    assert sorted(seen.values()) == [1] * 18 + [2] * 6
+    # retest), and a copy of each per damage, each different from the others, asked once
+    copies = 6 * len(LOWERING)
+    assert sorted(seen.values()) == [1] * copies + [2] * 6
     assert simulator.calls["negotiator"] == 6  # the weights are not asked again
     assert quality["interval_method"] == "Wilson score, 95%"
-    assert list(quality["perturbations"]) == list(DAMAGES) == ["drop", "repeat", "shuffle"]
+    assert list(quality["perturbations"]) == list(LOWERING)
     for damage, per in quality["perturbations"].items():
+        assert per["tell"] == NAMED[damage].tell
         assert per["pairs"] == 6 and per["unchanged_copies"] == per["unscored_pairs"] == 0
         assert per["discrimination"] == 1.0 and per["ties"] == 0, damage
         assert per["interval"][0] > 0.5 and per["interval"][1] == 1.0
@@ -211,7 +214,7 @@ def test_a_judge_that_sees_each_damage_passes_with_discrimination_near_1(
         assert per["verdict"] == "sees" and per["reasons"][0].startswith("discrimination 1.00")
     assert quality["perturbations"]["drop"]["paper_gpt4o"]["overall"] == -0.36
     assert "paper_gpt4o" not in quality["perturbations"]["shuffle"]  # not in the paper
-    assert quality["pooled"]["pairs"] == 18
+    assert quality["pooled"]["pairs"] == copies
     assert quality["retest"] == {
         "writings": 6,
         "mean_abs_difference": 0.0,  # this judge answers a question the same every time
@@ -242,7 +245,10 @@ def test_a_judge_that_scores_at_random_fails_with_status_1(
     assert quality["passes"] is False and quality["reasons"]
     failed = [d for d, per in quality["perturbations"].items() if per["verdict"] == "fails"]
     assert failed and all(f" {d} " in quality["verdict"] for d in failed)
-    assert quality["pooled"]["pairs"] == 18 and 0.0 <= quality["pooled"]["discrimination"] <= 1.0
+    assert (
+        quality["pooled"]["pairs"] == 6 * len(LOWERING)
+        and 0.0 <= quality["pooled"]["discrimination"] <= 1.0
+    )
     retest = quality["retest"]
     assert retest["writings"] == 6 and retest["mean_abs_difference"] > 0 and retest["sd"] > 0
     # each original's questions were drawn twice: the retest reached the judge
@@ -263,39 +269,46 @@ def test_the_text_report_ends_with_the_quality_verdict(
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 100
     rows = {line.split()[0]: line.split() for line in lines if line.split()[:1]}
-    for damage in DAMAGES:
+    for damage in LOWERING:
         assert rows[damage][1:4] == ["4", "1.00", "0.51-1.00"], damage
-    assert rows["pooled"][1:4] == ["12", "1.00", "0.76-1.00"]
+    pooled = 4 * len(LOWERING)
+    assert rows["pooled"][1:4] == [
+        str(pooled),
+        "1.00",
+        "{:.2f}-{:.2f}".format(*wilson(1.0, pooled)),
+    ]
     # the rule leaf's own change, apart from the judge's nodes
     assert rows["damage"][-5:] == ["Δoverall", "Δcontent", "Δformat", "Δimpression", "Δformatting"]
     assert "verdict: can serve Tree-of-Writing" in out
     assert "weights: negotiated" in lines
     start = next(i for i, line in enumerate(lines) if line.startswith("quality: sees each"))
     verdict = " ".join(line.strip() for line in lines[start:])
+    seen = ", ".join(f"{damage} 1.00 (0.51-1.00, 4 pairs)" for damage in LOWERING)
     assert verdict == (
-        "quality: sees each damage: drop 1.00 (0.51-1.00, 4 pairs), repeat 1.00 (0.51-1.00, 4 "
-        "pairs), shuffle 1.00 (0.51-1.00, 4 pairs); retest 0.00 below the smallest effect "
-        f"{-max(float(rows[d][4]) for d in DAMAGES):.2f}"
+        f"quality: sees each damage: {seen}; retest 0.00 below the smallest effect "
+        f"{-max(float(rows[d][4]) for d in LOWERING):.2f}"
     )
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("judge", "blind_to", "sees"),
-    [(sees_repetition_only, ["drop", "shuffle"], ["repeat"]), (reads_length_only, ["shuffle"], [])],
+    ("judge", "notices"),
+    [(sees_repetition_only, {"repetition"}), (reads_length_only, {"length", "repetition"})],
     ids=["repetition only", "length only"],
 )
 def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
     judge: Callable[[Asked], Reply],
-    blind_to: list[str],
-    sees: list[str],
+    notices: set[Tell],
     serve: Serve,
     capsys: pytest.CaptureFixture[str],
     shared_data: Path,
 ) -> None:
     """The published writings (4 a task: docs/judges.md's figures are of 10, the sample it
     recommends, with the same outcome). Pooled, both judges win most pairs; damage by
-    damage, each ties every pair of a damage it cannot see, and fails on that one."""
+    damage, each ties every pair of a damage whose tell it does not notice, and fails on
+    that one."""
+    blind_to = [d for d in LOWERING if NAMED[d].tell not in notices]
+    sees = [d for d in LOWERING if d not in blind_to]
     serve(script=judge)
     status, report, quality, err = quality_of(capsys, "--dataset", str(shared_data), "--limit", "4")
     assert status == 1
@@ -312,7 +325,8 @@ def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
         low, high = wilson(0.5, pairs)
         said = f"{damage} 0.50 ({low:.2f}-{high:.2f}, {pairs} pairs) not above 0.5, overall did not move"
         assert said in quality["verdict"]
-    assert quality["verdict"].startswith(f"quality: does not see {' or '.join(blind_to)}: ")
+    named = f"{', '.join(blind_to[:-1])} or {blind_to[-1]}" if blind_to[1:] else blind_to[0]
+    assert quality["verdict"].startswith(f"quality: does not see {named}: ")
     for damage in sees:
         assert per[damage]["verdict"] == "sees", damage
     assert per["repeat"]["discrimination"] > 0.9  # both punish a repeated sentence
@@ -327,7 +341,7 @@ def fails_to_negotiate(question: Asked) -> Reply | str:
 def test_a_failing_negotiator_is_asked_once_per_instruction_and_read_with_uniform_weights(
     serve: Serve, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Four instructions, each judged five times (two epochs, three damaged copies): the
+    """Four instructions, each judged twice (two epochs) and once per damage: the
     negotiator's question is asked once each, with its re-asks, and every pair is read
     with equal weights, which the verdict says."""
     asks: Counter[int] = Counter()  # negotiator questions by attempt
@@ -380,10 +394,11 @@ def test_nothing_measured_is_not_known_and_says_why(
     assert status == 1
     assert quality["passes"] is False and quality["pooled"]["pairs"] == 0
     assert all(per["verdict"] == "not known" for per in quality["perturbations"].values())
+    judgings = RETEST_EPOCHS + len(LOWERING)  # the one writing, twice and once per damage
     assert quality["verdict"] == (
         "quality: not known, nothing was measured: no pair had a verdict on every leaf on "
-        "both sides (emotion had no usable verdict in 5 of 5 judgings (the reply holds no "
-        "JSON object))"
+        f"both sides (emotion had no usable verdict in {judgings} of {judgings} judgings (the "
+        "reply holds no JSON object))"
     )
 
 
@@ -391,17 +406,19 @@ def judging(damage: str | None, formatting: float, logic: float, weights: bool) 
     """A guide writing judged 6 on every leaf but `logic`, the rule giving `formatting`."""
     leaves = {leaf.id: 6.0 for leaf in tree_for("guide").leaves}
     leaves.update(formatting=formatting, logic=logic)
-    given = {
-        i: 0.25 if i in ("opening_ending", "rhetoric", "logic", "emotion") else 1 / 3
-        for ids in tree_for("guide").negotiated.values()
-        for i in ids
+    given = {  # the negotiator's equal weights within each node
+        i: 1 / len(ids) for ids in tree_for("guide").negotiated.values() for i in ids
     }
     return Judging("guide", "g1", 1, damage, True, leaves, {}, given if weights else None)
 
 
 def test_a_pair_is_read_on_the_judges_leaves_with_the_rule_held() -> None:
     """The rule alone moved (formatting 10 to 0): no change. The judge lowered logic by
-    4: content falls by a quarter of it, overall by half of that (content weighs 4 of 8)."""
+    4: content falls by logic's weight in it, overall by content's share of the root (in
+    the paper's tree a quarter of 4, then half of that: content weighs 4 leaves of 8)."""
+    tree = tree_for("guide")
+    content = -4 / len(tree.negotiated["content"])
+    overall = content * tree.root_weights["content"] / sum(tree.root_weights.values())
     original = judging(None, 10, 8, weights=True)
     assert compare(original, judging("drop", 0, 8, weights=True)) == Comparison(
         dict.fromkeys(("overall", "content", "format", "impression"), 0.0),
@@ -409,12 +426,12 @@ def test_a_pair_is_read_on_the_judges_leaves_with_the_rule_held() -> None:
         uniform=False,
     )
     lowered = compare(original, judging("drop", 0, 4, weights=True))
-    assert lowered is not None and lowered.changes["content"] == pytest.approx(-1.0)
-    assert lowered.changes["overall"] == pytest.approx(-0.5)
+    assert lowered is not None and lowered.changes["content"] == pytest.approx(content)
+    assert lowered.changes["overall"] == pytest.approx(overall)
     # without negotiated weights on either side: equal ones, said
     unweighted = compare(judging(None, 10, 8, False), judging("drop", 10, 4, False))
     assert unweighted is not None and unweighted.uniform
-    assert unweighted.changes["content"] == pytest.approx(-1.0)
+    assert unweighted.changes["content"] == pytest.approx(content)
     # a leaf without a verdict on either side: no pair
     broken = Judging("guide", "g1", 1, "drop", True, {}, {"logic": "no JSON"}, None)
     assert compare(original, broken) is None
@@ -427,12 +444,23 @@ def test_the_interval_is_wilsons(k: int, n: int) -> None:
     assert low == pytest.approx(expected.low) and high == pytest.approx(expected.high)
 
 
-def test_pairs_for_an_interval_width() -> None:
-    """±0.1 around one half takes 93 pairs; the count is the first with that width."""
-    n = pairs_for_width(0.1)
-    assert n == 93
-    assert (wilson(0.5, n)[1] - wilson(0.5, n)[0]) / 2 <= 0.1
-    assert (wilson(0.5, n - 1)[1] - wilson(0.5, n - 1)[0]) / 2 > 0.1
+def half_width(share: float, n: int) -> float:
+    low, high = wilson(share, n)
+    return (high - low) / 2
+
+
+def test_the_docs_pairs_for_an_interval_width_are_wilsons() -> None:
+    """docs/judges.md's "How many writings": the fewest pairs whose Wilson interval around
+    each share is at most each half-width (±0.1 around one half takes 93 pairs)."""
+    docs = (Path(__file__).parents[1] / "docs" / "judges.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| ±(0\.\d+) \| (\d+) \| (\d+) \| (\d+) \|$", docs, re.M)
+    assert len(rows) == 4 and rows[2][:2] == ("0.10", "93")
+    for width, *pairs in rows:
+        fewest = [
+            next(n for n in count(1) if half_width(share, n) <= float(width))
+            for share in (0.5, 0.75, 0.9)
+        ]
+        assert fewest == [int(n) for n in pairs], width
 
 
 @pytest.mark.slow

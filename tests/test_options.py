@@ -300,12 +300,13 @@ def test_the_build_command_refuses_zero_connections_within_seconds(tmp_path: Pat
 # `-S` names: every registered scorer refuses a name it does not take -----------------------
 
 # What inspect knows as our scorers once our entry point is imported (`howtobench._registry`,
-# as inspect imports it): the writing scorers and the negotiation's; and the build steps',
-# registered when the build imports them.
+# as inspect imports it): the writing scorers, the writing-state counts and the
+# negotiation's; and the build steps', registered when the build imports them.
 REGISTERED = {
     f"howtobench/{name}"
     for name in (
         *("tow", "rubric", "autoplan", "rouge_l", "bleu", "bleurt", "negotiation"),
+        "writing_state",
         *("genre", "quality", "construction", "screen"),
     )
 }
@@ -389,6 +390,7 @@ def test_the_log_records_each_scorers_own_parameters(tmp_path: Path) -> None:
     assert {s.name: s.options for s in stored.eval.scorers} == {
         "rouge_l": {},
         "bleu": {"tokenize": "char"},
+        "writing_state": {},  # every writing task's: the writings counted by state
     }
 
 

@@ -336,18 +336,16 @@ def test_plans_that_cannot_serve_are_refused_when_the_task_is_built(
 def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
     serve: Serve, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Another process uses the store and is negotiating an instruction, holding its
-    lock; past the wait the writing is unscored with the reason (nothing is kept, so a
-    rerun asks again). The other process is a second open of the files: the operating
-    system's file locks tell holders apart by their open file, not by process id."""
+    """Another process is negotiating an instruction, holding its lock; past the wait the
+    writing is unscored with the reason (nothing is kept, so a rerun asks again). The
+    other process is a second open of the lock file: the operating system's file locks
+    tell holders apart by their open file, not by process id."""
     from howtobench.judge.store import ReplyStore
 
     serve()
     monkeypatch.setattr(question_locks, "LOCK_WAIT_SECONDS", 0.5)
     store = ReplyStore(tmp_path / "inspect-cache" / "howtobench")
     store.locks.mkdir(parents=True)
-    elsewhere = [os.open(store.locks / "users", os.O_RDWR | os.O_CREAT)]
-    fcntl.flock(elsewhere[0], fcntl.LOCK_SH)  # another user of the store: locks in files
     real_lock_file = ReplyStore.lock_file
     holders: dict[str, int] = {}
 
@@ -368,7 +366,7 @@ def test_a_held_negotiation_lock_is_waited_on_for_a_bounded_time(
             model="replay/demo-writer-a",
         )
     finally:
-        for handle in [*elsewhere, *holders.values()]:
+        for handle in holders.values():
             os.close(handle)
     [score] = scores(log).values()
     assert isinstance(score.value, float) and math.isnan(score.value)

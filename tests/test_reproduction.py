@@ -34,7 +34,7 @@ from howtobench.baselines.overlap import bleu, rouge_l_f1, tokenize
 from howtobench.dataset import open_source
 from howtobench.studies import lengths
 from howtobench.vocabulary.words import TASKS
-from howtobench.writing.perturb import drop, repeat
+from howtobench.writing.damages import drop, repeat
 from support.evals import run_eval
 from support.paper import TABLE4_ALL, TABLE4_GENRES
 
@@ -227,7 +227,7 @@ def bleu_changes(shared_data: Path, writings: list[tuple[str, str, str]]) -> tup
         score = bleu(chars(text), reference)[0] * 100
         clean.append(score)
         for kind, into in ((drop, dropped), (repeat, repeated)):
-            changed, _ = kind(text, random.Random(f"0:{infer_id}"))
+            changed, _ = kind(text, random.Random(f"0:{infer_id}"), "zh")
             into.append(bleu(chars(changed), reference)[0] * 100 - score)
     return fmean(clean), fmean(dropped), fmean(repeated)
 

@@ -300,12 +300,16 @@ def test_negotiation_stores_six_decimals_and_keeps_the_weights(tmp_path: Path) -
 
 
 def test_unscored_stays_unscored(tmp_path: Path) -> None:
-    """A writing marked unusable keeps inspect's unscored value (NaN) in every scorer."""
+    """A writing marked unusable keeps inspect's unscored value (NaN) in every scorer of
+    its quality; its state (the writing itself is whole) is still counted."""
     rows = [{"instruction": "写一段话", "reference": "", "generations": {"m": "一段话。"}}]
     data = write_jsonl(tmp_path / "mine.jsonl", rows)
     [log] = run_eval(
         open_writing(dataset=str(data), scorers="rouge_l,bleu"), tmp_path, model="replay/m"
     )
-    for score in log.samples[0].scores.values():
+    scores = dict(log.samples[0].scores or {})
+    assert scores.pop("writing_state").value == "complete"
+    assert sorted(scores) == ["bleu", "rouge_l"]
+    for score in scores.values():
         assert score.reason == "scoring_failed"
         assert all(math.isnan(v) for v in numbers(score.value).values())

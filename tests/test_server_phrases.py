@@ -27,8 +27,7 @@ from howtobench.judge.server_words import (
     system_refusal,
 )
 from howtobench.simulator import PROFILES
-from howtobench.simulator.profiles import Profile
-from howtobench.simulator.refusals import MEANT, Refusal
+from howtobench.simulator.refusals import MEANT, Profile, Refusal
 
 # The numbers a refusal's message is filled with, as `refusals.check` fills them
 VALUES = {"context": 4096, "prompt": 5000, "max_tokens": 100, "total": 5100, "count": 5}

@@ -7,6 +7,7 @@ that each asked it would log different scores for the same writing.
 
 from __future__ import annotations
 
+import os
 import random
 import signal
 import subprocess
@@ -306,19 +307,23 @@ def test_a_reply_key_is_the_one_earlier_runs_kept_their_replies_under() -> None:
     assert key == "72495ebb3a53e68de694286c187b426e829889f60bc13cf8ccc0b21757c87e0f"
 
 
-def test_a_new_question_costs_one_key_one_read_and_no_file_lock_when_alone(
+def test_a_new_question_costs_one_key_one_read_and_one_lock_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A question the store lacks: its key computed once, the store read once (holding
     the question), the judge asked, the reply kept; asked again, one key and one read
-    answer it. No other process uses the store, so no question takes a lock file."""
+    answer it. The question's one lock file is its key's, made in the store's folder."""
     counted: dict[str, int] = {"key": 0, "get": 0, "put": 0}
+    keys: list[str] = []
     for name in counted:
         real = getattr(ReplyStore, name)
 
         def counting(*args: Any, _real: Any = real, _name: str = name) -> Any:
             counted[_name] += 1
-            return _real(*args)
+            found = _real(*args)
+            if _name == "key":
+                keys.append(found)
+            return found
 
         monkeypatch.setattr(ReplyStore, name, staticmethod(counting) if name == "key" else counting)
     answered = ModelOutput.from_content("mockllm/model", '{"score": 7}')
@@ -336,20 +341,19 @@ def test_a_new_question_costs_one_key_one_read_and_no_file_lock_when_alone(
     assert first.value == 7 and not first.stored and counted == {"key": 1, "get": 1, "put": 1}
     again = anyio.run(asked)
     assert again.value == 7 and again.stored and counted == {"key": 2, "get": 2, "put": 1}
-    assert sorted(p.name for p in store.locks.iterdir()) == ["door", "knock", "users"]
+    assert [p.name for p in store.locks.iterdir()] == [store.lock_file(keys[0]).name]
 
 
 @pytest.mark.slow
-def test_a_lone_process_shares_the_store_when_another_comes(
+def test_a_holder_holds_its_own_question_only(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A process alone on a store holds its questions in memory. Another process comes:
-    the first moves the question it holds into its file lock and shares the store, so
-    the newcomer gets its own question at once and waits for the held one."""
+    """Another process holding a question of the store: a different question is taken at
+    once, the held one is waited for up to the bound (the error names its lock file), and
+    taken at once when its holder is gone."""
     store = ReplyStore(tmp_path / "store")
     holder = started(HOLD, str(store.root), "a-question")
     said(holder, "held")
-    assert not list(store.locks.glob("*.lock"))  # alone: no lock file
     monkeypatch.setattr(question_locks, "LOCK_WAIT_SECONDS", 5.0)
 
     async def take(key: str) -> float:
@@ -358,11 +362,63 @@ def test_a_lone_process_shares_the_store_when_another_comes(
             return anyio.current_time() - start
 
     try:
-        assert anyio.run(take, "b-question") < 5.0  # the holder shared the store
-        assert store.lock_file("a-question").exists()
+        assert anyio.run(take, "b-question") < 5.0
         with pytest.raises(LockWaitExpired, match="lock .*a-question.lock"):
             anyio.run(take, "a-question")
     finally:
         holder.kill()
         holder.wait(WAIT)
     assert anyio.run(take, "a-question") < 5.0  # its holder gone: at once
+
+
+# A process that holds a question, forks a child (which shares its open files) while it
+# holds it, lets go, says so with the child's pid, and waits to be killed.
+FORK_WHILE_HOLDING = textwrap.dedent(
+    """
+    import os, sys, time, anyio
+    from pathlib import Path
+    from howtobench.judge.question_locks import held
+    from howtobench.judge.store import ReplyStore
+
+    async def hold() -> int:
+        async with held(ReplyStore(Path(sys.argv[1])), sys.argv[2]):
+            child = os.fork()
+            if not child:
+                time.sleep(3600)
+                os._exit(0)
+        return child
+
+    child = anyio.run(hold)
+    print(f"released {child}", flush=True)
+    sys.stdin.readline()
+    """
+)
+
+
+@pytest.mark.slow
+def test_a_child_forked_by_a_holder_does_not_keep_its_lock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child forked while its parent holds a question shares the lock file's open
+    file: once the parent lets go, the question is free though the child lives on."""
+    store = ReplyStore(tmp_path / "store")
+    parent = started(FORK_WHILE_HOLDING, str(store.root), "a-question")
+    assert parent.stdout is not None
+    line = parent.stdout.readline()
+    if not line.startswith("released "):
+        parent.kill()
+        pytest.fail(f"the process printed {line!r}: {parent.communicate(timeout=WAIT)[1][-3000:]}")
+    child = int(line.split()[1])
+    monkeypatch.setattr(question_locks, "LOCK_WAIT_SECONDS", 2.0)
+
+    async def take() -> None:
+        async with held(store, "a-question"):
+            pass
+
+    try:
+        os.kill(child, 0)  # the child lives on, with its copy of the lock file's handle
+        anyio.run(take)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        parent.kill()
+        parent.wait(WAIT)

@@ -33,11 +33,10 @@ from howtobench.studies.leaderboard import (
     Board,
     Matrix,
     Panel,
-    ranking,
     ranks,
     resample,
 )
-from howtobench.studies.leaderboard_report import publish
+from howtobench.studies.leaderboard_report import publish, ranking
 from howtobench.studies.tables import render
 from support.logs import WRITERS, copied_as, raw_rows
 

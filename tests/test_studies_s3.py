@@ -18,7 +18,7 @@ import pytest
 from howtobench import open_writing
 from howtobench.annotate.sources import read_instructions
 from howtobench.cli import main
-from howtobench.studies.logs import log_files, read_header
+from howtobench.studies.log_files import log_files, read_header
 from support import s3
 from support.evals import run_eval
 

@@ -2,6 +2,7 @@
 
 import inspect as inspect_module
 import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -134,7 +135,11 @@ def test_cli_resolves_package_task_names(tmp_path: Path) -> None:
     log = read_eval_log(str(log_file))
     assert log.eval.task == "howtobench/open"
     assert len(log.samples) == 4
-    assert all(set(s.scores) == {"rouge_l", "bleu"} for s in log.samples)
+    assert all(set(s.scores) == {"rouge_l", "bleu", "writing_state"} for s in log.samples)
+    # the results table that ends the run counts the writings by state
+    complete = sum(s.metadata["writing"]["state"] == "complete" for s in log.samples)
+    assert "writing_state" in result.stdout
+    assert re.search(rf"\bcomplete +{complete}\.000\b", result.stdout), result.stdout
     # the shared signature: inspect records every parameter, defaults included
     given = set(inspect_module.signature(writing_parameters).parameters) - {"unknown"}
     assert set(log.eval.task_args) == given
@@ -156,7 +161,7 @@ def test_the_writing_tasks_share_one_signature_and_refuse_unknown_names() -> Non
 
 def test_the_viewer_fields_name_the_writer_and_the_writing(tmp_path: Path) -> None:
     """Read back from the log: a replay run's model names its writer (the log list's MODEL
-    column; no tag), and each score's answer is the start of the writing."""
+    column; no tag), and each judging score's answer is the start of the writing."""
     [log] = run_eval(
         open_writing(dataset="demo", scorers="rouge_l,bleu"), tmp_path, model="replay/demo-writer-b"
     )
@@ -164,6 +169,9 @@ def test_the_viewer_fields_name_the_writer_and_the_writing(tmp_path: Path) -> No
     assert not stored.eval.tags and stored.eval.model == "replay/demo-writer-b"
     for sample in stored.samples or []:
         writing = sample.output.completion.strip()
-        for score in sample.scores.values():
+        for name, score in sample.scores.items():
+            if name == "writing_state":  # its value is the writing's state, not a judgement
+                assert score.value == sample.metadata["writing"]["state"]
+                continue
             assert score.answer and writing.startswith(score.answer.removesuffix("…"))
             assert len(score.answer) <= 201

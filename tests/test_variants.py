@@ -1,6 +1,7 @@
 """Study variants: perturbations, node ablation, model-written anchors, self-consistency."""
 
 import random
+import re
 import threading
 from collections import Counter
 from pathlib import Path
@@ -13,7 +14,19 @@ from howtobench.dataset import open_source
 from howtobench.judge.inputs import PROMPTS
 from howtobench.tree.spec import tree_for
 from howtobench.vocabulary.parameter_values import ParameterError
-from howtobench.writing.perturb import Perturbation, drop, inject, repeat, sentences, shuffle, units
+from howtobench.writing.damages import (
+    DAMAGES,
+    LOWERING,
+    NAMED,
+    Damage,
+    drop,
+    inject,
+    repeat,
+    sentences,
+    shuffle,
+    units,
+)
+from howtobench.writing.perturb import Perturbation
 from support.evals import run_eval
 from support.judges import SCORES, Asked, Reply, ScriptedJudge, fixed_scores, root_of, weights_for
 
@@ -22,23 +35,23 @@ TEXT = "第一段讲起因。\n\n第二段讲经过。\n\n第三段讲转折。\
 
 def test_drop_removes_one_to_three_paragraphs_in_order() -> None:
     for seed in range(20):
-        text, detail = drop(TEXT, random.Random(seed))
+        text, detail = drop(TEXT, random.Random(seed), "zh")
         parts = text.split("\n\n")
         original = TEXT.split("\n\n")
         assert 2 <= len(parts) <= 4 and len(detail["removed"]) == 5 - len(parts)
         assert parts == [p for i, p in enumerate(original) if i not in detail["removed"]]
-    assert drop(TEXT, random.Random(3)) == drop(TEXT, random.Random(3))
+    assert drop(TEXT, random.Random(3), "zh") == drop(TEXT, random.Random(3), "zh")
 
 
 def test_drop_falls_back_to_sentences_in_short_texts() -> None:
-    text, detail = drop("一句。二句。三句。", random.Random(1))
+    text, detail = drop("一句。二句。三句。", random.Random(1), "zh")
     assert detail["unit"] == "sentence"
     assert 1 <= len(units(text)[0]) <= 2
 
 
 def test_repeat_adds_copies_elsewhere() -> None:
     for seed in range(20):
-        text, detail = repeat(TEXT, random.Random(seed))
+        text, detail = repeat(TEXT, random.Random(seed), "zh")
         parts = text.split("\n\n")
         added = Counter(parts) - Counter(TEXT.split("\n\n"))
         assert sum(added.values()) == len(detail["repeated"]) and 1 <= len(detail["repeated"]) <= 3
@@ -64,7 +77,7 @@ PARAGRAPHS = (
 
 def test_shuffle_reorders_each_paragraphs_sentences_and_keeps_every_character() -> None:
     for seed in range(20):
-        text, detail = shuffle(PARAGRAPHS, random.Random(seed))
+        text, detail = shuffle(PARAGRAPHS, random.Random(seed), "zh")
         assert sorted(text) == sorted(PARAGRAPHS) and text != PARAGRAPHS
         assert detail == {"unit": "sentence", "paragraphs": [1, 2]}
         heading, story, steps = text.split("\n\n")
@@ -72,16 +85,18 @@ def test_shuffle_reorders_each_paragraphs_sentences_and_keeps_every_character() 
         # a quotation moves whole, and neither "1. " nor "3.5" is cut
         assert sorted(sentences(story)) == ["他说：“走吧。”", "我们就出发了。", "路上下着雨！"]
         assert sorted(sentences(steps.strip())) == ["1. 第一步。", "再看 3.5 元的票。"]
-    assert shuffle(PARAGRAPHS, random.Random(3)) == shuffle(PARAGRAPHS, random.Random(3))
+    assert shuffle(PARAGRAPHS, random.Random(3), "zh") == shuffle(
+        PARAGRAPHS, random.Random(3), "zh"
+    )
 
 
 def test_shuffle_moves_the_lines_of_a_poem_and_leaves_one_sentence_alone() -> None:
     poem = "天还没有亮，\n灯先醒了，\n\n车轮上粘着泥土，\n秤杆起起落落。"
-    text, detail = shuffle(poem, random.Random(0))
+    text, detail = shuffle(poem, random.Random(0), "zh")
     assert detail == {"unit": "paragraph"} and text != poem
     assert sorted(text.splitlines()) == sorted(poem.splitlines())  # the breaks stay put
     one = "只有一句话。"
-    assert shuffle(one, random.Random(0)) == (
+    assert shuffle(one, random.Random(0), "zh") == (
         one,
         {"paragraphs": [], "note": "too short to shuffle within"},
     )
@@ -89,10 +104,50 @@ def test_shuffle_moves_the_lines_of_a_poem_and_leaves_one_sentence_alone() -> No
 
 def test_perturbation_names() -> None:
     assert Perturbation.parse("transfer:poem").name == "transfer:poem"
-    assert Perturbation.parse("shuffle").name == "shuffle"
-    for bad in ("swap", "transfer:novel", "drop:3", "shuffle:2"):
-        with pytest.raises(ValueError, match="unknown perturbation"):
+    assert [Perturbation.parse(name).name for name in NAMED] == list(NAMED)
+    for bad in ("swap", "transfer:novel", *(f"{name}:3" for name in NAMED)):
+        with pytest.raises(ValueError, match="unknown perturbation") as info:
             Perturbation.parse(bad)
+        assert f"(expected {', '.join(NAMED)} or transfer:<" in str(info.value)
+
+
+@pytest.mark.parametrize("damage", DAMAGES, ids=lambda damage: damage.name)
+def test_every_damage_is_seeded_and_notes_a_text_it_left_as_it_was(damage: Damage) -> None:
+    """What the solver and `judge-check --quality` rely on, for each entry of the table: a
+    seed gives one copy, a text of five paragraphs is changed, and a text returned as it
+    was says why in a `note` (`judge_check.judged` counts such a copy apart)."""
+    for seed in range(10):
+        copy = damage.function(TEXT, random.Random(seed), "zh")
+        assert copy[0] != TEXT and "note" not in copy[1]
+        assert damage.function(TEXT, random.Random(seed), "zh") == copy
+    for short in ("只有一句话。", ""):
+        text, detail = damage.function(short, random.Random(0), "zh")
+        assert text != short or "note" in detail
+
+
+def page(name: str) -> str:
+    return (Path(__file__).parents[1] / name).read_text(encoding="utf-8")
+
+
+def listed(text: str, bullet: str, section: str) -> list[str]:
+    """The names that `section` of a page lists in bullets (`bullet`) that open with one."""
+    part = text[text.index(section) :].split("\n## ")[0]
+    return re.findall(rf"^{re.escape(bullet)}`(\w+)[:`]", part, re.M)
+
+
+def test_the_docs_list_the_tables_damages() -> None:
+    """Where the docs list the damages, they are the table's: every `-T perturb=` choice
+    (the table's and the transfer) in docs/tree-of-writing.md and in the README's
+    parameters (written from `writing_parameters`' docstring), and the damages `--quality`
+    judges in docs/judges.md."""
+    choices = sorted([*NAMED, "transfer"])
+    tree = listed(page("docs/tree-of-writing.md"), "  - ", "**Perturbations**")
+    assert sorted(tree) == choices
+    judges = listed(page("docs/judges.md"), "- ", "## Is this judge good enough?")
+    assert judges == list(LOWERING)
+    row = next(line for line in page("README.md").splitlines() if line.startswith("| `perturb` |"))
+    cell = row.split(" | ")[3]  # after the name, the type and the default
+    assert sorted(re.findall(r"(\w+)(?:, |:<)", cell)) == choices, cell
 
 
 def test_a_transfer_in_a_replay_run_needs_a_model_bound(tmp_path: Path) -> None:

@@ -1,26 +1,28 @@
 """The writing under test: what the judges read is the writer's whole, final writing, and
 the run says when it is not (reasoning removed, cut, filtered and empty writings named,
-the completion artifacts of the paper's prompt stripped or kept)."""
+and counted in the log's results; the completion artifacts of the paper's prompt
+stripped or kept)."""
 
 from __future__ import annotations
 
 import json
-import logging
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from inspect_ai.analysis import evals_df
+from inspect_ai.log import EvalLog
 
-from howtobench import completion, open_writing
+from howtobench import completion, guide, open_writing
 from howtobench.vocabulary.metadata import SampleKey, ScoreKey, TaskKey
 from howtobench.writing.state import (
     completion_artifacts,
+    count_states,
     ends_mid_sentence,
     examine,
     remove_reasoning,
     strip_artifacts,
 )
-from howtobench.writing.summary import count_states, summary_line
 from howtobench.writing.writer import WRITER_MAX_TOKENS
 from support.evals import run_eval, scores
 from support.judges import Serve
@@ -92,7 +94,7 @@ def test_completion_artifacts_are_found_and_the_fill_kept() -> None:
     assert writing == published and state.artifacts and not state.artifacts_removed
 
 
-def test_the_run_line_counts_states_and_says_how_to_raise_the_limit() -> None:
+def test_states_are_counted_with_what_was_removed() -> None:
     records = [
         examine(WRITING, "stop")[1].record(),
         examine(WRITING[:5], "max_tokens")[1].record(),
@@ -101,36 +103,70 @@ def test_the_run_line_counts_states_and_says_how_to_raise_the_limit() -> None:
         examine(f"思考</think>{WRITING}", "stop")[1].record(),
     ]
     counts = count_states(records)
-    assert (counts["writings"], counts["cut"], counts["filtered"], counts["empty"]) == (5, 1, 1, 1)
-    line = summary_line("openai/gpt-4o", "open", counts, 8192)
-    assert line is not None
-    assert "2 complete, 1 cut, 1 filtered, 1 empty of 5 writings" in line
-    assert "reasoning removed from 1" in line and "8,192 tokens" in line and "--max-tokens" in line
-    whole = count_states([examine(WRITING, "stop")[1].record()])
-    assert summary_line("openai/gpt-4o", "open", whole, None) is None
+    assert (counts["writings"], counts["complete"], counts["cut"]) == (5, 2, 1)
+    assert (counts["filtered"], counts["empty"], counts["reasoning"]) == (1, 1, 1)
+
+
+# --- the counts in the log's results ------------------------------------------------------
+
+STATES = ("complete", "cut", "filtered", "empty")
+
+
+def state_counts(log: EvalLog) -> dict[str, float]:
+    """The `writing_state` counts of the log's results, by state."""
+    assert log.results is not None
+    [result] = [s for s in log.results.scores if s.scorer == "writing_state"]
+    assert {m.group for m in result.metrics.values()} == {"frequency"}
+    return {name: metric.value for name, metric in result.metrics.items()}
+
+
+def counted(log: EvalLog) -> dict[str, float]:
+    """The states of the log's writings, counted here from each sample's record."""
+    found = Counter(str((s.metadata or {})[SampleKey.WRITING]["state"]) for s in log.samples or [])
+    return {state: float(found[state]) for state in STATES}
+
+
+def test_the_results_count_every_writing_by_state_each_epoch_too(
+    writers_data: Path, tmp_path: Path
+) -> None:
+    """w-c's writings are w-a's cut to two thirds: the results count them by state, with
+    w-a's whole ones, over both epochs; `evals_df` has a column per state."""
+    logs = run_eval(
+        guide(dataset=str(writers_data), scorers="bleu"),
+        tmp_path / "logs",
+        model=["replay/w-a", "replay/w-c"],
+        epochs=2,
+    )
+    for log in logs:
+        assert state_counts(log) == counted(log)
+        assert sum(counted(log).values()) == 2 * len(log.eval.dataset.sample_ids or [])
+    by_writer = {str(log.eval.model): state_counts(log) for log in logs}
+    assert by_writer["replay/w-a"]["cut"] == 0 and by_writer["replay/w-c"]["cut"] > 0
+    frame = evals_df(str(tmp_path / "logs"), quiet=True).set_index("model")
+    for writer, counts in by_writer.items():
+        for state, count in counts.items():
+            assert frame.loc[writer, f"score_writing_state_{state}"] == count
 
 
 # --- live writers over HTTP, judged by the simulator -------------------------------------
 
 
 @pytest.mark.slow
-def test_live_writers_each_state_scored_as_chosen(
-    tmp_path: Path, serve: Serve, caplog: pytest.LogCaptureFixture
-) -> None:
+def test_live_writers_each_state_scored_as_chosen(tmp_path: Path, serve: Serve) -> None:
     """Seven writer servers, one behaviour each, judged by ToW on the simulator: each
-    sample's state and score are as chosen, no judge request holds reasoning, the run ends
-    with a line per writer, and the writer's server got the task's length limit."""
+    sample's state and score are as chosen, no judge request holds reasoning, each log's
+    results count its writing by state, and the writer's server got the task's length
+    limit."""
     simulator = serve(record=True)
     with writer_server() as (server, url):
         models = [writer_model(url, name) for name in BEHAVIOURS]
-        with caplog.at_level(logging.WARNING, logger="howtobench.writing.summary"):
-            logs = run_eval(
-                open_writing(dataset="demo", scorers=["tow", "rouge_l"]),
-                tmp_path / "logs",
-                simulator,
-                model=models,
-                limit=1,
-            )
+        logs = run_eval(
+            open_writing(dataset="demo", scorers=["tow", "rouge_l"]),
+            tmp_path / "logs",
+            simulator,
+            model=models,
+            limit=1,
+        )
     assert {body["max_tokens"] for body in server.bodies} == {WRITER_MAX_TOKENS}
     states = {}
     for log in logs:
@@ -146,6 +182,7 @@ def test_live_writers_each_state_scored_as_chosen(
             assert record["reasoning_chars"] >= len(TRACE)
             assert not isinstance(tow.value, float) and tow.value["overall"] >= 0  # scored
         assert log.eval.metadata and log.eval.metadata[TaskKey.CUT] == "scored"
+        assert state_counts(log) == {s: float(s == record["state"]) for s in STATES}
     assert states == {
         "whole": "complete",
         "limited": "complete",  # 16,384 tokens are enough for it
@@ -157,20 +194,13 @@ def test_live_writers_each_state_scored_as_chosen(
     }
     assert simulator.requests
     assert not any("REASONING-MARK" in s.text for r in simulator.requests for s in r.segments)
-    lines = [r.getMessage() for r in caplog.records if r.name == "howtobench.writing.summary"]
-    assert sorted(line.split(" ", 1)[0] for line in lines) == [
-        "openai-api/writer/empty",
-        "openai-api/writer/filtered",
-        "openai-api/writer/reasoning_field",
-        "openai-api/writer/think_closed",
-        "openai-api/writer/unclosed",
-    ]
 
 
 @pytest.mark.slow
 def test_a_cut_writing_is_flagged_or_left_unscored(tmp_path: Path, serve: Serve) -> None:
     """--max-tokens reaches the writer; its cut writings are scored and flagged by
-    default, and left unscored with the reason under -T cut=unscored."""
+    default, and left unscored with the reason under -T cut=unscored; counted as cut in
+    the results either way."""
     simulator = serve()
     with writer_server() as (server, url):
         flagged, unscored = (
@@ -196,6 +226,12 @@ def test_a_cut_writing_is_flagged_or_left_unscored(tmp_path: Path, serve: Serve)
             score = (sample.scores or {})[name]
             assert score.reason == "scoring_failed"
             assert "-T cut=unscored" in str(score.explanation)
+    # the unscored cut writings are left out of the scorers' metrics, not out of the counts
+    assert (
+        state_counts(flagged)
+        == state_counts(unscored)
+        == {**dict.fromkeys(STATES, 0.0), "cut": 2.0}
+    )
 
 
 # --- the report ---------------------------------------------------------------------------

@@ -1,92 +1,71 @@
-"""The inspect-ai internals this package relies on, in one place (inspect-ai 0.3.285).
+"""inspect-ai's private names this package relies on, in one place (inspect-ai 0.3.285).
 
-None is exported publicly; if a later inspect moves them, this module is the one to
-change:
+Three, each with why nothing public does the same; `tests/test_inspect_names.py` fails
+naming any that a later inspect moves:
 
-- `PrerequisiteError` (`inspect_ai._util.error`): printed as a message without a traceback.
-- `active_generate_config` (`inspect_ai.model._generate_config`): the eval's settings.
-- `Model._resolve_config`: the settings a call really runs with, and the batcher
-  attributes of the providers that batch (`_batcher`, `_completions_batcher`,
-  `_responses_batcher`), to tell a judge whose calls go through a batch API.
-- `set_batch_log_callback` and its current value `_batch_log_callback`
-  (`inspect_ai.model._providers.util.batch_log`): inspect reports batches created and
-  finished only through this log, so it is how a run names its unfinished batches, and
-  the batches its OpenAI batcher failed as a whole ("Batch {id} failed (...), failing all
-  N requests in batch", read in `judge/lost_batches.py`).
-- a provider's SDK client (`model.api.client` of the `openai` and `anthropic` providers),
-  to ask whether an endpoint has a batch API before inspect sends a batch there, and
-  where its calls go.
-- the `message` of inspect's errors, with rich markup in it (`error_message`).
-- that inspect builds an eval's tasks and runs its samples inside its event loop, and
-  leaves the eval's model and roles set in the caller once `eval_set()` returns
-  (`eval_running`).
+- `PrerequisiteError` (`inspect_ai._util.error`): the one error inspect prints as its
+  message alone (its excepthook, and the CLI's `--json` path); any other prints a
+  traceback, and no public module exports it. Our `OneLineError` subclasses it.
 - `sample_active` (`inspect_ai.log._samples`): the running sample, whose `run_id` tells
-  one `eval()` from the next (`judge/runs.py` keeps what a run has learnt under it).
-- `init_hooks` (`inspect_ai.hooks._startup`): inspect loads and announces the hooks it
-  finds once per process ("hooks enabled: 1", three lines on standard output) at the first
-  eval or model; `writing_summary.listen` lets it do so before adding its hook, so that
-  the hook is never announced, neither before a one-line error nor in judge-check's JSON.
-- `init_display_type` (`inspect_ai.util._display`): `eval_async()` takes no `display`
-  argument, so `judge-check` sets inspect's display to none through it.
-- `unwrap_exception_group` (`inspect_ai._util._async`): what `collect()` raises when a
-  task fails (the task's own exception, not a group), for `gathered`, which is `collect()`
-  without its span per task.
-- `task_identifier` (public: `inspect_ai.task_identifier`, wrapped here for a log): the
-  identity eval-set pairs a log with its task by; a worker (`workers.py`) pairs the logs
-  of a shared folder with its tasks by it, as inspect's own eval-set does.
+  one `eval()` from the next in one event loop (`judge/runs.py`) and whose `Sample` the
+  replay model answers for; inspect offers neither at runtime (inspect-ai issues #1262,
+  #3125, #5135).
+- `batch_log` (`inspect_ai.model._providers.util`): the only report of the batches inspect
+  creates and finishes (`set_batch_log_callback`, else `print`); the public hooks have no
+  batch event. It names a run's unfinished batches, and those the OpenAI batcher failed
+  as a whole ("Batch {id} failed (...), failing all N requests", `judge/lost_batches.py`).
 
-Each private import carries the comment that tells inspect-evals-lint (rule IECQ001,
-`private_api_imports`) why it stays.
+Private attributes of inspect's public classes are read with a fallback, to tell a judge
+whose calls go through a batch API: `Model._resolve_config` and the providers' batchers
+(`_batcher`, `_completions_batcher`, `_responses_batcher`).
+
+The other helpers rely on inspect's behaviour, each saying which. Public or plain now:
+the eval's settings are the evaluated model's `config` (`eval_config`; was
+`active_generate_config`), `gathered` unwraps its task group's exception itself (was
+`unwrap_exception_group`), judge-check's display is `INSPECT_DISPLAY` read by the public
+`display_type()` (was `init_display_type`), and the writing states are a scorer's metrics
+(`writing/summary.py`; was a hook added behind `init_hooks`).
+
+Each private import carries the comment that tells inspect-evals-lint (rule IECQ001)
+why it stays.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import anyio
-from inspect_ai import task_identifier as _task_identifier
-from inspect_ai._util._async import (
-    unwrap_exception_group,  # inspect-evals-lint: ignore[IECQ001] -- not exported; collect()'s own way of raising a failed task's exception, which gathered keeps
-)
 from inspect_ai._util.error import (
-    PrerequisiteError,  # inspect-evals-lint: ignore[IECQ001] -- not exported; our errors subclass it, so inspect prints them as one line without a traceback
-)
-from inspect_ai.hooks._startup import (
-    init_hooks,  # inspect-evals-lint: ignore[IECQ001] -- not exported; inspect announces the hooks it knows once per process, and ours is added after (writing_summary.listen)
+    PrerequisiteError,  # inspect-evals-lint: ignore[IECQ001] -- not exported; the only error inspect prints without a traceback, and our errors subclass it
 )
 from inspect_ai.log._samples import (
-    sample_active,  # inspect-evals-lint: ignore[IECQ001] -- not exported; the running sample: its id for replay, its run_id for a run's state
+    sample_active,  # inspect-evals-lint: ignore[IECQ001] -- not exported; the running sample: its Sample for replay, its run_id for a run's state (inspect-ai #1262)
 )
-from inspect_ai.model import Model
-from inspect_ai.model._generate_config import (
-    active_generate_config,  # inspect-evals-lint: ignore[IECQ001] -- not exported; the eval's generate settings (--temperature) while a task is built
-)
+from inspect_ai.model import GenerateConfig, Model, get_model
 from inspect_ai.model._providers.util import (
     batch_log,  # inspect-evals-lint: ignore[IECQ001] -- not exported; inspect reports its batches only through this log
 )
-from inspect_ai.util._display import (
-    init_display_type,  # inspect-evals-lint: ignore[IECQ001] -- not exported; eval_async() takes no display argument
-)
+
+if sys.version_info < (3, 11):  # anyio's task groups raise the backport's group there
+    from exceptiongroup import ExceptionGroup
 
 __all__ = [
     "PrerequisiteError",
-    "active_generate_config",
     "batch_list_request",
     "batched",
     "endpoint",
     "error_message",
+    "eval_config",
     "eval_running",
     "gathered",
-    "init_display_type",
-    "init_hooks",
     "listen_to_batch_log",
     "model_list_request",
     "openai_batch_client",
     "sample_active",
-    "task_identifier",
     "writer_temperature",
 ]
 
@@ -99,30 +78,47 @@ async def gathered(*tasks: Awaitable[T]) -> list[T]:
     without the span it opens around each task. Ours are in named spans already (the
     negotiator, the experts, each leaf), and every span is two more events that inspect
     records, buffers (with its realtime buffer on) and writes: `collect()`'s were 18 of a
-    ToW writing's 61 events. A failed task raises its own exception, as with `collect()`."""
+    ToW writing's 61 events. A failed task raises its own exception, as with `collect()`
+    (not the task group's `ExceptionGroup` around it)."""
     results: list[Any] = [None] * len(tasks)
 
     async def run(index: int, task: Awaitable[T]) -> None:
         results[index] = await task
 
-    async with unwrap_exception_group(), anyio.create_task_group() as group:
-        for index, task in enumerate(tasks):
-            group.start_soon(run, index, task)
+    try:
+        async with anyio.create_task_group() as group:
+            for index, task in enumerate(tasks):
+                group.start_soon(run, index, task)
+    except ExceptionGroup as failed:
+        if len(failed.exceptions) != 1:
+            raise
+        [alone] = failed.exceptions
+        raise alone from alone.__cause__  # its own cause; the group is not its context
     return results
 
 
-def task_identifier(log: Any) -> str:
-    """The eval-set identifier of the task an `EvalLog` (a header is enough) ran."""
-    return _task_identifier(log, None)
+def eval_config() -> GenerateConfig:
+    """The eval's generation settings (`--temperature`, `--max-connections`, ...) while
+    it builds its tasks, else none.
+
+    inspect makes the evaluated model with the eval's settings as its `config` (a model
+    given by name, as `inspect eval --model` and `eval(model="...")` give it) and makes
+    it the model in context while the tasks are built. A `Model` object given to `eval()`
+    keeps its own config, and a task built from Python before `eval()` has no eval yet:
+    then nothing is known (an empty config).
+    """
+    if not eval_running():
+        return GenerateConfig()
+    try:
+        return get_model().config
+    except Exception:  # no model in context
+        return GenerateConfig()
 
 
 def writer_temperature() -> float | None:
-    """The eval's `--temperature` (the evaluated model's), or None when it is not set.
-
-    Under `inspect eval` the eval's generation settings are active while the task is
-    built; built from Python before `eval()`, they are not, and this returns None.
-    """
-    return active_generate_config().temperature
+    """The eval's `--temperature` (the evaluated model's), or None when it is not set
+    or not known (`eval_config`)."""
+    return eval_config().temperature
 
 
 # Set by inspect's providers that have a batcher (OpenAI, Anthropic, Google, Grok, Together)

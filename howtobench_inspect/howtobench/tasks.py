@@ -34,7 +34,6 @@ from howtobench.vocabulary.metadata import SampleKey, TaskKey
 from howtobench.vocabulary.parameter_values import ParameterError, names, signature_of, temperature
 from howtobench.vocabulary.words import TASKS, replayed_writer
 from howtobench.writing.perturb import perturb as perturb_solver
-from howtobench.writing.summary import listen
 from howtobench.writing.writer import WRITER_MAX_TOKENS, final_writing, writer_prompt
 
 __all__ = ["TASK_VERSION", "completion", "guide", "negotiate", "open_writing", "writing_task"]
@@ -56,7 +55,6 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
     the plan's coverage), still before anything runs.
     """
     check_run_options()
-    listen()  # the run's last lines on its cut, filtered and empty writings
     options = given.options
     if options.nodes:
         check_nodes(task_type, options.nodes)

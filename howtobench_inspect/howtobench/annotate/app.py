@@ -1,4 +1,4 @@
-"""The studio's web app (Starlette, served by uvicorn): pages, their JSON API, and `serve`.
+"""The studio's web app (Starlette): the two pages, their JSON API and its answers.
 
 Routes:
 - `GET /r/<token>`: a rater's page; `GET /admin/<token>`: the admin page, and
@@ -11,28 +11,19 @@ Routes:
   `GET /api/admin/summary` with the admin token: progress, agreement, re-checks.
 - `/static/...`: the pages' CSS and JavaScript.
 
-Writings are untrusted model output and raters are people, so: tokens are compared in
-constant time with every rater's; a rater's responses carry no model name, no sample id
-and nobody else's verdict; every body is read here (`parse_body`: UTF-8, JSON, at most
-64 KB, not nested past what the parser can take) and checked (`protocol`), and any body
-the studio cannot use is answered 422 with the reason, never 500; a writing or
-instruction of someone else's 404; no traceback reaches the browser (500 says to look at the server's log); every response forbids
-scripts, styles and connections from anywhere but this server (Content-Security-Policy)
-and sends no referrer, since the links hold the tokens; the access log is off for the
-same reason. The pages put writings into the document as text, never as HTML. Their
-own words come with them, as JSON in a data block (`wording`): the rater's page speaks
-the language of the instruction it shows, the admin page the campaign's.
+Writings are untrusted model output and raters are people, so: a rater's responses carry
+no model name, no sample id and nobody else's verdict; every body, once `http_guard` has
+read it, is checked (`protocol`), and any body the studio cannot use is answered 422 with
+the reason, never 500; a writing or instruction of someone else's 404; no traceback
+reaches the browser (500 says to look at the server's log). The pages put writings into
+the document as text, never as HTML. Their own words come with them, as JSON in a data
+block (`wording`): the rater's page speaks the language of the instruction it shows, the
+admin page the campaign's.
 """
 
 from __future__ import annotations
 
-import hmac
 import io
-import ipaddress
-import json
-import socket
-import sys
-import time
 from collections.abc import Awaitable, Callable
 from html import escape
 from pathlib import Path
@@ -41,15 +32,15 @@ from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from howtobench.annotate.export import write_rows
+from howtobench.annotate.http_guard import Guard, bearer, read_body, same_secret
 from howtobench.annotate.protocol import (
     NOTE_LIMIT,
     PASSING,
@@ -64,17 +55,13 @@ from howtobench.annotate.protocol import (
 from howtobench.annotate.store import Settings, Store
 from howtobench.annotate.summary import summary
 from howtobench.annotate.wording import page_language, page_text, words
-from howtobench.studies.logs import StudyError
+
+__all__ = ["PAGES", "STATIC", "create_app"]
 
 HERE = Path(__file__).parent
 STATIC = HERE / "static"
 PAGES = HERE / "pages"  # templates of the two pages, not served as files
 GUIDELINES = HERE / "guidelines"
-BODY_LIMIT = 64 * 1024  # bytes; a note at its limit is at most 8 KB of UTF-8
-POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
-    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-)
 # the answer (409) to a verdict of the other kind: where this campaign's verdicts go
 ELSEWHERE = {
     "rate": "this campaign asks for ratings: PUT /api/ratings/<writing id>",
@@ -82,38 +69,6 @@ ELSEWHERE = {
 }
 TARGET = {"rate": "writing", "pick": "instruction"}  # what a verdict's id names
 Verdict = TypeVar("Verdict", Rating, Pick)
-HEADERS = {
-    "Content-Security-Policy": POLICY,
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-    "X-Frame-Options": "DENY",
-}
-
-
-class Guard:
-    """Outermost middleware: the security headers on every response (errors included),
-    no caching of pages or API answers (they hold tokens and ratings), and the server's
-    own time in a `Server-Timing` header, which the benchmark reads."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        start = time.perf_counter()
-
-        async def sending(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                headers.update(HEADERS)
-                if not scope["path"].startswith("/static/"):
-                    headers["Cache-Control"] = "no-store"
-                headers["Server-Timing"] = f"app;dur={(time.perf_counter() - start) * 1000:.2f}"
-            await send(message)
-
-        await self.app(scope, receive, sending)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -142,71 +97,6 @@ def _guideline(kind: str, task: str, shown: str) -> str:
         f'<section class="guideline" data-task="{escape(task)}" data-language="{shown}" hidden>'
         f"{text}</section>"
     )
-
-
-def _bearer(request: Request) -> str:
-    scheme, _, token = request.headers.get("authorization", "").partition(" ")
-    return token.strip() if scheme.lower() == "bearer" else ""
-
-
-def _same(given: str, secret: str) -> bool:
-    return hmac.compare_digest(given.encode("utf-8"), secret.encode("utf-8"))
-
-
-def _no_constant(name: str) -> object:
-    raise InvalidInput(f"the body is not JSON: {name} is no JSON value")
-
-
-def parse_body(raw: bytes) -> object:
-    """A request body as JSON, or `InvalidInput` saying why it cannot be: not UTF-8 (JSON
-    is UTF-8, RFC 8259; `json.loads` would also guess UTF-16 and UTF-32, which no client
-    of ours sends), not JSON (`NaN` and `Infinity` included), nested so deeply that the
-    parser gives up (a `RecursionError`, which would otherwise answer 500; no body the
-    studio takes is nested more than two levels), or holding an escaped lone surrogate
-    (SQLite could not store it, nor could an error message quoting it be sent)."""
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise InvalidInput(
-            f"the body is not UTF-8 (byte 0x{raw[err.start]:02x} at offset {err.start}); "
-            "send JSON encoded as UTF-8"
-        ) from None
-    try:
-        body = json.loads(text, parse_constant=_no_constant)
-        # an escaped lone surrogate ("\\ud800") could be neither stored nor sent back
-        json.dumps(body, ensure_ascii=False).encode("utf-8")
-    except RecursionError:
-        raise InvalidInput("the body is nested too deeply to be a rating or a pick") from None
-    except UnicodeEncodeError:
-        raise InvalidInput(
-            "the body holds a lone surrogate (\\ud800-\\udfff), which UTF-8 cannot carry"
-        ) from None
-    except InvalidInput:
-        raise
-    except ValueError as err:  # JSONDecodeError, or an integer of over 4,300 digits
-        if "integer string conversion" in str(err):
-            raise InvalidInput(
-                "the body is not JSON we read: a number of over 4300 digits"
-            ) from None
-        raise InvalidInput(f"the body is not JSON: {err}") from None
-    return body
-
-
-async def _body(request: Request) -> object:
-    """The request's JSON (`parse_body`), read up to `BODY_LIMIT` bytes: a longer body is
-    refused on its declared length before a byte is read, or as soon as it passes the
-    limit (a chunked body declares none)."""
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > BODY_LIMIT:
-        raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in request.stream():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > BODY_LIMIT:
-            raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
-    return parse_body(b"".join(chunks))
 
 
 def _page(name: str, language: str, languages: list[str], **parts: str) -> str:
@@ -252,12 +142,12 @@ class Studio:
         in constant time, so the answer's timing says nothing about a near miss."""
         found = None
         for name, (rater_id, secret) in self.settings.raters.items():
-            if _same(token, secret):
+            if same_secret(token, secret):
                 found = (name, rater_id)
         return found
 
     def admin(self, token: str) -> bool:
-        return _same(token, self.settings.admin_token)
+        return same_secret(token, self.settings.admin_token)
 
     async def rater_page_for(self, request: Request) -> Response:
         if self.rater(request.path_params["token"]) is None:
@@ -287,7 +177,7 @@ class Studio:
         )
 
     def _who(self, request: Request) -> tuple[str, int]:
-        found = self.rater(_bearer(request))
+        found = self.rater(bearer(request))
         if found is None:
             raise HTTPException(401, "give your link's token as Authorization: Bearer <token>")
         return found
@@ -327,7 +217,7 @@ class Studio:
         _, rater_id = self._who(request)
         if self.settings.kind != kind:
             return _error(409, ELSEWHERE[self.settings.kind])
-        verdict = check(await _body(request))
+        verdict = check(await read_body(request))
         try:
             saved = await run_in_threadpool(save, rater_id, request.path_params["key"], verdict)
         except ValueError as err:  # a pick of a candidate the instruction does not have
@@ -343,7 +233,7 @@ class Studio:
         return await self._save(request, "pick", check_pick, self.store.save_pick)
 
     async def admin_summary(self, request: Request) -> Response:
-        if not self.admin(_bearer(request)):
+        if not self.admin(bearer(request)):
             raise HTTPException(401, "give the admin token as Authorization: Bearer <token>")
         return JSONResponse(await run_in_threadpool(summary, self.store, self.settings))
 
@@ -386,77 +276,3 @@ def create_app(store: Store) -> ASGIApp:
         Mount("/static", StaticFiles(directory=STATIC)),
     ]
     return Guard(Starlette(routes=routes, exception_handlers=handlers))
-
-
-def links(settings: Settings, base: str) -> dict[str, Any]:
-    """The admin link and each rater's private link under `base` (scheme, host, port)."""
-    root = base.rstrip("/")
-    return {
-        "admin": f"{root}/admin/{settings.admin_token}",
-        "raters": {name: f"{root}/r/{token}" for name, (_, token) in settings.raters.items()},
-    }
-
-
-def _loopback(host: str) -> bool:
-    try:
-        return host == "localhost" or ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-def _listen(host: str, port: int) -> socket.socket:
-    """A listening TCP socket, bound here so that a busy port is one clean line. Made with
-    the TCP protocol number (not `socket.create_server`'s 0), since asyncio turns Nagle's
-    algorithm off only on connections of such a socket: with it on, every answer, whose
-    head and body go out in two writes, waited 40 ms for the client's delayed ACK."""
-    family, kind, proto, _, address = socket.getaddrinfo(
-        host, port, type=socket.SOCK_STREAM, proto=socket.IPPROTO_TCP
-    )[0]
-    listener = socket.socket(family, kind, proto)
-    try:
-        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        listener.bind(address)
-        listener.listen(2048)
-    except OSError:
-        listener.close()
-        raise
-    return listener
-
-
-def serve(path: Path, host: str, port: int) -> None:
-    """Serve the campaign until Ctrl-C. Anywhere but this machine's loopback address it
-    warns: the links are the only lock, and plain HTTP shows them to the network."""
-    import uvicorn  # here: the other commands need no server
-
-    store = Store(path)
-    app = create_app(store)
-    if not _loopback(host):
-        print(
-            f"warning: serving on {host}, so anyone who can reach port {port} can try links; "
-            "the traffic is plain HTTP: put the studio behind HTTPS (a reverse proxy) "
-            "beyond a trusted network",
-            file=sys.stderr,
-        )
-    try:
-        listener = _listen(host, port)
-    except OSError as err:
-        raise StudyError(
-            f"--host {host} --port {port}: cannot listen there: {err.strerror or err}"
-        ) from err
-    port = listener.getsockname()[1]  # the one the system chose, for --port 0
-    base = f"http://{host}:{port}" if ":" not in host else f"http://[{host}]:{port}"
-    print(f"serving {path} at {base} (Ctrl-C stops)")
-    print(f"admin page: {links(store.settings(), base)['admin']}", flush=True)
-    # log_config=None: uvicorn's own logging setup (dictConfig) closes every handler in
-    # the process, other libraries' too; without it, its warnings and the tracebacks of
-    # failed requests reach stderr through Python's last-resort handler
-    config = uvicorn.Config(
-        app, access_log=False, server_header=False, log_level="warning", log_config=None
-    )
-    try:
-        uvicorn.Server(config).run(sockets=[listener])
-    except KeyboardInterrupt:  # uvicorn stops on Ctrl-C, then raises it again for us
-        print("stopped")
-    finally:
-        listener.close()
-        store.close()

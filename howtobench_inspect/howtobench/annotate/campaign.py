@@ -23,7 +23,9 @@ from dataclasses import dataclass
 from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
 from howtobench.annotate.protocol import MAX_CANDIDATES
 from howtobench.annotate.sources import Instruction
-from howtobench.studies.logs import StudyError
+from howtobench.studies.log_files import StudyError
+
+__all__ = ["Plan", "REFERENCE", "eligible", "plan", "sample_evenly"]
 
 REFERENCE = ""  # the candidate that is the human reference (pick campaigns)
 RATER_NAME_LIMIT = 40
@@ -41,7 +43,7 @@ class Assignment:
 
 @dataclass(frozen=True)
 class Plan:
-    """What `store.create` writes: the settings, the chosen instructions and, per rater,
+    """What `schema.create` writes: the settings, the chosen instructions and, per rater,
     their assignments in the order they rate them."""
 
     kind: str

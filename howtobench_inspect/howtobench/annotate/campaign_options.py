@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+__all__ = ["KINDS", "Options", "REFERENCE_MODES"]
+
 KINDS: tuple[str, ...] = ("rate", "pick")
 REFERENCE_MODES: tuple[str, ...] = ("show", "hide")
 

@@ -29,6 +29,8 @@ from howtobench.commandline.commands import (
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
+__all__ = ["add_annotate_command"]
+
 SUMMARY = "the rating studio: experts rate writings in a browser (paper section 5.2)"
 DEFAULT_URL = "http://127.0.0.1:8780"
 CAMPAIGN = Options()  # the defaults of `howtobench annotate new`
@@ -104,7 +106,7 @@ def _options(args: argparse.Namespace) -> Options:
 
 
 def _serve(a: argparse.Namespace) -> None:
-    from howtobench.annotate.app import serve
+    from howtobench.annotate.server import serve
 
     serve(a.db, a.host, a.port)
 
@@ -116,8 +118,8 @@ def _counts(counter: Counter[str]) -> str:
 def new_campaign(db: Path, logs: Sequence[str], options: Options) -> str:
     """Make the campaign file and say what is in it."""
     from howtobench.annotate.campaign import eligible, plan
+    from howtobench.annotate.schema import create
     from howtobench.annotate.sources import read_instructions
-    from howtobench.annotate.store import create
 
     instructions = read_instructions(logs)
     chosen = plan(instructions, options)
@@ -142,7 +144,7 @@ def new_campaign(db: Path, logs: Sequence[str], options: Options) -> str:
 
 def show_links(db: Path, url: str, as_json: bool) -> str:
     """The admin link and the raters' links, as text or JSON."""
-    from howtobench.annotate.app import links
+    from howtobench.annotate.server import links
     from howtobench.annotate.store import Store
 
     store = Store(db)

@@ -23,8 +23,10 @@ from typing import Any, TextIO
 
 from howtobench.annotate.store import Store
 from howtobench.dataset.records import jsonl_text
-from howtobench.studies.logs import StudyError
+from howtobench.studies.log_files import StudyError
 from howtobench.vocabulary.csv_safety import QUOTING, safe_row
+
+__all__ = ["export", "write_rows"]
 
 RATING_COLUMNS: tuple[str, ...] = ("infer_id", "model", "rater", "score", "errors", "note")
 PICK_COLUMNS: tuple[str, ...] = ("infer_id", "rater", "choice", "candidates", "reason")

@@ -15,6 +15,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from string import ascii_uppercase
 
+__all__ = [
+    "InvalidInput",
+    "MAX_CANDIDATES",
+    "NOTE_LIMIT",
+    "PASSING",
+    "Pick",
+    "REFERENCE_SCORE",
+    "Rating",
+    "check_pick",
+    "check_rating",
+    "error_types",
+    "label",
+]
+
 SCORES: tuple[int, ...] = (1, 2, 3, 4, 5)
 PASSING = 3  # the lowest score a writing without an error type can get
 REFERENCE_SCORE = 4  # what the human reference counts as

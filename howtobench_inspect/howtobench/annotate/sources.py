@@ -16,9 +16,11 @@ from typing import Any
 
 from inspect_ai.log import EvalSample
 
-from howtobench.studies.logs import StudyError, log_files, read_log, runs
+from howtobench.studies.log_files import StudyError, log_files, read_log, runs
 from howtobench.studies.runs import Run, writer_model
 from howtobench.vocabulary.metadata import SampleKey, TaskKey
+
+__all__ = ["Instruction", "read_instructions"]
 
 
 @dataclass

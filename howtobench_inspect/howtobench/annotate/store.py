@@ -1,110 +1,36 @@
-"""A campaign in one SQLite file: the plan, the tokens, and every rating as it is saved.
+"""An open campaign file (`schema`): what a rater's page and the admin read, and each save.
 
 One file is the whole campaign, easy to copy and to back up, with nothing else to run.
-It is opened in WAL mode (readers never wait for a writer; writers take turns, one save
-at a time, in this process's order) with foreign keys on, and every save is committed with
-`synchronous=FULL` before the server answers, so an acknowledged save is on disk:
-neither `kill -9` of the server nor a power cut loses it. `PRAGMA user_version` holds the
-schema version, so a file of another version is refused rather than misread.
-
-The ids a rater's page uses for instructions and candidates are random strings
-(`secrets`), not the sample ids or row numbers, so they reveal neither the sample nor the
-model, and a rater can only reach rows joined to their own assignments.
+Writers take turns, one save at a time, in this process's order, each committed before
+the server answers. A rater can only reach rows joined to their own assignments: every
+query of the rater's API is filtered by the rater, and answers with opaque ids, never a
+model name.
 """
 
 from __future__ import annotations
 
 import json
 import queue
-import secrets
 import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from howtobench.annotate.campaign import REFERENCE, Plan
 from howtobench.annotate.protocol import Pick, Rating, label
-from howtobench.studies.logs import StudyError
+from howtobench.annotate.schema import SCHEMA_VERSION, connect, now
+from howtobench.studies.log_files import StudyError
 
-SCHEMA_VERSION = 1
-SCHEMA = """
-CREATE TABLE campaign (
-    id INTEGER PRIMARY KEY CHECK (id = 1),
-    kind TEXT NOT NULL CHECK (kind IN ('rate', 'pick')),
-    reference TEXT NOT NULL CHECK (reference IN ('show', 'hide')),
-    seed INTEGER NOT NULL,
-    language TEXT NOT NULL,
-    admin_token TEXT NOT NULL,
-    created TEXT NOT NULL
-);
-CREATE TABLE instructions (
-    id INTEGER PRIMARY KEY,
-    infer_id TEXT NOT NULL UNIQUE,
-    task TEXT NOT NULL,
-    genre TEXT NOT NULL,
-    language TEXT NOT NULL,
-    instruction TEXT NOT NULL,
-    grounding TEXT NOT NULL,
-    reference TEXT NOT NULL
-);
-CREATE TABLE writings (
-    id INTEGER PRIMARY KEY,
-    instruction_id INTEGER NOT NULL REFERENCES instructions (id),
-    model TEXT NOT NULL,
-    text TEXT NOT NULL,
-    log TEXT NOT NULL,
-    UNIQUE (instruction_id, model)
-);
-CREATE TABLE raters (
-    id INTEGER PRIMARY KEY,
-    name TEXT NOT NULL UNIQUE,
-    token TEXT NOT NULL UNIQUE
-);
-CREATE TABLE assignments (
-    id TEXT PRIMARY KEY,
-    rater_id INTEGER NOT NULL REFERENCES raters (id),
-    instruction_id INTEGER NOT NULL REFERENCES instructions (id),
-    position INTEGER NOT NULL,
-    UNIQUE (rater_id, instruction_id),
-    UNIQUE (rater_id, position)
-);
-CREATE TABLE candidates (
-    id TEXT PRIMARY KEY,
-    assignment_id TEXT NOT NULL REFERENCES assignments (id),
-    writing_id INTEGER REFERENCES writings (id),  -- NULL: the human reference
-    position INTEGER NOT NULL,
-    UNIQUE (assignment_id, position),
-    UNIQUE (id, assignment_id)
-);
-CREATE TABLE ratings (
-    candidate_id TEXT PRIMARY KEY REFERENCES candidates (id),
-    score INTEGER NOT NULL CHECK (score BETWEEN 1 AND 5),
-    errors TEXT NOT NULL,  -- a JSON list of error type ids
-    note TEXT NOT NULL,
-    saved TEXT NOT NULL
-);
-CREATE TABLE picks (
-    assignment_id TEXT PRIMARY KEY REFERENCES assignments (id),
-    candidate_id TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    saved TEXT NOT NULL,
-    FOREIGN KEY (candidate_id, assignment_id) REFERENCES candidates (id, assignment_id)
-);
-CREATE INDEX assignments_by_rater ON assignments (rater_id, position);
-CREATE INDEX candidates_by_assignment ON candidates (assignment_id, position);
-"""
+__all__ = ["Settings", "Store"]
+
 # a candidate's (`c`) assignment, instruction and rater, for the exports
 OWNERS = (
     "JOIN assignments a ON a.id = c.assignment_id "
     "JOIN instructions i ON i.id = a.instruction_id "
     "JOIN raters r ON r.id = a.rater_id"
 )
-TOKEN_BYTES = 24  # 192 random bits per link
-ID_BYTES = 12  # opaque ids of instructions and candidates on a rater's page
 
 
 @dataclass(frozen=True)
@@ -116,97 +42,6 @@ class Settings:
     language: str
     admin_token: str
     raters: dict[str, tuple[int, str]]  # name -> (row id, token)
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    db = sqlite3.connect(path, check_same_thread=False, timeout=30)
-    db.row_factory = sqlite3.Row
-    db.execute("PRAGMA foreign_keys = ON")
-    db.execute("PRAGMA synchronous = FULL")
-    return db
-
-
-def create(path: Path, plan: Plan) -> None:
-    """Write the campaign to a new file (an existing file is never overwritten)."""
-    if path.exists():
-        raise StudyError(f"{path}: the file exists; give a new file for the campaign")
-    try:
-        db = _connect(path)
-    except sqlite3.Error as err:
-        raise StudyError(f"{path}: cannot create the campaign file: {err}") from err
-    try:
-        db.execute("PRAGMA journal_mode = WAL")
-        with db:
-            _write(db, plan)
-            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    except BaseException:
-        db.close()
-        for leftover in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-            leftover.unlink(missing_ok=True)
-        raise
-    db.close()
-
-
-def _write(db: sqlite3.Connection, plan: Plan) -> None:
-    db.executescript(SCHEMA)
-    db.execute(
-        "INSERT INTO campaign VALUES (1, ?, ?, ?, ?, ?, ?)",
-        (plan.kind, plan.reference, plan.seed, plan.language, _token(), _now()),
-    )
-    instruction_ids, writing_ids = {}, {}
-    for item in plan.instructions:
-        instruction_ids[item.infer_id] = db.execute(
-            "INSERT INTO instructions (infer_id, task, genre, language, instruction, grounding, "
-            "reference) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                item.infer_id,
-                item.task,
-                item.genre,
-                item.language,
-                item.instruction,
-                item.grounding,
-                item.reference,
-            ),
-        ).lastrowid
-        for model, text in sorted(item.writings.items()):
-            writing_ids[(item.infer_id, model)] = db.execute(
-                "INSERT INTO writings (instruction_id, model, text, log) VALUES (?, ?, ?, ?)",
-                (instruction_ids[item.infer_id], model, text, item.where.get(model, "")),
-            ).lastrowid
-    rater_ids = {
-        name: db.execute(
-            "INSERT INTO raters (name, token) VALUES (?, ?)", (name, _token())
-        ).lastrowid
-        for name in plan.raters
-    }
-    positions: dict[str, int] = {}
-    for assignment in plan.assignments:
-        key = secrets.token_urlsafe(ID_BYTES)
-        position = positions[assignment.rater] = positions.get(assignment.rater, -1) + 1
-        db.execute(
-            "INSERT INTO assignments VALUES (?, ?, ?, ?)",
-            (key, rater_ids[assignment.rater], instruction_ids[assignment.infer_id], position),
-        )
-        db.executemany(
-            "INSERT INTO candidates VALUES (?, ?, ?, ?)",
-            [
-                (
-                    secrets.token_urlsafe(ID_BYTES),
-                    key,
-                    None if model == REFERENCE else writing_ids[(assignment.infer_id, model)],
-                    i,
-                )
-                for i, model in enumerate(assignment.candidates)
-            ],
-        )
-
-
-def _token() -> str:
-    return secrets.token_urlsafe(TOKEN_BYTES)
 
 
 class Store:
@@ -241,7 +76,7 @@ class Store:
         try:
             db = self._idle.get_nowait()
         except queue.Empty:
-            db = _connect(self.path)
+            db = connect(self.path)
         try:
             yield db
         finally:
@@ -367,7 +202,7 @@ class Store:
     def save_rating(self, rater_id: int, candidate_id: str, rating: Rating) -> str | None:
         """Store the rater's rating of one of their writings and return when it was saved,
         or None if no writing of theirs has that id."""
-        saved = _now()
+        saved = now()
         with self._writing() as db:
             done = db.execute(
                 "INSERT INTO ratings (candidate_id, score, errors, note, saved) "
@@ -391,7 +226,7 @@ class Store:
         """Store the rater's pick for one of their instructions and return when it was
         saved; None if no instruction of theirs has that id. A choice that is no candidate
         of that instruction is a `ValueError`."""
-        saved = _now()
+        saved = now()
         with self._writing() as db:
             mine = db.execute(
                 "SELECT 1 FROM assignments WHERE id = ? AND rater_id = ?",
@@ -458,34 +293,16 @@ class Store:
         """Per rater: instructions assigned and finished, writings rated, the last save."""
         with self._db() as db:
             rows = db.execute(
-                "SELECT r.name, a.id AS assignment, COUNT(c.id) AS candidates, "
-                "COUNT(g.candidate_id) AS rated, MAX(COALESCE(g.saved, p.saved)) AS saved, "
-                "COUNT(DISTINCT p.assignment_id) AS picked "
-                "FROM raters r LEFT JOIN assignments a ON a.rater_id = r.id "
-                "LEFT JOIN candidates c ON c.assignment_id = a.id "
+                "SELECT r.name AS rater, COUNT(x.id) AS instructions, "
+                "COALESCE(SUM(x.picked OR x.rated = x.writings), 0) AS finished, "
+                "COALESCE(SUM(x.writings), 0) AS writings, COALESCE(SUM(x.rated), 0) AS rated, "
+                "MAX(x.saved) AS last_save FROM raters r LEFT JOIN ("
+                # per assignment: its writings, those rated, whether picked, the last save
+                "SELECT a.id, a.rater_id, COUNT(c.id) AS writings, COUNT(g.candidate_id) AS rated, "
+                "COUNT(p.assignment_id) > 0 AS picked, MAX(COALESCE(g.saved, p.saved)) AS saved "
+                "FROM assignments a LEFT JOIN candidates c ON c.assignment_id = a.id "
                 "LEFT JOIN ratings g ON g.candidate_id = c.id "
-                "LEFT JOIN picks p ON p.assignment_id = a.id "
-                "GROUP BY r.id, a.id ORDER BY r.name"
+                "LEFT JOIN picks p ON p.assignment_id = a.id GROUP BY a.id"
+                ") x ON x.rater_id = r.id GROUP BY r.id ORDER BY r.name"
             ).fetchall()
-        table: dict[str, dict[str, Any]] = {}
-        for row in rows:
-            entry = table.setdefault(
-                row["name"],
-                {
-                    "rater": row["name"],
-                    "instructions": 0,
-                    "finished": 0,
-                    "writings": 0,
-                    "rated": 0,
-                    "last_save": None,
-                },
-            )
-            if row["assignment"] is None:
-                continue
-            entry["instructions"] += 1
-            entry["writings"] += row["candidates"]
-            entry["rated"] += row["rated"]
-            entry["finished"] += int(row["picked"] > 0 or row["rated"] == row["candidates"])
-            if row["saved"] and (entry["last_save"] is None or row["saved"] > entry["last_save"]):
-                entry["last_save"] = row["saved"]
-        return list(table.values())
+        return [dict(row) for row in rows]

@@ -18,6 +18,8 @@ import pandas as pd
 from howtobench.annotate.store import Settings, Store
 from howtobench.studies.ratings import per_rater_agreement, pooled_agreement, rating_pairs
 
+__all__ = ["summary"]
+
 RECHECK_GAP = 2  # points between two ratings of one writing that call for a re-check
 
 

@@ -23,6 +23,8 @@ from typing import Any
 
 from howtobench.annotate.protocol import PASSING, REFERENCE_SCORE, error_types
 
+__all__ = ["EN", "TABLES", "ZH", "page_language", "page_text", "words"]
+
 FALLBACK = "en"  # what every language without a table of its own is spoken to in
 
 ZH: dict[str, Any] = {

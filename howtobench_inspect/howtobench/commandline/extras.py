@@ -1,13 +1,14 @@
 """The optional parts of the install (`pyproject.toml`'s extras) and what each brings.
 
 `pip install howtobench` is what the tasks, the scorers and the judges need, and the
-commands that run or check them (`check-logs`, `plan export`, `shards split`, `annotate
-new`/`export`). The studies (with `judge-check`, which reads its logs through them), the
-construction pipeline (`build`) and the rating studio's server (`annotate serve`/`links`)
-need more: a command says which extra it needs (`extra=` in its parser's defaults), and
-`cli.main` checks that extra's modules before the command runs, so a missing one stops
-it in one line that names what to install, before any work is done. The `bleurt`
-scorer's extra is checked where the scorer loads its checkpoint.
+commands that run or check them (`judge-check`, `check-logs`, `plan export`, `shards
+split`, `annotate new`/`export`). The studies, the construction pipeline (`build`) and
+the rating studio's server (`annotate serve`/`links`) need more: a command says which
+extra it needs (`extra=` in its parser's defaults), and `cli.main` checks that extra's
+modules before the command runs, so a missing one stops it in one line that names what
+to install, before any work is done. An option that needs an extra checks it itself
+(`judge-check --against`, whose p-values need scipy); the `bleurt` scorer's extra is
+checked where the scorer loads its checkpoint.
 
 This module imports nothing but the standard library: the parser imports it for every
 `--help`.
@@ -48,13 +49,15 @@ def missing_modules(extra: str) -> list[str]:
     return missing
 
 
-def check_extra(extra: str) -> None:
-    """Raise a `UserError` naming what to install when a module of `extra` is missing."""
+def check_extra(extra: str, option: str = "") -> None:
+    """Raise a `UserError` naming what to install when a module of `extra` is missing
+    (and the `option` that needs it, if only that option does)."""
     missing = missing_modules(extra)
     if missing:
         from howtobench.vocabulary.errors import UserError  # inspect-ai's error: not for `--help`
 
+        who = f"{option} needs" if option else "needs"
         raise UserError(
-            f"needs the {extra} extra ({', '.join(missing)} not installed): "
+            f"{who} the {extra} extra ({', '.join(missing)} not installed): "
             f"{install_command(extra)}"
         )

@@ -15,7 +15,9 @@ and placeholders), `steps` (what the LLM steps share), one module per step, `sha
 (what a back-constructed item looks like, measured on the published data),
 `completion` (the gap rule), `deidentify` (placeholders for personal details),
 `selection` (per-genre cap, task assignment), `items` (benchmark records), `ledger`
-(where every text ended up), `runs` (a step as an eval set, and its outcomes), `report`
-(manifest and summary), `options` (what a build is asked for), `pipeline` (the build)
-and `commands` (`howtobench build`).
+(where every text ended up), `runs` (a step as an eval set, and its outcomes),
+`manifest` (the build's facts) and `report` (their summary), `options` (what a build is
+asked for), `pipeline` (the build) and `commands` (`howtobench build`).
 """
+
+__all__: list[str] = []

@@ -53,6 +53,17 @@ from howtobench.construct.steps import (
 from howtobench.judge.reading import ReplyError, exact_keys
 from howtobench.vocabulary.parameter_values import integer, refuses_unknown
 
+__all__ = [
+    "CHARACTERS",
+    "MEASURES",
+    "THEME_WORDS",
+    "backconstruct_step",
+    "check_construction",
+    "construction_scorer",
+    "sentence_breaks",
+    "theme_words",
+]
+
 THEME_WORDS = 5  # the paper's T: "no more than five words"
 # Key points of a practical item's grounding: 219 of the 305 published practical guide
 # groundings list them as `- ` lines, most often 4 (72), 9 or 10 in 29, up to 28; the

@@ -26,6 +26,15 @@ from howtobench.judge.replies import reason_of
 from howtobench.vocabulary.genres import CANONICAL_GENRES
 from howtobench.vocabulary.parameter_values import refuses_unknown
 
+__all__ = [
+    "CLASSIFY",
+    "agreement",
+    "check_genre",
+    "classify_sample",
+    "classify_step",
+    "genre_scorer",
+]
+
 
 def check_genre(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
     """One of the canonical ids (any case, spaces around it ignored)."""

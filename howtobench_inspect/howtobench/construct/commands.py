@@ -21,6 +21,8 @@ from howtobench.vocabulary.words import TASKS
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
+__all__ = ["add_build_command", "check_out"]
+
 SUMMARY = "build a benchmark data folder from a corpus of human texts (paper sections 4.3-4.6)"
 
 

@@ -30,6 +30,8 @@ from dataclasses import dataclass
 
 from howtobench.vocabulary.words import FILL_MARKER
 
+__all__ = ["Gap", "MAX_GAP", "choose_gap", "cut", "gap_size", "paragraphs"]
+
 MIN_PARAGRAPHS = 3
 MAX_GAP = 10  # the paper's limit on removed paragraphs
 GAP_SHARE = 6  # a gap of about one paragraph in six
@@ -92,8 +94,3 @@ def choose_gap(text: str, seed: int, text_id: str) -> Gap | str:
 def cut(text: str, gap: Gap) -> tuple[str, str]:
     """(grounding with the marker, reference): the text with the gap cut out, and the gap."""
     return text[: gap.start] + FILL_MARKER + text[gap.end :], text[gap.start : gap.end]
-
-
-def restored(grounding: str, reference: str) -> str:
-    """The grounding with the reference put back at the marker (the original text)."""
-    return grounding.replace(FILL_MARKER, reference, 1)

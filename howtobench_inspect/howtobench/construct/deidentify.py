@@ -32,6 +32,8 @@ from typing import Any
 from howtobench.construct.items import Item
 from howtobench.construct.prompts import placeholders
 
+__all__ = ["FIELDS", "Replacement", "deidentified", "masked"]
+
 FIELDS: tuple[str, ...] = ("instruction", "grounding", "reference")
 _LATIN = re.compile(r"[A-Za-z0-9]")
 

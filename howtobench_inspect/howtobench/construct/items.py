@@ -25,6 +25,8 @@ from howtobench.construct.completion import Gap, cut
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.prompts import build_prompt, genre_sections
 
+__all__ = ["Item", "completion_item", "constructed_item"]
+
 
 @dataclass(frozen=True)
 class Item:

@@ -13,6 +13,17 @@ from howtobench.construct.corpus import CorpusText
 from howtobench.construct.deidentify import Replacement
 from howtobench.construct.items import Item
 
+__all__ = [
+    "BELOW_THRESHOLD",
+    "DUPLICATE",
+    "FLAGGED",
+    "Ledger",
+    "NO_REPLY",
+    "NO_TASK",
+    "OVER_CAP",
+    "STEPS",
+]
+
 # The steps in the order a text meets them; the LLM steps are inspect tasks. The first
 # asks no model: it drops a corpus's second copies of a text before any call is paid.
 STEPS: tuple[str, ...] = (

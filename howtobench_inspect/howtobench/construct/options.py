@@ -11,6 +11,8 @@ from howtobench.commandline.constants import DEFAULT_THRESHOLD, HIGHEST, LOWEST
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASKS
 
+__all__ = ["BuildOptions"]
+
 
 @dataclass(frozen=True)
 class BuildOptions:

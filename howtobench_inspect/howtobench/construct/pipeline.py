@@ -38,14 +38,9 @@ from howtobench.commandline.constants import LOCK_FILE
 from howtobench.construct.backconstruct import backconstruct_step
 from howtobench.construct.classify import classify_step
 from howtobench.construct.completion import Gap, choose_gap
-from howtobench.construct.corpus import (
-    CorpusText,
-    Duplicates,
-    find_duplicates,
-    read_corpus,
-    write_jsonl,
-)
+from howtobench.construct.corpus import CorpusText, read_corpus, write_jsonl
 from howtobench.construct.deidentify import deidentified, masked
+from howtobench.construct.duplicates import Duplicates, find_duplicates
 from howtobench.construct.items import Item, completion_item, constructed_item
 from howtobench.construct.ledger import (
     BELOW_THRESHOLD,
@@ -56,14 +51,17 @@ from howtobench.construct.ledger import (
     OVER_CAP,
     Ledger,
 )
+from howtobench.construct.manifest import manifest
 from howtobench.construct.options import BuildOptions
 from howtobench.construct.quality import quality_step
-from howtobench.construct.report import manifest, summary
+from howtobench.construct.report import summary
 from howtobench.construct.runs import EvalOptions, Runs
 from howtobench.construct.screen import HARMFUL, PERSONAL, screen_step
 from howtobench.construct.selection import assign_tasks, cap_per_genre
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASKS
+
+__all__ = ["BuildResult", "build_benchmark"]
 
 
 @dataclass(frozen=True)
@@ -134,7 +132,7 @@ def _build(
 
 def _deduplicated(duplicates: Duplicates, ledger: Ledger) -> list[CorpusText]:
     """A second copy of a text is out, naming the text kept; near-duplicates stay (the
-    report names them: `corpus.NEAR_DUPLICATE`)."""
+    report names them: `duplicates.NEAR_DUPLICATE`)."""
     for copy, kept in duplicates.copies:
         reason = (
             f"the same text as '{kept.id}' (line {kept.line}) once whitespace, punctuation "

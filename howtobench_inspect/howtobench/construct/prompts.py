@@ -24,6 +24,18 @@ from howtobench.baselines.prompts import genre_rubric
 from howtobench.vocabulary.genres import CANONICAL_GENRES
 from howtobench.vocabulary.templates import render, tagged, template
 
+__all__ = [
+    "TAGS",
+    "Trait",
+    "build_prompt",
+    "genre_list",
+    "genre_name",
+    "genre_sections",
+    "genre_traits",
+    "placeholders",
+    "trait_lines",
+]
+
 PROMPTS = Path(__file__).parent / "prompts"
 # The tags of the build's LLM steps, on their system prompts (`howtobench.vocabulary.templates.tagged`).
 TAGS = {f"{step}_system": step for step in ("classify", "quality", "backconstruct", "screen")}

@@ -33,6 +33,8 @@ from howtobench.judge.reading import bounded
 from howtobench.judge.replies import reason_of
 from howtobench.vocabulary.parameter_values import ParameterError, integer, refuses_unknown
 
+__all__ = ["check_quality", "quality_scorer", "quality_step"]
+
 
 def check_quality(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
     """A whole number from 1 to 5."""

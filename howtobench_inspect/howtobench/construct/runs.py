@@ -28,6 +28,8 @@ from howtobench._inspect import error_message
 from howtobench.dataset.records import jsonl_text
 from howtobench.vocabulary.errors import UserError
 
+__all__ = ["BuildIncomplete", "EvalOptions", "Runs"]
+
 # Only the scores are read back, a chunk of samples at a time: a step's log of 10,000
 # texts holds every prompt and reply in its events, which the build does not need in
 # memory. (inspect's one-by-one reader parses the zip directory again for every sample,

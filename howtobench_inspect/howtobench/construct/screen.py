@@ -40,6 +40,17 @@ from howtobench.judge.reading import ReplyError, exact_keys
 from howtobench.judge.replies import reason_of
 from howtobench.vocabulary.parameter_values import ParameterError, refuses_unknown
 
+__all__ = [
+    "CATEGORIES",
+    "HARMFUL",
+    "PERSONAL",
+    "check_flags",
+    "screen_records",
+    "screen_sample",
+    "screen_scorer",
+    "screen_step",
+]
+
 CATEGORIES: tuple[str, ...] = ("personal_info", "unsafe", "advertisement")
 PERSONAL = "personal_info"
 HARMFUL: tuple[str, ...] = ("unsafe", "advertisement")  # rejected: nothing can mend them

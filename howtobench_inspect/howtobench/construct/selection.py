@@ -18,6 +18,8 @@ from collections.abc import Mapping, Sequence
 from howtobench.construct.completion import Gap
 from howtobench.construct.corpus import CorpusText
 
+__all__ = ["assign_tasks", "cap_per_genre"]
+
 
 def _by_genre(texts: Sequence[CorpusText]) -> dict[str, list[CorpusText]]:
     groups: dict[str, list[CorpusText]] = defaultdict(list)

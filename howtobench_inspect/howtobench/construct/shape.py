@@ -38,6 +38,19 @@ from rapidfuzz.utils import default_process
 from howtobench.construct.corpus import CorpusText
 from howtobench.construct.prompts import Trait, genre_sections
 
+__all__ = [
+    "ItemShape",
+    "SHAPES",
+    "copied_sentence",
+    "item_shape",
+    "latin_breaks",
+    "longest_request",
+    "measure",
+    "stated_lengths",
+    "target_length",
+    "unit",
+]
+
 
 @dataclass(frozen=True)
 class Shape:

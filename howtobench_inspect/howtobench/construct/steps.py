@@ -45,6 +45,20 @@ from howtobench.judge.store import ReplyStore
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.parameter_values import ParameterError
 
+__all__ = [
+    "ANSWER",
+    "Step",
+    "answered_means",
+    "ask_step",
+    "corpus_texts",
+    "fenced",
+    "step_sample",
+    "step_score",
+    "step_task",
+    "text_of",
+    "text_sample",
+]
+
 TRIES = 3  # the first ask and two re-asks, as for the judges
 ANSWER = "answer"  # sample metadata: what the solver got, for the scorer
 _REFUSED = "refused"  # sample metadata: why the question was not sent at all

@@ -2,16 +2,17 @@
 learnt once per run.
 
 httpx follows up to 20 redirects a request, and the connection error a loop ends in is
-retried by the SDK and again by inspect, as any connection error is: a base URL that
-redirects to itself with a trailing slash and back was followed 2,079 times in 59 s for
-one guide writing before its run stopped (issue 37 saw 709 times in 227 s). So on each
-judge's HTTP client (`bound_redirects`: the SDK's httpx client, where inspect installs
-its own hooks too) a response hook keeps the run's redirects. One that leads back to a
-URL already redirected closes a loop, and one past `REDIRECTS_AT_MOST` in a row is too
-many: either stops the request there (`RedirectStop`) and every later request to a URL
-of those redirects before it is sent. Inspect's retries then cost their back-off, not
-requests, and the question ends with the loop named (`server_words.stopped_redirects`). The
-next run learns it again: the server behind the URL may have been fixed.
+retried by the SDK and again by inspect: a base URL that redirects to itself with a
+trailing slash and back was followed 2,079 times in 59 s for one guide writing (issue 37
+saw 709 times in 227 s). So the httpx client inspect's OpenAI providers hand their SDK
+(their public `http_client`; `bound_redirects`) follows `REDIRECTS_AT_MOST` at most (its
+`max_redirects`), and our hooks on it keep the run's redirects: one back into them
+closes a loop (stopped there, after 2 requests), one past the bound is named with its
+chain; either stops the request (`RedirectStop`) and every later request to those URLs
+before it is sent, so inspect's retries cost their back-off, not requests
+(`server_words.stopped_redirects` names the loop). The next run learns it again: the
+server may have been fixed. Other providers keep their client private: their redirects
+are httpx's.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from weakref import WeakSet
 from inspect_ai.model import Model
 
 from howtobench.judge.runs import this_run
+
+__all__ = ["REDIRECTS_AT_MOST", "RedirectStop", "bound_redirects"]
 
 REDIRECTS_AT_MOST = 3  # a gateway's http -> https, a trailing slash: real ones are short
 
@@ -37,13 +40,14 @@ class RedirectStop(Exception):
 
 
 def bound_redirects(model: Model) -> None:
-    """Hook `model`'s HTTP client so that its redirects are bounded and learnt (once per
-    client). A provider without an httpx client of the SDK's is left as it is."""
-    client = getattr(getattr(model.api, "client", None), "_client", None)
+    """Bound `model`'s redirects and hook its HTTP client so that they are learnt (once
+    per client). A provider that shows no httpx client is left as it is."""
+    client = getattr(model.api, "http_client", None)
     hooks = getattr(client, "event_hooks", None)
     if client is None or not isinstance(hooks, dict) or client in _BOUNDED:
         return
     _BOUNDED.add(client)
+    client.max_redirects = REDIRECTS_AT_MOST
     hooks.setdefault("request", []).append(_refuse_a_stopped_url)
     hooks.setdefault("response", []).append(_follow)
 
@@ -56,7 +60,8 @@ async def _refuse_a_stopped_url(request: Any) -> None:
 
 async def _follow(response: Any) -> None:
     """Note where a redirect leads; stop, naming the redirects from where they were
-    entered, when it leads back into them or is one too many."""
+    entered, when it leads back into them, or when it is one too many (httpx would
+    refuse to follow it: named and learnt here instead)."""
     location = response.headers.get("location")
     if not response.is_redirect or not location:
         return

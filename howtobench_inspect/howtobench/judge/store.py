@@ -9,9 +9,8 @@ failed, and none that succeeded.
 
 It lives beside inspect's cache (`$INSPECT_CACHE_DIR/howtobench/`, or inspect's default
 cache folder), one small JSON file per question, written atomically, so that several
-processes can share it. Its `locks/` folder lets concurrent processes ask each question
-once (`howtobench.judge.question_locks`, which takes a cross-process lock only while
-another process uses the store).
+processes can share it. Its `locks/` folder, one lock file per question asked, lets
+concurrent processes ask each question once (`howtobench.judge.question_locks`).
 
 A write is one `open`, `write`, `close` and `rename` of plain bytes: its folder is made
 only when that open finds it missing, and the temporary file is named by the process and

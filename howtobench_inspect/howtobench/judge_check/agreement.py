@@ -23,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from howtobench.studies.correlation import MIN_PAIRS, correlate
-from howtobench.studies.logs import WRITING, Samples, StudyError, as_samples, per_writing
+from howtobench.studies.log_files import StudyError
+from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing
 from howtobench.studies.runs import first_few
 from howtobench.vocabulary.rounding import rounded
 

@@ -30,24 +30,25 @@ from typing import TypeVar
 import anyio
 from inspect_ai import Task, eval_async
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from inspect_ai.model import Model, compute_model_cost
+from inspect_ai.model import Model
+from inspect_ai.util import display_type
 
-from howtobench._inspect import endpoint, init_display_type
+from howtobench._inspect import endpoint
 from howtobench.commandline.constants import DEFAULT_LIMIT, DEFAULT_TASKS
+from howtobench.commandline.extras import check_extra
 from howtobench.construct.runs import BuildIncomplete
 from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMIT
+from howtobench.judge.prices import load_prices
 from howtobench.judge.unread import CONTEXT_SETTINGS
 from howtobench.judge_check.agreement import agree, read_reference
 from howtobench.judge_check.probes import Probe, probe
-from howtobench.judge_check.quality import measure, quality_tasks
+from howtobench.judge_check.quality import measure
 from howtobench.judge_check.report import Report
 from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
-from howtobench.judge_check.writings import build_tasks, default_replay, present_tasks
-from howtobench.studies.token_costs import load_prices
+from howtobench.judge_check.writings import check_tasks, default_replay, present_tasks
 from howtobench.vocabulary.errors import UserError
-from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.vocabulary.words import replay_model
 
 __all__ = ["JudgeCannotServe", "judge_check"]
@@ -80,15 +81,17 @@ def judge_check(
 ) -> Report:
     """Check the judge: probes, then a small ToW eval, then the log's summary.
 
-    Every input is checked before the first request (bad input is a `UserError` or,
-    for the prices file, a `StudyError`). The eval runs with `INSPECT_CACHE_DIR` set to
-    a new empty folder, so no reply store answers for the judge; its logs go to
-    `log_dir`, or to a temporary folder removed afterwards. With `quality` the eval
+    Every input is checked before the first request (bad input is a `UserError`; for
+    `against`, which needs the studies extra for its p-values, a `StudyError`). The eval
+    runs with `INSPECT_CACHE_DIR` set to a new empty folder, so no reply store answers
+    for the judge; its logs go to `log_dir`, or to a temporary folder removed afterwards. With `quality` the eval
     also judges damaged copies and a retest (`judge_check.quality`), and the report
     carries the quality verdict; with `against` (a reference judge's logs) it carries
     the agreement with that judge (`judge_check.agreement`). `weights` is the tasks'
     `-T weights=`: `uniform` or a plan file checks a judge whose negotiator is not asked.
     """
+    if against:  # the agreement's p-values
+        check_extra("studies", "--against")
     if limit < 1:
         raise UserError(f"--limit {limit}: give how many writings per task, 1 or more")
     if max_connections < 1:
@@ -104,9 +107,10 @@ def judge_check(
     run = present_tasks(dataset, tasks)
     writer = replay or default_replay(dataset, run)
     reference = read_reference(against, writer, run) if against else None
-    evaluated = _tasks(quality, dataset, writer, run, weights)
+    evaluated = check_tasks(dataset, writer, run, weights, quality)
     model = spec.model()
     report = Report(str(model), endpoint(model), dataset, writer, run, limit)
+    _no_display()
     say = progress or (lambda text: None)
     say(f"probing {report.judge} at {report.endpoint or 'its default endpoint'} ...")
     if asyncio.run(_within(deadline, probe(model, report.probes))) is None:
@@ -146,25 +150,11 @@ def judge_check(
         report.stopped = _outage_line(report, summary.outage)
     if rates is not None and prices is not None:
         if report.judge in rates:
-            chosen = rates[report.judge]
-            cost = compute_model_cost(
-                chosen.batch if summary.batched else chosen.standard, summary.usage
-            )
+            cost = rates[report.judge].cost(summary.usage, summary.batched)
             report.dollars_per_writing = cost / max(summary.writings, 1)
         else:
             report.price_note = f"no price for {report.judge} in {prices}"
     return report
-
-
-def _tasks(quality: bool, dataset: str, writer: str, run: list[str], weights: str) -> list[Task]:
-    """The check's tasks (with damaged copies and a retest for `--quality`); a `weights`
-    the tasks refuse is said as the check's option."""
-    try:
-        return (quality_tasks if quality else build_tasks)(dataset, writer, run, weights=weights)
-    except ParameterError as error:
-        if error.name != "weights":
-            raise
-        raise UserError(f"--weights: {str(error).removeprefix('-T weights: ')}") from None
 
 
 async def _within(deadline: float, work: Awaitable[T]) -> T | None:
@@ -177,10 +167,8 @@ async def _within(deadline: float, work: Awaitable[T]) -> T | None:
 async def _evaluate(
     tasks: list[Task], writer: str, judge: Model, limit: int, folder: str, connections: int
 ) -> list[EvalLog]:
-    """The check's eval, in the event loop that bounds its time (`_within`). inspect's
-    async entry point shows its plain display unless one is set: the check shows none,
-    for the whole process (stdout carries the report, or its JSON)."""
-    init_display_type("none")
+    """The check's eval, in the event loop that bounds its time (`_within`), with no
+    display (`_no_display`)."""
     return await eval_async(
         tasks,
         model=replay_model(writer),
@@ -189,6 +177,16 @@ async def _evaluate(
         log_dir=folder,
         max_connections=connections,
     )
+
+
+def _no_display() -> None:
+    """No inspect display for the rest of the process: stdout carries the report, or
+    its JSON. inspect reads `INSPECT_DISPLAY` once, at its first look at the display (a
+    model call looks, so before the probes), and `eval_async()` shows its plain display
+    unless a display is set by then. A display an earlier eval of the process chose (a
+    notebook's) is kept."""
+    with _environment("INSPECT_DISPLAY", "none"):
+        display_type()
 
 
 def _cut_prompts(probes: Sequence[Probe]) -> str | None:
@@ -227,7 +225,7 @@ def _ran_out(limit: float, when: str) -> str:
 
 @contextlib.contextmanager
 def _environment(name: str, value: str) -> Iterator[None]:
-    """`name=value` for the eval alone: the caller's environment is as it was after."""
+    """`name=value` inside the block: the caller's environment is as it was after."""
     before = os.environ.get(name)
     os.environ[name] = value
     try:

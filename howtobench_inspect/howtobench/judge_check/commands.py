@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from howtobench.commandline.commands import add_command, add_prices, names
 from howtobench.commandline.constants import DEFAULT_LIMIT, DEFAULT_TASKS
 from howtobench.judge.defaults import DEFAULT_MAX_CONNECTIONS, DEFAULT_TIME_LIMIT
+from howtobench.writing.damages import LOWERING
 
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
@@ -63,8 +64,9 @@ def add_judge_check_command(commands: Commands) -> None:
     p.add_argument(
         "--quality",
         action="store_true",
-        help="also judge damaged copies (drop, repeat, shuffle) and a retest of the "
-        "writings: does the judge see each damage? (about 5 times the calls; docs/judges.md)",
+        help=f"also judge damaged copies ({', '.join(LOWERING)}) and a retest of the writings: "
+        "does the judge see each damage? (each writing judged twice and once per damage; "
+        "docs/judges.md)",
     )
     p.add_argument(
         "--weights",
@@ -100,8 +102,7 @@ def add_judge_check_command(commands: Commands) -> None:
         f"(default {DEFAULT_TIME_LIMIT:g})",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    # the check reads its logs through the studies (correlations, token costs)
-    p.set_defaults(run=run_judge_check, extra="studies")
+    p.set_defaults(run=run_judge_check)  # the core install's (`--against` checks its extra)
 
 
 def run_judge_check(args: argparse.Namespace) -> None:

@@ -2,41 +2,21 @@
 
 A judge that answers valid JSON with random scores passes the usability check. Without
 human labels, the one thing known about a writing's quality is that damaging it makes it
-worse. The check judges each sampled writing, a copy of it under each damage
-(`DAMAGES`: the tasks' own `perturb=`, seeded), and the original once more as a second
-epoch (`RETEST_EPOCHS`): the epoch is part of every question's scope in the reply store
-(`judge.sampling.judge_scope`), so the store cannot answer the retest and the judge is
-asked again at its own temperature. The negotiated weights are one answer per
-instruction and are not asked again (`reuse_weights`, as in a real run).
+worse. So the check judges each sampled writing, a copy of it under each damage a good
+judge scores lower (`writing.damages.LOWERING`), and the original again as a second
+epoch, which the judge is asked anew (`writings.check_tasks`). The paper's transfer into
+another genre needs a rewriting model and is left to the robustness study.
 
-The damages are the paper's first two (section 6.2, Table 7: ToW with GPT-4o scores a
-writing 0.36 lower when up to 3 paragraphs or sentences are dropped, 0.49 when up to 3
-are repeated) and `shuffle`, the sentences of each paragraph put in another order. Drop
-shortens a writing and repeat is caught by spotting a repeated sentence, so a judge that
-reads length and punishes repetition sees both without reading anything else; shuffle
-keeps every character, and only a judge that follows the line of thought sees it. The
-paper's third damage, transfer into another genre, needs a rewriting model and is left
-to the robustness study.
+From the logs alone (`measure`), each copy is paired with its original on what the judge
+decided (`judged.compare`: the rule-scored `formatting` leaf held, its change apart):
+per damage, the share of pairs the original won (a tie counts half) with its 95% Wilson
+interval, and the mean change of the nodes beside the paper's (`Damage.paper`); pooled
+too, for reading only (a writing's copies are not independent pairs); and the retest,
+the mean absolute difference of `overall` between the two judgings of each original.
 
-What it reports, from the logs alone (`measure`), pairing each damaged copy with its
-original (`judged.compare`: on what the judge decided, the rule-scored `formatting` leaf
-held at the original's score and its own change shown apart):
-
-- discrimination per damage: the share of (writing, damaged copy) pairs in which the
-  original got the higher `overall`, a tie counting half, with a 95% Wilson score
-  interval (z from `statistics.NormalDist`); pooled over the damages too, for reading
-  only (the two copies of a writing are not independent pairs);
-- the mean change of `overall`, `content`, `format`, `impression` and of each rule leaf
-  (damaged minus original) beside the paper's GPT-4o figures (`PAPER_GPT4O`, which
-  include the rule);
-- the retest: the mean absolute difference of `overall` between the two judgings of
-  each original, and the SD of one judging (`sqrt(mean(d^2) / 2)`, d the difference).
-
-The rule (`RULE`), for each damage on its own, since a pool hides a damage at chance:
-its discrimination's interval lies above 0.5, and the retest's mean absolute difference
-is smaller than its mean effect (minus its mean change of `overall`). A damage without a
-scored pair, or a check without a retest, is "not known", which is no pass. A copy the
-damage left unchanged (a text of one sentence) is not a pair and is counted apart.
+The rule (`RULE`) holds for each damage on its own, since a pool hides a damage at
+chance. A damage without a scored pair, or a check without a retest, is "not known",
+which is no pass; a copy the damage left unchanged is not a pair and is counted apart.
 """
 
 from __future__ import annotations
@@ -45,9 +25,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist, fmean
-from typing import Literal
+from typing import Literal, get_args
 
-from inspect_ai import Task, task_with
 from inspect_ai.log import EvalLog
 
 from howtobench.judge_check.judged import (
@@ -59,19 +38,14 @@ from howtobench.judge_check.judged import (
     why_unscored,
 )
 from howtobench.judge_check.text import many
-from howtobench.judge_check.writings import build_tasks
+from howtobench.judge_check.writings import RETEST_EPOCHS
 from howtobench.vocabulary.metadata import TaskKey
 from howtobench.vocabulary.rounding import rounded
+from howtobench.writing.damages import LOWERING
 
-DAMAGES: tuple[str, ...] = ("drop", "repeat", "shuffle")
-SEED = 0  # the tasks' `perturb_seed`: the same copies on every check
-RETEST_EPOCHS = 2  # the originals' epochs: the first is compared, the second is the retest
+__all__ = ["CONFIDENCE", "RULE", "Discrimination", "Quality", "measure", "wilson"]
+
 CONFIDENCE = 0.95
-# Table 7 of the paper, ToW with GPT-4o: mean change, damaged minus initial writing
-PAPER_GPT4O: dict[str, dict[str, float]] = {
-    "drop": {"overall": -0.36, "content": -0.34, "format": -0.58, "impression": -0.24},
-    "repeat": {"overall": -0.49, "content": -0.48, "format": -0.81, "impression": -0.30},
-}
 RULE = (
     "for each damage: its discrimination's 95% Wilson interval lies above 0.5, and the "
     "retest's mean absolute difference of overall is smaller than its mean effect on it; "
@@ -80,26 +54,11 @@ RULE = (
 _TIE = 1e-9  # score values are rounded (howtobench.vocabulary.rounding): closer than this is a tie
 
 
-def quality_tasks(dataset: str, writer: str, tasks: Sequence[str], **parameters: str) -> list[Task]:
-    """Per task, its originals in `RETEST_EPOCHS` epochs and then a copy per damage: the
-    tasks run one after the other, so a check that runs out of time has whole pairs.
-    `parameters` are the tasks' own (`weights=`)."""
-    originals = [
-        task_with(t, epochs=RETEST_EPOCHS)
-        for t in build_tasks(dataset, writer, tasks, **parameters)
-    ]
-    damaged = [
-        build_tasks(dataset, writer, tasks, perturb=damage, perturb_seed=SEED, **parameters)
-        for damage in DAMAGES
-    ]
-    return [each for group in zip(originals, *damaged, strict=True) for each in group]
-
-
 @dataclass(frozen=True)
 class Discrimination:
     """How often the original beat its damaged copies under one damage (or pooled)."""
 
-    damage: str  # drop, repeat, shuffle, or "pooled"
+    damage: str  # its name (`LOWERING`), or "pooled"
     comparisons: list[Comparison]  # the scored pairs
     unchanged: int = 0  # copies the damage left as they were: not pairs
     unscored: int = 0  # changed copies without a usable verdict on every leaf, either side
@@ -151,13 +110,24 @@ class Discrimination:
 class Retest:
     """The originals judged twice: how far apart the two scores of `overall` are."""
 
-    writings: int
-    mean_abs_difference: float | None
-    sd: float | None  # of one judging: sqrt(mean(d^2) / 2)
+    differences: list[float]  # of overall, second judging minus first, one per original
+
+    @property
+    def writings(self) -> int:
+        return len(self.differences)
+
+    @property
+    def mean_abs_difference(self) -> float | None:
+        return rounded(fmean(map(abs, self.differences))) if self.differences else None
+
+    @property
+    def sd(self) -> float | None:
+        """Of one judging: sqrt(mean(d^2) / 2)."""
+        d = self.differences
+        return rounded(math.sqrt(fmean(x * x for x in d) / 2)) if d else None
 
 
 State = Literal["sees", "fails", "not known"]
-RULING_STATES: tuple[State, ...] = ("sees", "fails", "not known")
 
 
 @dataclass(frozen=True)
@@ -231,27 +201,20 @@ class Quality:
     @property
     def verdict(self) -> str:
         """One line: the verdict, damage by damage, and how the pairs were weighted."""
-        rulings = self.rulings
-        by = {state: [r for r in rulings if r.state == state] for state in RULING_STATES}
+        by = {state: [r for r in self.rulings if r.state == state] for state in get_args(State)}
+        failed, unknown = by["fails"], [f"{r.damage} ({r.reasons[0]})" for r in by["not known"]]
         seen = [_said(r) for r in by["sees"]]
-        if by["fails"]:
-            line = f"quality: does not see {_names(by['fails'])}: " + "; ".join(
-                _said(r) for r in by["fails"]
-            )
-            if by["not known"]:
-                line += "; not known for " + "; ".join(
-                    f"{r.damage} ({r.reasons[0]})" for r in by["not known"]
-                )
+        if unknown and not failed and not self.pooled.pairs:
+            line = f"quality: not known, nothing was measured: {by['not known'][0].reasons[0]}"
+        elif failed or unknown:
+            parts = []
+            if failed:
+                parts.append(f"does not see {_names(failed)}: " + "; ".join(map(_said, failed)))
+            if unknown:
+                parts.append(f"not known for {'; '.join(unknown)}")
             if seen:
-                line += f"; sees {', '.join(seen)}"
-        elif by["not known"]:
-            if not self.pooled.pairs:
-                line = f"quality: not known, nothing was measured: {by['not known'][0].reasons[0]}"
-            else:
-                line = "quality: not known: " + "; ".join(
-                    f"{r.damage}: {r.reasons[0]}" for r in by["not known"]
-                )
-                line += f"; sees {', '.join(seen)}" if seen else ""
+                parts.append(f"sees {', '.join(seen)}")
+            line = "quality: " + "; ".join(parts)
         else:
             smallest = min(d.effect or 0 for d in self.damages)
             line = (
@@ -290,68 +253,38 @@ def wilson(share: float, n: int, confidence: float = CONFIDENCE) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def pairs_for_width(half_width: float, share: float = 0.5, confidence: float = CONFIDENCE) -> int:
-    """The fewest pairs whose Wilson interval around `share` is at most ±`half_width`."""
-    n = 1
-    while True:
-        low, high = wilson(share, n, confidence)
-        if (high - low) / 2 <= half_width:
-            return n
-        n += 1
-
-
 def measure(logs: Sequence[EvalLog]) -> Quality:
     """The quality verdict from the check's logs (the originals' and the copies'), read
     with their samples."""
     found = judgings(logs)
     originals = {(j.task, j.id, j.epoch): j for j in found if j.damage is None}
+    uniform: set[tuple[str, str]] = set()  # the instructions read with equal weights
+
+    def compared(first: Judging | None, second: Judging) -> Comparison | None:
+        comparison = None if first is None else compare(first, second)
+        if comparison is not None and comparison.uniform:
+            uniform.add(second.instruction)
+        return comparison
+
     damages = []
-    uniform: set[tuple[str, str]] = set()
-    for damage in DAMAGES:
+    for damage in LOWERING:
         copies = [j for j in found if j.damage == damage]
-        compared, unchanged, unscored = [], 0, 0
-        for copy in copies:
-            original = originals.get((copy.task, copy.id, copy.epoch))
-            if not copy.changed:
-                unchanged += 1
-            elif original is None or (comparison := compare(original, copy)) is None:
-                unscored += 1
-            else:
-                compared.append(comparison)
-                if comparison.uniform:
-                    uniform.add(copy.instruction)
-        damages.append(Discrimination(damage, compared, unchanged, unscored))
-    retest = _retest(originals)
-    uniform |= retest[1]
+        pairs = [compared(originals.get((c.task, c.id, c.epoch)), c) for c in copies if c.changed]
+        scored = [p for p in pairs if p is not None]
+        damages.append(
+            Discrimination(damage, scored, len(copies) - len(pairs), len(pairs) - len(scored))
+        )
+    retests = [
+        compared(first, second)
+        for (task, sample, epoch), first in originals.items()
+        if epoch == 1 and (second := originals.get((task, sample, RETEST_EPOCHS)))
+    ]
     weights = {str((log.eval.metadata or {}).get(TaskKey.WEIGHTS, "negotiated")) for log in logs}
     return Quality(
         damages,
-        retest[0],
+        Retest([c.changes["overall"] for c in retests if c is not None]),
         weights=", ".join(sorted(weights)) or "negotiated",
         instructions=len({j.instruction for j in found}),
         uniform_instructions=len(uniform),
         why_unscored=why_unscored(found) if found else "no writing was judged",
-    )
-
-
-def _retest(originals: dict[tuple[str, str, int], Judging]) -> tuple[Retest, set[tuple[str, str]]]:
-    """The originals' first epoch against their second, and the instructions read with
-    equal weights."""
-    differences, uniform = [], set()
-    for (task, sample, epoch), first in originals.items():
-        second = originals.get((task, sample, RETEST_EPOCHS))
-        if epoch != 1 or second is None or (comparison := compare(first, second)) is None:
-            continue
-        differences.append(comparison.changes["overall"])
-        if comparison.uniform:
-            uniform.add(first.instruction)
-    if not differences:
-        return Retest(0, None, None), uniform
-    return (
-        Retest(
-            len(differences),
-            rounded(fmean(abs(d) for d in differences)),
-            rounded(math.sqrt(fmean(d * d for d in differences) / 2)),
-        ),
-        uniform,
     )

@@ -7,27 +7,20 @@ import textwrap
 from typing import Any
 
 from howtobench.judge_check.judged import NODES, RULE_LEAVES
-from howtobench.judge_check.quality import (
-    CONFIDENCE,
-    PAPER_GPT4O,
-    RETEST_EPOCHS,
-    RULE,
-    SEED,
-    Discrimination,
-    Quality,
-)
+from howtobench.judge_check.quality import CONFIDENCE, RULE, Discrimination, Quality
 from howtobench.judge_check.text import WIDTH
+from howtobench.judge_check.writings import RETEST_EPOCHS, SEED
 from howtobench.vocabulary.rounding import rounded
+from howtobench.writing.damages import DAMAGES, NAMED
 
+__all__ = ["COLUMNS", "MEASURED_ON", "quality_json", "render_quality"]
+
+PAPER_GPT4O = {d.name: d.paper for d in DAMAGES if d.paper is not None}  # `Damage.paper`
 COLUMNS: tuple[str, ...] = (*NODES, *RULE_LEAVES)
 MEASURED_ON = (
     f"what the judge decided (the rule leaf {', '.join(RULE_LEAVES)} held at the original's "
     "score, its change shown apart)"
 )
-
-
-def _share(d: Discrimination) -> str:
-    return "-" if d.share is None else f"{d.share:.2f}"
 
 
 def _interval(d: Discrimination) -> str:
@@ -52,13 +45,13 @@ def render_quality(quality: Quality) -> list[str]:
     for d in [*quality.damages, quality.pooled]:
         changes = d.changes
         lines.append(
-            f"{d.damage:<8}{d.pairs:>6}{_share(d):>14}{_interval(d):>12}"
+            f"{d.damage:<8}{d.pairs:>6}{_number(d.share):>14}{_interval(d):>12}"
             + "".join(f"{_number(changes.get(column), sign=True):>12}" for column in COLUMNS)
         )
-        if d.damage in PAPER_GPT4O:
+        if paper := PAPER_GPT4O.get(d.damage):
             lines.append(
                 f"{'  paper, GPT-4o (Table 7, rule included)':<40}"
-                + "".join(f"{PAPER_GPT4O[d.damage][node]:>+12.2f}" for node in NODES)
+                + "".join(f"{paper[node]:>+12.2f}" for node in NODES)
             )
     if any(d.unchanged or d.unscored for d in quality.damages):
         lines.append(
@@ -95,7 +88,7 @@ def _discrimination(d: Discrimination) -> dict[str, Any]:
         "effect": d.effect,
         "unchanged_copies": d.unchanged,
         "unscored_pairs": d.unscored,
-        **({"paper_gpt4o": PAPER_GPT4O[d.damage]} if d.damage in PAPER_GPT4O else {}),
+        **({"paper_gpt4o": dict(paper)} if (paper := PAPER_GPT4O.get(d.damage)) else {}),
     }
 
 
@@ -108,6 +101,7 @@ def quality_json(quality: Quality) -> dict[str, Any]:
         "perturbations": {
             d.damage: {
                 **_discrimination(d),
+                "tell": NAMED[d.damage].tell,
                 "verdict": rulings[d.damage].state,
                 "reasons": rulings[d.damage].reasons,
             }

@@ -29,9 +29,9 @@ from inspect_ai.event import ModelEvent, SpanBeginEvent
 from inspect_ai.log import EvalLog, EvalSample
 from inspect_ai.model import ModelUsage
 
+from howtobench.judge.prices import batched_roles
 from howtobench.judge_check.role import ROLE
 from howtobench.judge_check.text import one_line
-from howtobench.studies.token_costs import batched_roles
 from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.vocabulary.metadata import ScoreKey, TaskKey
 from howtobench.vocabulary.words import replayed_writer

@@ -1,19 +1,28 @@
 """What the check's eval runs on: writings stored in the data, replayed by a replay model
-(`replay/<writer>`), so that no writer is called and every call is the judge's."""
+(`replay/<writer>`), so that no writer is called and every call is the judge's; with
+`--quality`, each original twice and a copy of it under each damage (`check_tasks`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from inspect_ai import Task
+from inspect_ai import Task, task_with
 
 from howtobench.dataset import DataSource, open_source
 from howtobench.tasks import completion, guide, open_writing
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.vocabulary.words import TASKS
+from howtobench.writing.damages import LOWERING
 
-__all__ = ["build_tasks", "default_replay", "present_tasks"]
+__all__ = ["RETEST_EPOCHS", "SEED", "build_tasks", "check_tasks", "default_replay", "present_tasks"]
+
+SEED = 0  # the `--quality` copies' `perturb_seed`: the same copies on every check
+# The originals' epochs with `--quality`: the first is compared, the second is the retest,
+# asked anew at the judge's temperature (the epoch is in each question's scope in the reply
+# store, `judge.sampling.judge_scope`); the weights are not (`reuse_weights`).
+RETEST_EPOCHS = 2
 
 _BUILDERS = {"completion": completion, "guide": guide, "open": open_writing}
 _NO_STORED_WRITINGS = (
@@ -71,3 +80,25 @@ def build_tasks(dataset: str, replay: str, tasks: Sequence[str], **parameters: A
     for task in tasks:
         source.generations_for(task, replay, source.records(task))
     return [_BUILDERS[task](dataset=dataset, **parameters) for task in tasks]
+
+
+def check_tasks(
+    dataset: str, replay: str, tasks: Sequence[str], weights: str, quality: bool
+) -> list[Task]:
+    """The check's tasks; with `quality`, per task its originals in `RETEST_EPOCHS` epochs
+    and then a copy per damage, one task after the other, so that a check that runs out
+    of time has whole pairs. A `weights` the tasks refuse is said as the check's option."""
+    try:
+        originals = build_tasks(dataset, replay, tasks, weights=weights)
+        damaged = [
+            build_tasks(dataset, replay, tasks, perturb=d, perturb_seed=SEED, weights=weights)
+            for d in (LOWERING if quality else ())
+        ]
+    except ParameterError as error:
+        if error.name != "weights":
+            raise
+        raise UserError(f"--weights: {str(error).removeprefix('-T weights: ')}") from None
+    if not quality:
+        return originals
+    originals = [task_with(t, epochs=RETEST_EPOCHS) for t in originals]
+    return [each for group in zip(originals, *damaged, strict=True) for each in group]

@@ -4,9 +4,9 @@
 then waits forever: with 0 connections no call can start, and `--max-samples` defaults
 to `--max-connections`, so not even a replay run with overlap scorers moves. A negative
 `--max-retries`, or a `--timeout` of 0, is taken as silently. While inspect builds the
-tasks, the eval's generation settings are active (`howtobench._inspect`), so a task can
-refuse them in one line (a `UserError`, printed without a traceback) before anything
-runs.
+tasks, the eval's generation settings are known (the evaluated model's config:
+`howtobench._inspect.eval_config`), so a task can refuse them in one line (a
+`UserError`, printed without a traceback) before anything runs.
 
 `--max-samples` is not among those settings in inspect-ai 0.3.285 (it belongs to the
 eval's own config, which is made after the tasks are built), so a task cannot see it:
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from inspect_ai.model import GenerateConfig
 
-from howtobench._inspect import active_generate_config
+from howtobench._inspect import eval_config
 from howtobench.vocabulary.errors import UserError
 
 __all__ = ["BOUNDS", "check_run_options"]
@@ -32,13 +32,14 @@ BOUNDS = {
 
 
 def check_run_options(config: GenerateConfig | None = None) -> None:
-    """Refuse counts and timeouts out of range in `config`, by default the eval's active
-    one (unset values are inspect's defaults, and fine).
+    """Refuse counts and timeouts out of range in `config`, by default the eval's
+    (unset values are inspect's defaults, and fine).
 
-    Built from Python before `eval()`, no eval's settings are active yet and nothing is
-    checked; `howtobench build` checks its own options when they are parsed.
+    Built from Python before `eval()`, or with a `Model` object as the eval's model, the
+    eval's settings are not known and nothing is checked; `howtobench build` checks its
+    own options when they are parsed.
     """
-    found = config if config is not None else active_generate_config()
+    found = config if config is not None else eval_config()
     for option, (field, lowest) in BOUNDS.items():
         value = getattr(found, field)
         if value is not None and value < lowest:

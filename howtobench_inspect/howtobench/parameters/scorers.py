@@ -1,5 +1,6 @@
 """Scorer selection by name, for the `scorers=` task parameter, with the judge options
-each scorer takes.
+each scorer takes; every task ends its scorers with `writing_state`, whose metrics count
+the writings by state (`howtobench.writing.summary`).
 
 Every option reaches exactly the scorers that use it, through an explicit builder per
 scorer; an option that none of the chosen scorers takes is refused rather than dropped
@@ -20,6 +21,7 @@ from howtobench.baselines.rubric import rubric
 from howtobench.tree.scorer import tree_of_writing
 from howtobench.tree.writing_score import DEFAULT_FORMATTING
 from howtobench.vocabulary.parameter_values import ParameterError
+from howtobench.writing.summary import writing_state
 
 __all__ = [
     "DEFAULT_SCORERS",
@@ -109,13 +111,14 @@ def check_taken(names: tuple[str, ...], options: ScorerOptions) -> None:
 
 
 def build_scorers(names: tuple[str, ...], options: ScorerOptions) -> list[Scorer]:
-    """The named scorers, each given the options it takes."""
+    """The named scorers, each given the options it takes, then `writing_state` (last, so
+    that the first named is the results' headline)."""
     check_taken(names, options)
     scorers = []
     for name in names:
         factory, takes = SCORERS[name]
         scorers.append(factory(**{kw: _value(getattr(options, o)) for o, kw in takes.items()}))
-    return scorers
+    return [*scorers, writing_state()]
 
 
 def _value(option: object) -> object:

@@ -123,11 +123,11 @@ class WorkerFile:
 
 def unit_of(header: Any) -> Unit:
     """The unit a log header belongs to (inspect's identifier, and the range it ran)."""
-    from howtobench._inspect import task_identifier
+    from inspect_ai import task_identifier
 
     limit = header.eval.config.limit
     span = (int(limit[0]), int(limit[1])) if isinstance(limit, (list, tuple)) else None
-    return Unit(task_identifier(header), span)
+    return Unit(task_identifier(header, None), span)
 
 
 @dataclass

@@ -81,7 +81,7 @@ class Unfinished:
 def read_runs(paths: Sequence[str]) -> list[Run]:
     """The runs the logs hold, from their headers. Raises a `StudyError` for a path that is
     no log or holds none (status 2 from the command, as for the studies)."""
-    from howtobench.studies.logs import log_files, runs
+    from howtobench.studies.log_files import log_files, runs
 
     return runs(log_files(paths))
 
@@ -107,7 +107,7 @@ def stop_reason(message: str) -> str:
 def stopped_runs(log_dir: str) -> list[str]:
     """A line per run in `log_dir` that did not finish, with its reason; none where the
     folder holds no log."""
-    from howtobench.studies.logs import StudyError
+    from howtobench.studies.log_files import StudyError
 
     try:
         return [each.line() for each in unfinished(read_runs([log_dir]))]

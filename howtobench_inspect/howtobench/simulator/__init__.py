@@ -14,9 +14,9 @@ howtobench.simulator`), `process` (the server as a child process) and `embedded`
 from howtobench.simulator.billing import Segment, Usage, tokens
 from howtobench.simulator.command import main
 from howtobench.simulator.faults import FAULTS, Faults
-from howtobench.simulator.profiles import PROFILES, Profile, get_profile
+from howtobench.simulator.profiles import PROFILES, get_profile
 from howtobench.simulator.protocol import Asked, asked_dimensions, asked_ids, classify
-from howtobench.simulator.refusals import Refusal
+from howtobench.simulator.refusals import Profile, Refusal
 from howtobench.simulator.replies import (
     out_of_range_reply,
     simulated_score,

@@ -20,8 +20,8 @@ from typing import Any
 
 from howtobench.simulator.billing import CHARS_PER_TOKEN, PromptCache, Usage, tokens, written_out
 from howtobench.simulator.faults import Faults
-from howtobench.simulator.profiles import Profile
 from howtobench.simulator.protocol import Asked, classify
+from howtobench.simulator.refusals import Profile
 from howtobench.simulator.replies import reply_text
 from howtobench.simulator.wire import Api, Conversation
 

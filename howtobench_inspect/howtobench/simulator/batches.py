@@ -4,9 +4,9 @@ Batch mode halves a judge's price on a real provider, but its failures differ fr
 direct call's: a batch may take hours, never end, or the endpoint may have no batch API
 at all. To test a judge in batch mode offline, the simulator speaks OpenAI's Files and
 Batch API (`openai_batches`) and Anthropic's Message Batches API (`anthropic_batches`).
-Each provider's module holds its routes and shapes; this one holds what they share: the
-batches, a batch path routed to its provider, the routes both have (list, show, cancel),
-and the running of a batch.
+Each provider's module holds its routes and shapes, and `routes` sends a batch path to
+its provider; this store is what they share, and imports neither: the batches and files,
+the routes both APIs have (list, show, cancel), and the running of a batch.
 
 Every request inside a batch is answered by the simulator's own answering code, exactly
 as the same request sent directly (script, faults, billing, counts by kind), in a thread
@@ -31,8 +31,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from howtobench.simulator import anthropic_batches, openai_batches
-from howtobench.simulator.wire import ANTHROPIC_PATH, Outcome
+from howtobench.simulator.wire import ANTHROPIC_PATH, OPENAI_PATH, Outcome
 
 __all__ = ["Batch", "Batches"]
 
@@ -53,13 +52,14 @@ class Batch:
     cancelled: float | None = None
     output_file: str | None = None  # OpenAI: the answers
     error_file: str | None = None  # OpenAI: the requests that failed
+    on_end: Callable[[Batches, Batch], None] | None = None  # under the lock (OpenAI: files)
 
 
 _Shown = Callable[["Batches", Batch], dict[str, Any]]  # a batch as its API shows it
 
 
 class Batches:
-    """Files and batches of both APIs; `route` answers a request on a batch path."""
+    """Files and batches of both APIs, and the batches' work (`start`)."""
 
     def __init__(
         self,
@@ -79,23 +79,6 @@ class Batches:
         self.lock = threading.Lock()
         self._batches: dict[str, Batch] = {}
         self._ids = itertools.count(1)
-
-    def route(self, method: str, path: str, content_type: str, data: bytes) -> Outcome | None:
-        """The answer on a batch path, or None when `path` is not one (a chat request)."""
-        parts = path.rstrip("/").split("/")[1:]  # "v1", ...
-        if parts[:3] == ["v1", "messages", "batches"]:
-            route, error = anthropic_batches.route, anthropic_batches.error
-        elif parts[:2] in (["v1", "files"], ["v1", "batches"]):
-            route, error = openai_batches.route, openai_batches.error
-        else:
-            return None
-        if not self.enabled():
-            return error(404, f"{path}: this server has no batch API")
-        try:
-            outcome = route(self, method, parts, content_type, data)
-        except (ValueError, KeyError, TypeError) as problem:
-            return error(400, f"bad batch request: {problem}")
-        return outcome or error(404, f"{method} {path}: no such batch route")
 
     def stats(self) -> dict[str, int]:
         with self.lock:
@@ -154,8 +137,9 @@ class Batches:
         batch_id: str,
         requests: list[tuple[str, dict[str, Any]]],
         input_file: str = "",
+        on_end: Callable[[Batches, Batch], None] | None = None,
     ) -> Batch:
-        batch = Batch(batch_id, api, requests, time.time(), input_file)
+        batch = Batch(batch_id, api, requests, time.time(), input_file, on_end=on_end)
         delay = self.delay()
         with self.lock:
             self._batches[batch_id] = batch
@@ -165,7 +149,7 @@ class Batches:
         return batch
 
     def _work(self, batch: Batch, delay: float) -> None:
-        path = ANTHROPIC_PATH if batch.api == "anthropic" else openai_batches.CHAT_PATH
+        path = ANTHROPIC_PATH if batch.api == "anthropic" else OPENAI_PATH
         slots = threading.BoundedSemaphore(_WORKERS)
 
         def answer(custom_id: str, body: dict[str, Any]) -> None:
@@ -190,6 +174,6 @@ class Batches:
         with self.lock:
             if batch.ended is not None:
                 return
-            if batch.api == "openai":
-                openai_batches.write_results(self, batch)
+            if batch.on_end is not None:
+                batch.on_end(self, batch)
             batch.ended = time.time()

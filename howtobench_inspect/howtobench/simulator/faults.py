@@ -14,8 +14,8 @@ import random
 from dataclasses import dataclass, fields, replace
 
 from howtobench.simulator.billing import tokens, written_out
-from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES, Profile
-from howtobench.simulator.refusals import check
+from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES
+from howtobench.simulator.refusals import Profile, check
 from howtobench.simulator.wire import Api, Conversation, Outcome
 
 __all__ = ["ERROR_OBJECT_MESSAGE", "FAULTS", "Faults", "instead_of_reply"]

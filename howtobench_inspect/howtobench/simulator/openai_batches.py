@@ -17,14 +17,12 @@ from email.parser import BytesParser
 from email.policy import HTTP
 from typing import TYPE_CHECKING, Any
 
-from howtobench.simulator.wire import Outcome, jsonl
+from howtobench.simulator.wire import OPENAI_PATH, Outcome, jsonl
 
 if TYPE_CHECKING:
     from howtobench.simulator.batches import Batch, Batches
 
-__all__ = ["CHAT_PATH", "error", "route", "write_results"]
-
-CHAT_PATH = "/v1/chat/completions"
+__all__ = ["error", "route"]
 
 
 def route(
@@ -50,7 +48,7 @@ def error(status: int, message: str) -> Outcome:
     return Outcome.of(status, {"error": {"message": message, "type": "invalid_request_error"}})
 
 
-def write_results(store: Batches, batch: Batch) -> None:
+def _write_results(store: Batches, batch: Batch) -> None:
     """The output file and the error file of a batch that ends (under the store's lock)."""
     answered = [(c, batch.results[c]) for c, _ in batch.requests if c in batch.results]
     for failed in (False, True):
@@ -100,16 +98,16 @@ def _create(store: Batches, body: dict[str, Any]) -> Outcome:
     file_id = body["input_file_id"]
     if file_id not in store.files:
         return error(404, f"no file {file_id}")
-    if body.get("endpoint") != CHAT_PATH:
+    if body.get("endpoint") != OPENAI_PATH:
         raise ValueError(
-            f"endpoint {body.get('endpoint')!r}: the simulator answers {CHAT_PATH} only"
+            f"endpoint {body.get('endpoint')!r}: the simulator answers {OPENAI_PATH} only"
         )
     lines = [json.loads(line) for line in store.files[file_id][1].splitlines() if line.strip()]
     for line in lines:
-        if line.get("url") != CHAT_PATH:
+        if line.get("url") != OPENAI_PATH:
             raise ValueError(f"request {line.get('custom_id')}: url {line.get('url')!r}")
     requests = [(line["custom_id"], line["body"]) for line in lines]
-    batch = store.start("openai", store.new_id("batch_sim"), requests, file_id)
+    batch = store.start("openai", store.new_id("batch_sim"), requests, file_id, _write_results)
     return Outcome.of(200, _shown(store, batch))
 
 
@@ -120,7 +118,7 @@ def _shown(store: Batches, batch: Batch) -> dict[str, Any]:
     return {
         "id": batch.id,
         "object": "batch",
-        "endpoint": CHAT_PATH,
+        "endpoint": OPENAI_PATH,
         "errors": None,
         "input_file_id": batch.input_file,
         "completion_window": "24h",

@@ -9,12 +9,12 @@ of their own. A profile writes those differences down, so that the simulator can
 that server and a test can show that the judge scores every writing the server would
 answer (`JudgeSimulator(profile="vllm")`, `python -m howtobench.simulator --profile vllm`).
 
-A profile is declarative: the refusals (`refusals.Refusal`: the status and the message the
-server really sends, in its own error body; `refusals.check` applies them), the context
-size in tokens (counted by the simulator's rule, `billing.tokens`: two characters a
-token), and the reply's shape (the reasoning field, extra fields, whether usage reports
-cached tokens). This module holds what a profile is and the table of them (`PROFILES`);
-`openai` is the simulator as it always was, and the default.
+A profile (`refusals.Profile`) is declarative: the refusals (`refusals.Refusal`: the status
+and the message the server really sends, in its own error body; `refusals.check` applies
+them), the context size in tokens (counted by the simulator's rule, `billing.tokens`: two
+characters a token), and the reply's shape (the reasoning field, extra fields, whether
+usage reports cached tokens). This module holds the table of them (`PROFILES`); `openai`
+is the simulator as it always was, and the default.
 
 What each server does, with the source it was read from (code as of the snapshots named;
 the table's messages are quoted from the code, numbers filled in by the simulator):
@@ -87,65 +87,12 @@ SGLang and vLLM are the template's message passed through their generic error ha
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
-from howtobench.simulator.refusals import ErrorShape, Refusal, error_body
+from howtobench.simulator.refusals import Profile, Refusal
 
-__all__ = ["DEFAULT_PROFILE", "PROFILES", "Profile", "get_profile"]
-
-
-@dataclass(frozen=True)
-class Profile:
-    """One server's behaviour towards a chat-completions request."""
-
-    name: str
-    server: str  # the server, and the version its behaviour was read from
-    error_shape: ErrorShape
-    context: int  # tokens, by the simulator's rule
-    context_error: Refusal | None  # None: the server truncates the prompt instead
-    max_tokens_error: Refusal | None = None  # prompt + max_tokens over the context
-    list_content: Refusal | None = None  # None: text parts are accepted
-    system_refusal: Refusal | None = None  # what a template without a system role sends
-    system_role: bool = True  # False: the model's chat template refuses a system role
-    zero_temperature: Refusal | None = None
-    several_choices: Refusal | None = None  # n > 1
-    max_stop: int | None = None  # the most stop sequences taken
-    stop_error: Refusal | None = None
-    # Where a thinking model's think text goes: a message field, "think-tags" (left in
-    # the content), or None (the model does not think)
-    reasoning: str | None = None
-    cached_tokens: bool = True  # usage has prompt_tokens_details.cached_tokens
-    keep: int = 4  # tokens a truncating server keeps from the start of the prompt
-    usage_read: bool = False  # a truncating server's usage counts the context it read
-    # usage counts only the prompt tokens past the prefix the server reused from an earlier
-    # prompt's cache (Ollama 0.30.x, ollama#16414, fixed by its PR 16428), without saying so
-    uncached_usage: bool = False
-    reply_extra: Mapping[str, Any] = field(default_factory=dict)  # top-level reply fields
-    choice_extra: Mapping[str, Any] = field(default_factory=dict)
-    message_extra: Mapping[str, Any] = field(default_factory=dict)
-
-    def refusals(self) -> dict[str, Refusal]:
-        """Every refusal this server can send, by the reason `refusals.check` names it
-        with (a key of `refusals.MEANT`); the system-role refusal too, which it sends when
-        it plays a template without a system role (`system_role=False`)."""
-        sent = {
-            "temperature": self.zero_temperature,
-            "n": self.several_choices,
-            "stop": self.stop_error,
-            "list_content": self.list_content,
-            "system_role": self.system_refusal,
-            "context": self.context_error,
-            "max_tokens": self.max_tokens_error,
-        }
-        return {reason: refusal for reason, refusal in sent.items() if refusal is not None}
-
-    def error_body(
-        self, status: int, message: str, refusal: Refusal | None = None, **extra: Any
-    ) -> dict[str, Any]:
-        """An error in this server's own body shape (a refusal's type and code in it)."""
-        return error_body(self.error_shape, status, message, refusal, extra)
+__all__ = ["DEFAULT_PROFILE", "PROFILES", "get_profile"]
 
 
 _TGI_CONTEXT = Refusal(

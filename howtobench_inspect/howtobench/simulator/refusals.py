@@ -1,21 +1,20 @@
 """What a profiled server refuses, and how it words and wraps the refusal.
 
-A profile (`profiles.py`, where the sources are) lists a server's refusals as data; this
-module applies them to a request. `check` finds the refusal a request meets, in the order
-a server meets them, and `error_body` wraps a message in each server's own error body.
-`MEANT` says what each refusal means, as the judge reads it.
+A profile (`Profile`) lists a server's refusals as data, with its context and its reply's
+shape; it is defined here, beside the refusals it is made of and the check that reads it,
+and the table of profiles (`profiles.py`, where the sources are) imports both. `check`
+finds the refusal a request meets, in the order a server meets them, and `error_body`
+wraps a message in the server's own error body. `MEANT` says what each refusal means, as
+the judge reads it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-if TYPE_CHECKING:
-    from howtobench.simulator.profiles import Profile
-
-__all__ = ["MEANT", "ErrorShape", "Refusal", "Refused", "check", "error_body"]
+__all__ = ["MEANT", "ErrorShape", "Profile", "Refusal", "Refused", "check"]
 
 ErrorShape = Literal[
     "openai", "vllm", "sglang", "llama-cpp", "llama-cpp-python", "ollama", "lmstudio", "tgi"
@@ -61,37 +60,83 @@ class Refused:
     body: dict[str, Any]
 
 
-def error_body(
-    shape: ErrorShape,
-    status: int,
-    message: str,
-    refusal: Refusal | None = None,
-    extra: Mapping[str, Any] | None = None,
-) -> dict[str, Any]:
-    """How each server wraps an error message (with a refusal's type, code and param
-    where its shape has them; sources in `profiles.py`)."""
-    kind, code, param = (refusal.type, refusal.code, refusal.param) if refusal else (None,) * 3
-    if shape == "openai":
-        if kind is None:  # a simulated fault, in the shape the simulator always sent
-            return {"error": {"message": message, "type": "simulated"}}
-        return {"error": {"message": message, "type": kind, "param": param, "code": code}}
-    if shape in ("vllm", "sglang"):
-        error_type = kind or ("BadRequestError" if status == 400 else "InternalServerError")
-        error = {"message": message, "type": error_type, "param": param, "code": status}
-        return {"error": error} if shape == "vllm" else {"object": "error", **error}
-    if shape == "llama-cpp":
-        error_type = kind or ("invalid_request_error" if status < 500 else "server_error")
-        return {"error": {"code": status, "message": message, "type": error_type, **(extra or {})}}
-    if shape == "llama-cpp-python":
-        error_type = kind or ("invalid_request_error" if status < 500 else "internal_server_error")
-        return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
-    if shape == "ollama":
-        error_type = {400: "invalid_request_error", 404: "not_found_error"}.get(status, "api_error")
-        return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
-    if shape == "lmstudio":
-        return {"error": message}
-    # tgi
-    return {"error": message, "error_type": kind or "validation"}
+@dataclass(frozen=True)
+class Profile:
+    """One server's behaviour towards a chat-completions request."""
+
+    name: str
+    server: str  # the server, and the version its behaviour was read from
+    error_shape: ErrorShape
+    context: int  # tokens, by the simulator's rule
+    context_error: Refusal | None  # None: the server truncates the prompt instead
+    max_tokens_error: Refusal | None = None  # prompt + max_tokens over the context
+    list_content: Refusal | None = None  # None: text parts are accepted
+    system_refusal: Refusal | None = None  # what a template without a system role sends
+    system_role: bool = True  # False: the model's chat template refuses a system role
+    zero_temperature: Refusal | None = None
+    several_choices: Refusal | None = None  # n > 1
+    max_stop: int | None = None  # the most stop sequences taken
+    stop_error: Refusal | None = None
+    # Where a thinking model's think text goes: a message field, "think-tags" (left in
+    # the content), or None (the model does not think)
+    reasoning: str | None = None
+    cached_tokens: bool = True  # usage has prompt_tokens_details.cached_tokens
+    keep: int = 4  # tokens a truncating server keeps from the start of the prompt
+    usage_read: bool = False  # a truncating server's usage counts the context it read
+    # usage counts only the prompt tokens past the prefix the server reused from an earlier
+    # prompt's cache (Ollama 0.30.x, ollama#16414, fixed by its PR 16428), without saying so
+    uncached_usage: bool = False
+    reply_extra: Mapping[str, Any] = field(default_factory=dict)  # top-level reply fields
+    choice_extra: Mapping[str, Any] = field(default_factory=dict)
+    message_extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def refusals(self) -> dict[str, Refusal]:
+        """Every refusal this server can send, by the reason `refusals.check` names it
+        with (a key of `refusals.MEANT`); the system-role refusal too, which it sends when
+        it plays a template without a system role (`system_role=False`)."""
+        sent = {
+            "temperature": self.zero_temperature,
+            "n": self.several_choices,
+            "stop": self.stop_error,
+            "list_content": self.list_content,
+            "system_role": self.system_refusal,
+            "context": self.context_error,
+            "max_tokens": self.max_tokens_error,
+        }
+        return {reason: refusal for reason, refusal in sent.items() if refusal is not None}
+
+    def error_body(
+        self, status: int, message: str, refusal: Refusal | None = None, **extra: Any
+    ) -> dict[str, Any]:
+        """An error in this server's own body shape, with a refusal's type, code and
+        param where the shape has them (sources in `profiles.py`)."""
+        shape = self.error_shape
+        kind, code, param = (refusal.type, refusal.code, refusal.param) if refusal else (None,) * 3
+        if shape == "openai":
+            if kind is None:  # a simulated fault, in the shape the simulator always sent
+                return {"error": {"message": message, "type": "simulated"}}
+            return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+        if shape in ("vllm", "sglang"):
+            error_type = kind or ("BadRequestError" if status == 400 else "InternalServerError")
+            error = {"message": message, "type": error_type, "param": param, "code": status}
+            return {"error": error} if shape == "vllm" else {"object": "error", **error}
+        if shape == "llama-cpp":
+            error_type = kind or ("invalid_request_error" if status < 500 else "server_error")
+            return {"error": {"code": status, "message": message, "type": error_type, **extra}}
+        if shape == "llama-cpp-python":
+            error_type = kind or (
+                "invalid_request_error" if status < 500 else "internal_server_error"
+            )
+            return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
+        if shape == "ollama":
+            error_type = {400: "invalid_request_error", 404: "not_found_error"}.get(
+                status, "api_error"
+            )
+            return {"error": {"message": message, "type": error_type, "param": None, "code": None}}
+        if shape == "lmstudio":
+            return {"error": message}
+        # tgi
+        return {"error": message, "error_type": kind or "validation"}
 
 
 def check(profile: Profile, body: dict[str, Any], prompt_tokens: int) -> Refused | None:

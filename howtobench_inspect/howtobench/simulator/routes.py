@@ -1,28 +1,37 @@
 """The simulator's HTTP side: where each request goes, and how its answer goes back.
 
 `JudgeSimulator` (`server.py`) keeps the state and answers a chat request; this module
-listens on 127.0.0.1 and routes to it: a POST to a batch path (`batches`) or a chat
-request, a GET to `/stats` or a batch path, anything else 404. An answer goes back as its
-status and body or, for a dropped connection, as a closed one; a client that gave up
-waiting (its timeout) gets nothing and is no error.
+listens on 127.0.0.1 and routes to it: a POST to a batch path (its provider's module, over
+the store `batches`) or a chat request, a GET to `/stats` or a batch path, anything else
+404. It knows the simulator only by what it asks of it (`_Simulator`), so that the state
+does not import its HTTP side. An answer goes back as its status and body or, for a
+dropped connection, as a closed one; a client that gave up waiting (its timeout) gets
+nothing and is no error.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from contextlib import AbstractContextManager
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 from urllib.parse import urlsplit
 
+from howtobench.simulator import anthropic_batches, openai_batches
 from howtobench.simulator.batches import Batches
 from howtobench.simulator.wire import Outcome
 
-if TYPE_CHECKING:
-    from howtobench.simulator.server import JudgeSimulator
-
 __all__ = ["listen"]
+
+
+class _Simulator(Protocol):  # `server.JudgeSimulator`
+    def serving(self) -> AbstractContextManager[None]: ...
+    def stats(self) -> dict[str, Any]: ...
+    def respond(
+        self, path: str, body: dict[str, Any], *, recorded_path: str | None = None
+    ) -> Outcome: ...
 
 
 class _Server(ThreadingHTTPServer):
@@ -31,7 +40,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-def listen(simulator: JudgeSimulator, batches: Batches, port: int) -> ThreadingHTTPServer:
+def listen(simulator: _Simulator, batches: Batches, port: int) -> ThreadingHTTPServer:
     """A server on 127.0.0.1:`port` (0: a free one) answering for `simulator` and its
     `batches`, serving from a thread of its own until it is shut down."""
 
@@ -45,7 +54,7 @@ def listen(simulator: JudgeSimulator, batches: Batches, port: int) -> ThreadingH
             with simulator.serving():
                 path = urlsplit(self.path).path
                 data = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                outcome = batches.route("POST", path, self.headers.get("Content-Type", ""), data)
+                outcome = _batch(batches, "POST", path, self.headers.get("Content-Type", ""), data)
                 if outcome is None:
                     outcome = simulator.respond(path, json.loads(data), recorded_path=self.path)
                 _deliver(self, outcome)
@@ -55,13 +64,31 @@ def listen(simulator: JudgeSimulator, batches: Batches, port: int) -> ThreadingH
             if path.rstrip("/") == "/stats":
                 outcome: Outcome | None = Outcome.of(200, simulator.stats())
             else:
-                outcome = batches.route("GET", path, "", b"")
+                outcome = _batch(batches, "GET", path, "", b"")
             _deliver(self, outcome or Outcome.of(404, {"error": {"message": "only /stats"}}))
 
     server = _Server(("127.0.0.1", port), Handler)
     # a short poll: stop() returns at once (the default poll waits half a second)
     threading.Thread(target=partial(server.serve_forever, poll_interval=0.05), daemon=True).start()
     return server
+
+
+def _batch(batches: Batches, method: str, path: str, kind: str, data: bytes) -> Outcome | None:
+    """The answer on a batch path, or None when `path` is not one (a chat request)."""
+    parts = path.rstrip("/").split("/")[1:]  # "v1", ...
+    if parts[:3] == ["v1", "messages", "batches"]:
+        route, error = anthropic_batches.route, anthropic_batches.error
+    elif parts[:2] in (["v1", "files"], ["v1", "batches"]):
+        route, error = openai_batches.route, openai_batches.error
+    else:
+        return None
+    if not batches.enabled():
+        return error(404, f"{path}: this server has no batch API")
+    try:
+        outcome = route(batches, method, parts, kind, data)
+    except (ValueError, KeyError, TypeError) as problem:
+        return error(400, f"bad batch request: {problem}")
+    return outcome or error(404, f"{method} {path}: no such batch route")
 
 
 def _deliver(handler: BaseHTTPRequestHandler, outcome: Outcome) -> None:

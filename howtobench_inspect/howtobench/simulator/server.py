@@ -23,9 +23,9 @@ from howtobench.simulator.answers import Fault, Script, bill, choose, read_by
 from howtobench.simulator.batches import Batches
 from howtobench.simulator.billing import PromptCache, Segment, Usage, tokens, written_out
 from howtobench.simulator.faults import Faults, instead_of_reply
-from howtobench.simulator.profiles import DEFAULT_PROFILE, Profile, get_profile
+from howtobench.simulator.profiles import DEFAULT_PROFILE, get_profile
 from howtobench.simulator.protocol import message_text
-from howtobench.simulator.refusals import check
+from howtobench.simulator.refusals import Profile, check
 from howtobench.simulator.routes import listen
 from howtobench.simulator.wire import (
     ANTHROPIC_PATH,

@@ -4,7 +4,7 @@ OpenAI's chat completions (any POST path but Anthropic's) and Anthropic's Messag
 (`POST /v1/messages`, with or without `stream`; a streamed answer is sent as the SDK's
 server-sent events). Each reads a request body into a `Conversation`, and writes a reply
 (an `Outcome`, what goes back over HTTP), or an error in its own shape. OpenAI's side may
-play another server's shape of the same API (`profiles.Profile`): its error bodies, the
+play another server's shape of the same API (`refusals.Profile`): its error bodies, the
 field a reasoning parser puts the think text in, the fields it adds, whether usage
 reports cached tokens.
 """
@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from howtobench.simulator.billing import PromptCache, Segment, Usage
-from howtobench.simulator.profiles import Profile
+from howtobench.simulator.refusals import Profile
 
 __all__ = [
     "ANTHROPIC_PATH",
+    "OPENAI_PATH",
     "THINK_TEXT",
     "AnthropicMessages",
     "Api",
@@ -31,6 +32,7 @@ __all__ = [
 ]
 
 ANTHROPIC_PATH = "/v1/messages"
+OPENAI_PATH = "/v1/chat/completions"  # the one a batched OpenAI request may name
 # What a thinking judge thought, as a profile with a reasoning field sends it
 THINK_TEXT = "模拟的思考：先读写作任务，再读作品，最后按评分项给分。"
 # Anthropic's error types by status, `api_error` for the others (docs.anthropic.com/en/api/errors)

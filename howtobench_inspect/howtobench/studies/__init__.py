@@ -4,10 +4,11 @@
 One module per study, named for what it measures: `human_correlation` (`metaeval`, Table
 3), `judge_agreement` (`judges`, figure 4), `weight_consistency` (`consistency`, section
 5.3), `perturbation_effects` (`robustness`, Table 7), `length_bias` (`lengths`, Table 6),
-`leaderboard_report` (`report`, Table 4; the board's intervals in `leaderboard`, its page
-in `page`) and `token_costs` (`cost`). They stand on `logs` (reading logs from any fsspec URL), `runs`,
-`ratings`, `correlation`, `bootstrap`, `weighting`, `plots` and `tables` (showing and
-writing a result); `plans` exports judge plans. `commands` registers the studies and
+`leaderboard_report` (`report`, Table 4; the board's intervals in `leaderboard`, what
+it stands on in `provenance`, its page in `page`) and `token_costs` (`cost`). They stand
+on `log_files` (finding and reading logs, from any fsspec URL), `logs` (their samples as
+one table), `runs`, `ratings`, `correlation`, `bootstrap`, `weighting`, `plots` and
+`tables` (showing and writing a result); `plans` exports judge plans. `commands` registers the studies and
 `plan export` as `howtobench` commands, from light modules alone: its table `STUDIES` has
 one entry per study (its module, summary, options and call), from which the commands and
 the public names below both come.
@@ -30,8 +31,8 @@ if TYPE_CHECKING:  # the types of the names below (re-exported, for mypy and ruf
     from howtobench.studies.judge_agreement import judges as judges
     from howtobench.studies.leaderboard_report import report as report
     from howtobench.studies.length_bias import lengths as lengths
+    from howtobench.studies.log_files import StudyError as StudyError
     from howtobench.studies.logs import Samples as Samples
-    from howtobench.studies.logs import StudyError as StudyError
     from howtobench.studies.logs import load_samples as load_samples
     from howtobench.studies.perturbation_effects import robustness as robustness
     from howtobench.studies.ratings import read_ratings as read_ratings
@@ -46,7 +47,7 @@ if TYPE_CHECKING:  # the types of the names below (re-exported, for mypy and ruf
 _HOMES = {
     **{name: study.module for name, study in STUDIES.items()},
     "Samples": "howtobench.studies.logs",
-    "StudyError": "howtobench.studies.logs",
+    "StudyError": "howtobench.studies.log_files",
     "StudyResult": "howtobench.studies.tables",
     "load_samples": "howtobench.studies.logs",
     "read_ratings": "howtobench.studies.ratings",

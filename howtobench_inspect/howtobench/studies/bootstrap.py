@@ -19,6 +19,8 @@ from scipy import stats
 
 from howtobench.studies.correlation import MIN_PAIRS
 
+__all__ = ["Resampler", "chunks", "draws", "interval", "stratified_draws"]
+
 CHUNK = 200  # resamples per batch: bounds memory at CHUNK × writings floats
 
 

@@ -32,7 +32,9 @@ from howtobench.commandline.constants import DEFAULT_RESAMPLES, DEFAULT_SCORES
 
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
-    from howtobench.studies import StudyResult
+    from howtobench.studies.tables import StudyResult
+
+__all__ = ["STUDIES", "add_plan_command", "add_study_commands"]
 
 Run = Callable[[Callable[..., Any], argparse.Namespace], "StudyResult"]
 PLAN_SUMMARY = "judge plans: every instruction's negotiated weights as one file for every worker"
@@ -198,7 +200,7 @@ def _present(name: str, args: argparse.Namespace) -> None:
     """Run the study (its module, with pandas and inspect-ai, imported now), write its
     files to `--out` (if given), then print its tables and notes and the files written. A
     folder that cannot be written is the user's error."""
-    from howtobench.studies import show, write
+    from howtobench.studies.tables import show, write
     from howtobench.vocabulary.errors import UserError
 
     study = STUDIES[name]

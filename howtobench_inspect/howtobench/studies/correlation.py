@@ -10,6 +10,8 @@ import warnings
 
 import numpy as np
 
+__all__ = ["METHODS", "MIN_PAIRS", "correlate"]
+
 METHODS: tuple[str, ...] = ("pearson", "kendall", "spearman")
 MIN_PAIRS = 3
 

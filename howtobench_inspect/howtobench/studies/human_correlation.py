@@ -39,6 +39,8 @@ from howtobench.studies.ratings import (
 from howtobench.studies.tables import StudyResult
 from howtobench.studies.weighting import check_one_weighting
 
+__all__ = ["metaeval"]
+
 LEVELS: tuple[str, ...] = ("system", "sample")
 
 

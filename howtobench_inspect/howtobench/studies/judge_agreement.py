@@ -20,11 +20,14 @@ import numpy as np
 import pandas as pd
 
 from howtobench.studies.correlation import MIN_PAIRS
-from howtobench.studies.logs import WRITING, Samples, StudyError, as_samples
+from howtobench.studies.log_files import StudyError
+from howtobench.studies.logs import WRITING, Samples, as_samples
 from howtobench.studies.plots import heatmap
 from howtobench.studies.ratings import check_known, human_scores, read_ratings
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
+
+__all__ = ["judges"]
 
 HUMAN = "human"
 

@@ -28,7 +28,6 @@ At 10 instructions its 95 % interval still covers about 90 % of the time
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,10 +36,23 @@ import numpy as np
 import pandas as pd
 
 from howtobench.studies.bootstrap import chunks, draws, stratified_draws
-from howtobench.studies.logs import Samples, StudyError, read_header, scopes
+from howtobench.studies.logs import Samples, scopes
+from howtobench.studies.provenance import provenance, writing_states
 from howtobench.vocabulary.genres import CANONICAL_GENRES
-from howtobench.vocabulary.metadata import TaskKey
-from howtobench.writing.state import COMPLETE, CUT, EMPTY, FILTERED, count_states
+
+__all__ = [
+    "ALL",
+    "Board",
+    "FIELDS",
+    "MIN_INSTRUCTIONS",
+    "Matrix",
+    "Panel",
+    "board",
+    "genre_order",
+    "no_interval",
+    "ranks",
+    "resample",
+]
 
 ALL = "all"
 LEVEL = 0.95
@@ -116,35 +128,6 @@ class Board:
     provenance: dict[str, Any] = field(default_factory=dict)
     # per task scope and writer: its writings by state (`writing_states`)
     writings: pd.DataFrame = field(default_factory=pd.DataFrame)
-
-
-# A writer with at least this share of cut writings in a row is marked in the ranking:
-# the seven stored writers whose writings are whole have under 1 %, the three cut ones
-# 22-30 % in guide and open; a share of 5 % moves a mean by more than its interval does.
-LARGE_CUT_SHARE = 0.05
-STATE_COLUMNS = ("writings", COMPLETE, CUT, FILTERED, EMPTY, "reasoning", "artifacts")
-
-
-def writing_states(frame: pd.DataFrame, writers: list[str]) -> pd.DataFrame:
-    """Per task (and all tasks) and writer: its writings by state, those with reasoning
-    removed or completion artifacts, and the share cut; from each writing's first
-    sample (its state is the same in every epoch and scorer's log). Logs without states
-    (task version 6 and earlier) give no rows."""
-    columns = ["task", "writer", *STATE_COLUMNS, "cut_share"]
-    if "writing_state" not in frame:  # a frame built without the column
-        return pd.DataFrame(columns=columns)
-    known = frame[frame["writing_state"].notna()].drop_duplicates(["model", "task", "id"])
-    rows = []
-    for scope in scopes(known["task"]):
-        part = known if scope == "all" else known[known["task"] == scope]
-        for writer in writers:
-            counts = count_states(part.loc[part["model"] == writer, "writing_state"])
-            if counts["writings"]:
-                row: dict[str, Any] = {"task": scope, "writer": writer}
-                row |= {column: counts[column] for column in STATE_COLUMNS}
-                row["cut_share"] = counts[CUT] / counts["writings"]
-                rows.append(row)
-    return pd.DataFrame(rows, columns=columns)
 
 
 def _judge_shift(rng: np.random.Generator, panel: Panel, resamples: int) -> np.ndarray:
@@ -228,7 +211,7 @@ def _cell(matrix: Matrix, resamples: int, rng: np.random.Generator) -> pd.DataFr
     return table.sort_values(["rank", "writer"], kind="stable", ignore_index=True)
 
 
-def _genres(present: Iterable[str]) -> list[str]:
+def genre_order(present: Iterable[str]) -> list[str]:
     """Canonical genres first (their order), then any other, as the leaderboard's rows."""
     found = set(present)
     return [g for g in CANONICAL_GENRES if g in found] + sorted(found - set(CANONICAL_GENRES))
@@ -282,7 +265,7 @@ def cells(scores: Matrix, tasks: list[str], resamples: int, seed: int) -> pd.Dat
     parts = []
     for k, task in enumerate([*tasks, ALL]):
         in_task = scores.strata == k if task != ALL else np.ones_like(scores.strata, bool)
-        for genre in [*_genres(scores.genres[in_task]), ALL]:
+        for genre in [*genre_order(scores.genres[in_task]), ALL]:
             chosen = in_task & ((scores.genres == genre) if genre != ALL else True)
             if chosen.any():
                 part = _cell(scores.select(chosen), resamples, rng)
@@ -311,59 +294,6 @@ def method(resamples: int, seed: int, panel: Panel | None) -> dict[str, Any]:
     }
 
 
-def _listed(values: Iterable[Any]) -> list[Any]:
-    """The distinct values given (None and NaN left out), sorted."""
-    return sorted({v for v in values if v is not None and v == v}, key=str)
-
-
-def provenance(samples: Samples, metric: str, panel: Panel | None) -> dict[str, Any]:
-    """Where the board's scores came from: the runs' task metadata and versions (read
-    again from the logs' headers), the judges, the plans and the weights judged with.
-    Runs whose header cannot be read again (samples put together in memory, a log
-    removed since) are listed under `unread`, their metadata missing."""
-    frame = samples.frame
-    headers, unread = [], []
-    for run in dict.fromkeys(frame["run"]):
-        try:
-            headers.append(read_header(run))
-        except StudyError:
-            unread.append(run)
-    meta = [h.eval.metadata or {} for h in headers]
-    data: dict[str, list[dict[str, Any]]] = {}
-    for task_data in (m.get(TaskKey.DATA) or {} for m in meta):
-        for task, print_ in task_data.items():
-            if print_ not in data.setdefault(task, []):
-                data[task].append(print_)
-    versions: dict[str, set[int | str]] = {}
-    for h in headers:
-        versions.setdefault(h.eval.task, set()).add(h.eval.task_version)
-    packages: dict[str, set[str]] = {}
-    for h in headers:
-        for name, version in (h.eval.packages or {}).items():
-            packages.setdefault(name, set()).add(version)
-    # samples put together by hand may lack the newer score metadata
-    prints = frame.reindex(columns=["task", "id", "weights_fingerprint"]).dropna()
-    lines = sorted(set(prints["task"] + "/" + prints["id"] + " " + prints["weights_fingerprint"]))
-    return {
-        "metric": metric,
-        "logs": len(headers),
-        "unread": unread,
-        "judges": _listed(frame["grader"]),
-        "panel": list(panel.judges) if panel is not None else [],
-        "data": data,
-        "tree": _listed(m.get("tree") for m in meta),
-        "weights": _listed(m.get("weights") for m in meta),
-        "plan": _listed([*(m.get("plan") for m in meta), *frame.get("plan", [])]),
-        # one digest over every instruction's weights fingerprint: equal boards were
-        # judged with equal weights
-        "weights_digest": hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
-        if lines
-        else None,
-        "task_versions": {task: sorted(v) for task, v in sorted(versions.items())},
-        "packages": {name: sorted(v) for name, v in sorted(packages.items())},
-    }
-
-
 def board(
     writings: pd.DataFrame,
     samples: Samples,
@@ -378,7 +308,7 @@ def board(
     return Board(
         cells(scores, tasks, resamples, seed),
         method(resamples, seed, scores.panel),
-        provenance(samples, metric, scores.panel),
+        provenance(samples, metric, scores.panel.judges if scores.panel else ()),
         writing_states(samples.frame, writers),
     )
 
@@ -386,89 +316,3 @@ def board(
 def no_interval(found: Board) -> str:
     """What a cell without an interval says: too few instructions, or `--bootstrap 0`."""
     return "not resampled" if found.method.get("resamples") == 0 else "too few"
-
-
-def _interval(row: pd.Series, why: str) -> str:
-    if np.isnan(row["low"]):
-        return f"{row['mean']:.3f} ({why})"
-    return f"{row['mean']:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
-
-
-def _rank(row: pd.Series) -> str:
-    if np.isnan(row["rank_low"]):
-        return f"{row['rank']:.0f}"
-    return f"{row['rank']:.0f} ({row['rank_low']:.0f}-{row['rank_high']:.0f})"
-
-
-def ranking(found: Board) -> pd.DataFrame:
-    """The terminal's board: each task's overall cell, then all tasks', one writer a
-    line with `mean [low, high]`, the rank and its range, P(above the next) and n."""
-    overall = found.cells[found.cells["genre"] == ALL]
-    return pd.DataFrame(
-        {
-            "task (instr.)": overall["task"] + " (" + overall["instructions"].astype(str) + ")",
-            "rank": overall.apply(_rank, axis=1),
-            "writer": overall["writer"] + overall.apply(cut_mark, axis=1, found=found),
-            "mean [95% CI]": overall.apply(_interval, axis=1, why=no_interval(found)),
-            "P>next": overall["p_above_next"].map(lambda p: "" if np.isnan(p) else f"{p:.2f}"),
-            "n": overall["n"].astype(str),
-        }
-    ).reset_index(drop=True)
-
-
-def cut_mark(row: pd.Series, found: Board) -> str:
-    """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
-    its writings in the row's task were cut (`LARGE_CUT_SHARE`), else nothing."""
-    states = found.writings
-    if states.empty:
-        return ""
-    mine = (states["task"] == row["task"]) & (states["writer"] == row["writer"])
-    share = states.loc[mine, "cut_share"]
-    if share.empty or share.iloc[0] < LARGE_CUT_SHARE:
-        return ""
-    return f" [cut {share.iloc[0]:.0%}]"
-
-
-def settings(found: Board) -> pd.DataFrame:
-    """The method as a two-column table (setting, value), for the terminal and the files."""
-    shown = {
-        **{k: v for k, v in found.method.items() if k != "judges_resampled"},
-        "too few": f"fewer than {MIN_INSTRUCTIONS} instructions or writings in the cell: "
-        "no interval",
-    }
-    if found.method["judges_resampled"]:
-        shown["judges"] += ": " + ", ".join(found.method["judges_resampled"])
-    return pd.DataFrame(
-        {"value": [str(v) for v in shown.values()]},
-        index=pd.Index(list(shown), name="setting"),
-    )
-
-
-def _json_value(value: Any) -> Any:
-    if isinstance(value, float | np.floating):
-        return None if np.isnan(value) else float(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
-
-
-def as_json(found: Board) -> dict[str, Any]:
-    """leaderboard.json: the method, the provenance and one row per writer and cell
-    (ranks as integers, a missing interval as null)."""
-    rows = [
-        {key: _json_value(value) for key, value in row.items()}
-        for row in found.cells.to_dict(orient="records")
-    ]
-    for row in rows:
-        for key in ("rank", "rank_low", "rank_high"):
-            row[key] = None if row[key] is None else int(row[key])
-    states = [
-        {key: _json_value(value) for key, value in row.items()}
-        for row in found.writings.to_dict(orient="records")
-    ]
-    return {
-        "method": found.method,
-        "provenance": found.provenance,
-        "rows": rows,
-        "writings": states,
-    }

@@ -31,21 +31,26 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
 from howtobench.commandline.constants import DEFAULT_RESAMPLES
 from howtobench.studies import leaderboard
-from howtobench.studies.leaderboard import Board
-from howtobench.studies.logs import Samples, StudyError, as_samples, per_writing, scopes
+from howtobench.studies.leaderboard import MIN_INSTRUCTIONS, Board, no_interval
+from howtobench.studies.log_files import StudyError
+from howtobench.studies.logs import Samples, as_samples, per_writing, scopes
 from howtobench.studies.page import page
 from howtobench.studies.plots import strips
+from howtobench.studies.provenance import LARGE_CUT_SHARE
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 from howtobench.studies.weighting import check_one_weighting
 from howtobench.tree.spec import LEAVES
-from howtobench.vocabulary.genres import CANONICAL_GENRES
+
+__all__ = ["publish", "ranking", "report", "with_files"]
 
 ALL = "All"
 
@@ -61,8 +66,7 @@ class Report(StudyResult):
 def _rows(writings: pd.DataFrame) -> list[tuple[str, pd.Series]]:
     """(label, mask): the tasks, then the genres (canonical order, then any other), then All."""
     tasks = scopes(writings["task"])[:-1]
-    present = set(writings["genre"])
-    genres = [g for g in CANONICAL_GENRES if g in present] + sorted(present - set(CANONICAL_GENRES))
+    genres = leaderboard.genre_order(writings["genre"])
     return (
         [(t, writings["task"] == t) for t in tasks]
         + [(g, writings["genre"] == g) for g in genres]
@@ -183,15 +187,15 @@ def report(
             "missing from the provenance"
         )
     tables = {
-        "ranking": leaderboard.ranking(ranked),
-        "method": leaderboard.settings(ranked),
+        "ranking": ranking(ranked),
+        "method": settings(ranked),
         "leaderboard": board,
         "counts": counts,
         "nodes": node_table,
     }
     if not ranked.writings.empty:
         tables["writings"] = ranked.writings.set_index(["task", "writer"])
-        marked = ranked.writings[ranked.writings["cut_share"] >= leaderboard.LARGE_CUT_SHARE]
+        marked = ranked.writings[ranked.writings["cut_share"] >= LARGE_CUT_SHARE]
         for row in marked[marked["task"] == "all"].itertuples():
             notes.append(
                 f"{row.writer}: {row.cut} of {row.writings} writings cut ({row.cut_share:.0%}); "
@@ -214,10 +218,7 @@ def publish(result: Report, out: Path) -> list[Path]:
     try:
         out.mkdir(parents=True, exist_ok=True)
         json_path.write_text(
-            json.dumps(
-                leaderboard.as_json(result.board), indent=1, ensure_ascii=False, allow_nan=False
-            )
-            + "\n",
+            json.dumps(as_json(result.board), indent=1, ensure_ascii=False, allow_nan=False) + "\n",
             encoding="utf-8",
         )
         html = page(result.board, result.tables["nodes"], result.figures, result.notes)
@@ -234,3 +235,86 @@ def with_files(result: Report, out: Path | None) -> Report:
         for path in publish(result, out):
             print(f"wrote {path}")
     return result
+
+
+def _interval(row: pd.Series, why: str) -> str:
+    if np.isnan(row["low"]):
+        return f"{row['mean']:.3f} ({why})"
+    return f"{row['mean']:.3f} [{row['low']:.3f}, {row['high']:.3f}]"
+
+
+def _rank(row: pd.Series) -> str:
+    if np.isnan(row["rank_low"]):
+        return f"{row['rank']:.0f}"
+    return f"{row['rank']:.0f} ({row['rank_low']:.0f}-{row['rank_high']:.0f})"
+
+
+def ranking(found: Board) -> pd.DataFrame:
+    """The terminal's board: each task's overall cell, then all tasks', one writer a
+    line with `mean [low, high]`, the rank and its range, P(above the next) and n."""
+    overall = found.cells[found.cells["genre"] == leaderboard.ALL]
+    return pd.DataFrame(
+        {
+            "task (instr.)": overall["task"] + " (" + overall["instructions"].astype(str) + ")",
+            "rank": overall.apply(_rank, axis=1),
+            "writer": overall["writer"] + overall.apply(cut_mark, axis=1, found=found),
+            "mean [95% CI]": overall.apply(_interval, axis=1, why=no_interval(found)),
+            "P>next": overall["p_above_next"].map(lambda p: "" if np.isnan(p) else f"{p:.2f}"),
+            "n": overall["n"].astype(str),
+        }
+    ).reset_index(drop=True)
+
+
+def cut_mark(row: pd.Series, found: Board) -> str:
+    """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
+    its writings in the row's task were cut (`LARGE_CUT_SHARE`), else nothing."""
+    states = found.writings
+    if states.empty:
+        return ""
+    mine = (states["task"] == row["task"]) & (states["writer"] == row["writer"])
+    share = states.loc[mine, "cut_share"]
+    if share.empty or share.iloc[0] < LARGE_CUT_SHARE:
+        return ""
+    return f" [cut {share.iloc[0]:.0%}]"
+
+
+def settings(found: Board) -> pd.DataFrame:
+    """The method as a two-column table (setting, value), for the terminal and the files."""
+    shown = {
+        **{k: v for k, v in found.method.items() if k != "judges_resampled"},
+        "too few": f"fewer than {MIN_INSTRUCTIONS} instructions or writings in the cell: "
+        "no interval",
+    }
+    if found.method["judges_resampled"]:
+        shown["judges"] += ": " + ", ".join(found.method["judges_resampled"])
+    return pd.DataFrame(
+        {"value": [str(v) for v in shown.values()]},
+        index=pd.Index(list(shown), name="setting"),
+    )
+
+
+def _json_value(value: Any) -> Any:
+    if isinstance(value, float | np.floating):
+        return None if np.isnan(value) else float(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+def _json_rows(table: pd.DataFrame) -> list[dict[str, Any]]:
+    return [{k: _json_value(v) for k, v in row.items()} for row in table.to_dict("records")]
+
+
+def as_json(found: Board) -> dict[str, Any]:
+    """leaderboard.json: the method, the provenance and one row per writer and cell
+    (ranks as integers, a missing interval as null)."""
+    rows = _json_rows(found.cells)
+    for row in rows:
+        for key in ("rank", "rank_low", "rank_high"):
+            row[key] = None if row[key] is None else int(row[key])
+    return {
+        "method": found.method,
+        "provenance": found.provenance,
+        "rows": rows,
+        "writings": _json_rows(found.writings),
+    }

@@ -23,6 +23,8 @@ from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing, s
 from howtobench.studies.plots import scatter_grid
 from howtobench.studies.tables import StudyResult
 
+__all__ = ["lengths"]
+
 LENGTHS: tuple[str, str] = ("input_length", "output_length")
 LENGTH_LABELS: dict[str, str] = {  # a score's axis keeps its own name, e.g. tow.overall
     "input_length": "input length (characters of instruction and grounding)",

@@ -1,8 +1,6 @@
 """Inspect logs of our tasks as one tidy table: one row per sample and epoch.
 
-Logs are read with inspect's own reader only (`read_eval_log`, `list_eval_logs`),
-skipping the transcript (messages, events), which no study needs and which dominates
-the size of a log. Score values become float columns named `<scorer>` (a float value)
+Logs are found and read by `log_files`, without their transcripts. Score values become float columns named `<scorer>` (a float value)
 or `<scorer>.<key>` (a dict value); an unscored sample (NaN value) stays as NaN and is
 counted, so that every study can leave it out and say how many it left out. A log and
 its eval-retry continuations are one run whose samples count once (`runs`); a sample
@@ -23,25 +21,25 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
-from inspect_ai.log import EvalLog, EvalSample, list_eval_logs, read_eval_log
+from inspect_ai.log import EvalLog, EvalSample
 
-from howtobench.studies import storage
-from howtobench.studies.runs import (
-    Overlap,
-    Run,
-    first_few,
-    grader_model,
-    group_runs,
-    overlaps,
-    writer_model,
-)
-from howtobench.vocabulary.errors import UserError
+from howtobench.studies.log_files import StudyError, log_files, read_log, runs
+from howtobench.studies.runs import Overlap, Run, first_few, grader_model, overlaps, writer_model
 from howtobench.vocabulary.metadata import SampleKey, ScoreKey, SelfConsistencyKey, TaskKey, current
 from howtobench.vocabulary.words import TASK_PREFIX, TASKS
 
+__all__ = [
+    "Samples",
+    "WRITING",
+    "as_samples",
+    "judge_runs",
+    "load_samples",
+    "per_writing",
+    "scopes",
+]
+
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
 WRITING: tuple[str, ...] = ("model", "task", "id")
-_SKIP_FIELDS = {"messages", "events", "store", "attachments"}
 # Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
 # their scale, which weights judged it and which formatting rule; autoplan shares.
 _SCORE_EXTRAS = {
@@ -59,39 +57,6 @@ NO_SCORES = "(no scores)"
 # From this many runs on, the logs are read in parallel processes.
 _PARALLEL_RUNS = 4
 NODES: tuple[str, ...] = ("overall", "content", "format", "impression")
-COLUMNS: tuple[str, ...] = (
-    "log",
-    "run",
-    "task",
-    "model",
-    "grader",
-    "anchor",
-    "perturb",
-    "id",
-    "epoch",
-    "genre",
-    "input_length",
-    "output_length",
-    "writing",
-    "weights",
-    "by_judge",
-    "shares",
-    "perturbation",
-    "unscored",
-    "clipped",
-    "weights_fingerprint",
-    "plan",
-    "formatting",
-    "reused",
-    "reuse_weights",
-    "judge_runs",
-    "writing_state",
-)
-
-
-class StudyError(UserError):
-    """Input a study cannot use; the message names the input and what is wrong with it
-    (a user error: printed as one line, by our commands and by inspect)."""
 
 
 @dataclass(frozen=True)
@@ -144,81 +109,6 @@ class Samples:
         return notes
 
 
-def log_files(paths: Iterable[str | Path]) -> list[str]:
-    """The log files named or found (recursively) in the folders named, in order.
-
-    A name is a local path or any fsspec URL inspect takes for `--log-dir` (`s3://b/logs`,
-    `file:///data/logs`); a URL is kept as given (`Path` would fold `s3://` into `s3:/`).
-    """
-    found: list[str] = []
-    for given in paths:
-        name = str(given) if storage.is_url(str(given)) else str(Path(given))
-        try:
-            what = storage.kind(name)
-            infos = list_eval_logs(name, descending=False) if what == "folder" else []
-        except Exception as err:  # credentials, endpoint, protocol: each store says it its way
-            raise StudyError(f"{name}: cannot reach it: {storage.first_line(err)}") from err
-        if what == "folder":
-            if not infos:
-                raise StudyError(f"{name}: no inspect logs in this folder")
-            found += sorted(storage.listed_name(info.name) for info in infos)
-        elif what == "file":
-            found.append(name)
-        else:
-            raise StudyError(f"{name}: no such file or folder")
-    if not found:
-        raise StudyError("no logs given")
-    unique: dict[str, str] = {}  # a file named twice (or through a link) is read once
-    for name in found:
-        unique.setdefault(storage.identity(name), name)
-    return list(unique.values())
-
-
-def _unreadable(path: str, err: Exception) -> StudyError:
-    """Why a file is no log, in words (inspect's reader says e.g. "EOCD not found")."""
-    try:
-        head = storage.head(path)
-    except OSError as io:
-        return StudyError(f"{path}: cannot read it: {io.strerror or storage.first_line(io)}")
-    except Exception as other:  # a remote store's own errors (botocore: credentials, endpoint)
-        return StudyError(f"{path}: cannot read it: {storage.first_line(other)}")
-    if not head:
-        why = "the file is empty"
-    elif path.endswith(".eval") and not head.startswith(b"PK"):
-        why = "an .eval log is a zip archive and this file is not one"
-    elif path.endswith(".eval") and "EOCD" in str(err):
-        why = "the zip archive is cut short (an incomplete copy or write)"
-    else:
-        why = storage.first_line(err)
-    return StudyError(f"{path}: cannot read it as an inspect log: {why}")
-
-
-def read_header(path: str) -> EvalLog:
-    """A log's header (no samples), any task."""
-    try:
-        return read_eval_log(path, header_only=True)
-    except Exception as err:  # the reader raises many kinds; all mean "not a usable log"
-        raise _unreadable(path, err) from err
-
-
-def read_log(path: str) -> EvalLog:
-    """A log of one of our tasks, with its samples but without their transcripts."""
-    try:
-        log = read_eval_log(path, exclude_fields=_SKIP_FIELDS)
-    except Exception as err:  # the reader raises many kinds; all mean "not a usable log"
-        raise _unreadable(path, err) from err
-    if not log.eval.task.startswith(TASK_PREFIX):
-        raise StudyError(f"{path}: a log of task '{log.eval.task}', not of a howtobench task")
-    if not log.samples and log.status == "success":
-        raise StudyError(f"{path}: the log holds no samples")
-    return log
-
-
-def runs(paths: Iterable[str]) -> list[Run]:
-    """The runs of the log files, from their headers (a header is quick to read)."""
-    return group_runs((path, read_header(path)) for path in paths)
-
-
 def _number(value: Any) -> float | None:
     if isinstance(value, bool | int | float):
         return float(value)
@@ -230,8 +120,10 @@ def _is_unscored(value: Any) -> bool:
 
 
 def _sample_row(
-    sample: EvalSample, base: dict[str, Any], float_scorers: set[str]
+    sample: EvalSample, base: dict[str, Any], metrics: dict[str, None]
 ) -> dict[str, Any]:
+    """The sample's row; the names of the metric columns it fills are added to `metrics`
+    (an ordered set: the columns in the order they first appear)."""
     meta = sample.metadata or {}
     completion = sample.output.completion if sample.output else ""
     row: dict[str, Any] = {
@@ -262,12 +154,14 @@ def _sample_row(
         if runs and not _is_unscored(value):
             row["judge_runs"] = {**(row["judge_runs"] or {}), **runs}
         if isinstance(value, dict):
-            row.update({f"{name}.{key}": _number(v) for key, v in value.items()})
+            cells = {f"{name}.{key}": _number(v) for key, v in value.items()}
+            row.update(cells)
+            metrics.update(dict.fromkeys(cells))
         elif _is_unscored(value):
             row["unscored"] += (name,)
         elif _number(value) is not None:
             row[name] = _number(value)
-            float_scorers.add(name)
+            metrics[name] = None
         for extra in _SCORE_EXTRAS.get(name, ()):
             row[extra] = (score.metadata or {}).get(extra)
         if name == "tow":
@@ -328,19 +222,19 @@ def load_samples(paths: Sequence[str | Path]) -> Samples:
     run once; samples that ended in an error are left out (the run's note counts them)."""
     rows: list[dict[str, Any]] = []
     notes: list[str] = []
-    float_scorers: set[str] = set()
+    columns: dict[str, None] = {}
     header_runs = runs(log_files(paths))
-    for run_rows, run_notes, run_floats in _read_runs(header_runs):
+    for run_rows, run_notes, run_metrics in _read_runs(header_runs):
         rows += run_rows
         notes += run_notes
-        float_scorers |= run_floats
+        columns |= run_metrics
     if not rows:
         raise StudyError(f"no completed sample in the logs ({'; '.join(notes)})")
     frame = pd.DataFrame(rows)
-    metrics = _ordered([c for c in frame.columns if c not in COLUMNS])
+    metrics = _ordered(list(columns))
     # a float scorer that left every sample unscored still has its (empty) column
     unscored = {name for names in frame["unscored"] for name in names}
-    for name in sorted(unscored - float_scorers - {NO_SCORES}):
+    for name in sorted(unscored - set(columns) - {NO_SCORES}):
         if not any(m.startswith(f"{name}.") for m in metrics):
             frame[name] = math.nan
             metrics.append(name)
@@ -350,11 +244,11 @@ def load_samples(paths: Sequence[str | Path]) -> Samples:
     return Samples(frame, tuple(metrics), tuple(notes), tuple(overlaps(header_runs)))
 
 
-RunRows = tuple[list[dict[str, Any]], list[str], set[str]]
+RunRows = tuple[list[dict[str, Any]], list[str], dict[str, None]]
 
 
 def _read_runs(header_runs: list[Run]) -> list[RunRows]:
-    """Each run's rows, notes and float scorers, in the runs' order. inspect's reader
+    """Each run's rows, notes and metric columns, in the runs' order. inspect's reader
     costs about 5 ms per ToW sample in Python, so many runs are read in one process
     per core (forked: the workers need no imports of their own)."""
     workers = min(len(header_runs), os.cpu_count() or 1)
@@ -378,13 +272,13 @@ def _run_rows(header_run: Run) -> RunRows:
         "perturb": (log.eval.metadata or {}).get(TaskKey.PERTURB),
         "reuse_weights": _reuse_weights(log),
     }
-    float_scorers: set[str] = set()
+    metrics: dict[str, None] = {}
     rows = [
-        _sample_row(sample, {**base, "log": path}, float_scorers)
+        _sample_row(sample, {**base, "log": path}, metrics)
         for path, sample in run.samples()
         if sample.error is None
     ]
-    return rows, run.notes(), float_scorers
+    return rows, run.notes(), metrics
 
 
 def scopes(tasks: Iterable[str]) -> list[str]:

@@ -26,15 +26,11 @@ from matplotlib import colormaps
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
-from howtobench.studies.leaderboard import (
-    ALL,
-    LARGE_CUT_SHARE,
-    MIN_INSTRUCTIONS,
-    STATE_COLUMNS,
-    Board,
-    no_interval,
-)
+from howtobench.studies.leaderboard import ALL, MIN_INSTRUCTIONS, Board, no_interval
+from howtobench.studies.provenance import LARGE_CUT_SHARE, STATE_COLUMNS
 from howtobench.vocabulary.names import html_name, shown_name
+
+__all__ = ["page"]
 
 TEMPLATE = Path(__file__).with_name("templates") / "report.html"
 BAR = (260, 18)  # width and height of one interval bar, in pixels

@@ -18,9 +18,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from howtobench.studies.logs import WRITING, Samples, StudyError, as_samples, per_writing
+from howtobench.studies.log_files import StudyError
+from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
+
+__all__ = ["robustness"]
 
 MATCH: list[str] = [*WRITING, "epoch"]  # writer, task, sample id, epoch
 Logs = Samples | str | Path | Sequence[str | Path]

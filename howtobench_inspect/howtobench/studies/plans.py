@@ -18,9 +18,11 @@ from typing import Any
 import fsspec
 from inspect_ai.log import EvalLog
 
-from howtobench.studies.logs import StudyError, log_files, read_log
+from howtobench.studies.log_files import StudyError, log_files, read_log
 from howtobench.tree.plan import PlanEntry, plan_text
 from howtobench.vocabulary.metadata import SampleKey, ScoreKey, TaskKey
+
+__all__ = ["export_plan"]
 
 NEGOTIATE_TASK = "howtobench/negotiate"
 

@@ -20,6 +20,8 @@ from matplotlib import font_manager, rc_context
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+__all__ = ["FEW", "JITTER", "cjk_fallback", "heatmap", "scatter_grid", "strips"]
+
 P = ParamSpec("P")
 
 FEW = 5  # fewer values than this get no box: its quartiles would be the points themselves

@@ -21,8 +21,20 @@ import pandas as pd
 
 from howtobench.dataset.records import DataError, read_jsonl
 from howtobench.studies.correlation import MIN_PAIRS
-from howtobench.studies.logs import Samples, StudyError
+from howtobench.studies.log_files import StudyError
+from howtobench.studies.logs import Samples
 from howtobench.studies.runs import first_few
+
+__all__ = [
+    "check_known",
+    "cohen_kappa",
+    "human_scores",
+    "per_rater_agreement",
+    "pooled_agreement",
+    "rater_agreement",
+    "rating_pairs",
+    "read_ratings",
+]
 
 REQUIRED: tuple[str, ...] = ("infer_id", "model", "score")
 

@@ -26,6 +26,31 @@ from inspect_ai.log import EvalLog, EvalSample
 
 from howtobench.vocabulary.metadata import TaskKey
 from howtobench.vocabulary.words import writer_of
+from howtobench.writing.summary import WRITING_STATE
+
+__all__ = [
+    "Overlap",
+    "Run",
+    "differences",
+    "first_few",
+    "grader_model",
+    "group_runs",
+    "judged_by",
+    "overlaps",
+    "writer_model",
+]
+
+__all__ = [
+    "Overlap",
+    "Run",
+    "differences",
+    "first_few",
+    "grader_model",
+    "group_runs",
+    "judged_by",
+    "overlaps",
+    "writer_model",
+]
 
 
 def first_few(items: Iterable[object], shown: int = 5) -> str:
@@ -232,10 +257,12 @@ def _sample_keys(log: EvalLog) -> set[tuple[str, int]]:
 
 
 def _scorers(log: EvalLog) -> list[str]:
+    """The scorers that score the run's writings: not `writing_state`, which every run of
+    a writing task has (it counts the writings, whatever scored them)."""
     named = [scorer.name for scorer in log.eval.scorers or []]
     if not named and log.results is not None:
         named = [score.scorer for score in log.results.scores]
-    return list(dict.fromkeys(named))
+    return [name for name in dict.fromkeys(named) if name.rpartition("/")[2] != WRITING_STATE]
 
 
 def overlaps(runs: Iterable[Run]) -> list[Overlap]:

@@ -18,6 +18,8 @@ from typing import Literal
 import fsspec
 from fsspec.core import split_protocol
 
+__all__ = ["first_line", "head", "identity", "is_url", "kind", "listed_name"]
+
 Kind = Literal["file", "folder"]
 
 

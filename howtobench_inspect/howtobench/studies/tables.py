@@ -25,6 +25,8 @@ from tabulate import tabulate
 from howtobench.vocabulary.csv_safety import write_frame_csv
 from howtobench.vocabulary.names import shown_name
 
+__all__ = ["StudyResult", "render", "show", "write"]
+
 # The columns whose text cells are names from the logs (besides a table's index).
 NAME_COLUMNS = frozenset({"writer", "model", "judge", "judges", "grader", "anchor", "genre"})
 

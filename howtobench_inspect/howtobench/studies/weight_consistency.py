@@ -27,10 +27,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from howtobench.studies.logs import Samples, StudyError, as_samples, scopes
+from howtobench.studies.log_files import StudyError
+from howtobench.studies.logs import Samples, as_samples, scopes
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 from howtobench.vocabulary.metadata import ScoreKey
+
+__all__ = ["consistency", "fluctuation"]
 
 SOURCES: dict[str, str] = {"tow": ScoreKey.WEIGHTS, "autoplan": ScoreKey.SHARES}
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from howtobench.studies.logs import StudyError
+from howtobench.studies.log_files import StudyError
 from howtobench.studies.runs import first_few
+
+__all__ = ["check_one_weighting"]
 
 
 def check_one_weighting(frame: pd.DataFrame) -> None:

@@ -1,95 +1,47 @@
-"""What a run's writings were: one line per task and writer at the end of the run.
+"""What a run's writings were, counted in the log's results.
 
 Each sample records its writing's state (`SampleKey.WRITING`, written by
-`writer.final_writing`); a run whose writings were not all whole ends with one warning
-line per task saying how many were cut, filtered or empty, and how to raise the limit,
-so that a run of cut writings cannot pass for a run of whole ones. The counting is
-`writing_state.count_states`, shared with `howtobench report`; the line is printed by an inspect hook that sees every sample as it ends.
+`writer.final_writing`). Every writing task ends its scorers with `writing_state`: each
+sample's score is its writing's state (`complete`, `cut`, `filtered` or `empty`; the
+note of a writing that is not simply whole is its explanation), and inspect's
+`frequency` metric counts the run's writings in each state, every state named. So the
+counts stand in the log's results beside the scores they qualify, where inspect's
+results table at the end of `inspect eval`, `evals_df` (`score_writing_state_cut`, ...),
+the viewer, `inspect score` and `eval-retry` (which compute the metrics again from the
+samples) all see them, and a run of cut writings cannot pass for a run of whole ones.
 
-The hook is registered when a writing task is first built (`listen`), not when inspect
-loads the package, and only after inspect has loaded and announced the hooks it knows:
-inspect announces them once per process ("hooks enabled: 1", three lines on standard
-output before anything else, for every task of every package), which would stand before
-a one-line error and inside judge-check's JSON.
+A scorer of its own, not a metric on the judges' scorers: inspect leaves unscored
+samples out of every metric, and a cut writing under `-T cut=unscored`, or one its judge
+could not score, is exactly what must be counted. Each epoch's writing counts
+(`frequency` reads every epoch's score).
 """
 
 from __future__ import annotations
 
-import logging
-from collections import Counter
-from typing import Any
+from inspect_ai.scorer import Score, Scorer, Target, frequency, scorer
+from inspect_ai.solver import TaskState
 
-from inspect_ai.hooks import Hooks, SampleEnd, TaskEnd, hooks
+from howtobench.vocabulary.metadata import SampleKey
+from howtobench.vocabulary.parameter_values import refuses_unknown
+from howtobench.writing.state import STATES, WritingState
 
-from howtobench._inspect import init_hooks
-from howtobench.vocabulary.metadata import SampleKey, TaskKey
-from howtobench.writing.state import COMPLETE, CUT, STATES, count_states
+__all__ = ["WRITING_STATE", "writing_state"]
 
-logger = logging.getLogger(__name__)
-
-
-def summary_line(
-    writer: str, task: str, counts: Counter[str], max_tokens: int | None
-) -> str | None:
-    """The run's line for one task and writer, or None when every writing was whole and
-    nothing was removed from any."""
-    total = counts["writings"]
-    if not total or (counts[COMPLETE] == total and not counts["reasoning"] + counts["artifacts"]):
-        return None
-    said = [f"{counts[state]} {state}" for state in STATES if counts[state]]
-    line = f"{writer} ({task}): {', '.join(said)} of {total} writings"
-    if counts["reasoning"]:
-        line += f"; reasoning removed from {counts['reasoning']}"
-    if counts["artifacts"]:
-        line += f"; explanation blocks or generation tags in {counts['artifacts']}"
-    live_cuts = counts[CUT] - counts["stored_cut"]
-    if live_cuts:
-        limit = f"{max_tokens:,}" if max_tokens else "the server's own"
-        line += f"; the writer's limit ({limit} tokens) cut {live_cuts}: raise it with --max-tokens"
-    if counts["stored_cut"]:
-        line += (
-            f"; {counts['stored_cut']} stored writings end mid-sentence (cut when stored: a "
-            "live rerun of this model is not comparable)"
-        )
-    return line
+WRITING_STATE = "writing_state"  # the scorer's name, in the log and its results
 
 
-class WritingStates(Hooks):
-    """Counts each howtobench task's writing states as its samples end, and says them in
-    one line when the task ends (samples of other tasks carry no state and are skipped)."""
+@scorer(name=WRITING_STATE, metrics=[frequency(categories=STATES, normalize=False)])
+@refuses_unknown(WRITING_STATE)
+def writing_state() -> Scorer:
+    """Each writing's state as its score, counted per state over the run."""
 
-    def __init__(self) -> None:
-        self._records: dict[str, list[dict[str, Any]]] = {}
+    async def score(state: TaskState, target: Target) -> Score:
+        record = state.metadata.get(SampleKey.WRITING)
+        if not record:
+            return Score.unscored(
+                reason="scoring_failed", explanation="the sample records no writing state"
+            )
+        found = WritingState.from_record(record)
+        return Score(value=found.state, explanation=found.note)
 
-    async def on_sample_end(self, data: SampleEnd) -> None:
-        record = (data.sample.metadata or {}).get(SampleKey.WRITING)
-        if record:
-            self._records.setdefault(data.eval_id, []).append(record)
-
-    async def on_task_end(self, data: TaskEnd) -> None:
-        records = self._records.pop(data.eval_id, [])
-        if not records:
-            return
-        spec = data.log.eval
-        metadata = spec.metadata or {}
-        task = str(metadata.get(TaskKey.HOWTOBENCH_TASK) or spec.task)
-        # the writer is the evaluated model: a live one, or `replay/<writer>`
-        line = summary_line(
-            str(spec.model), task, count_states(records), data.log.plan.config.max_tokens
-        )
-        if line:
-            logger.warning(line)
-
-
-_registered = False
-
-
-def listen() -> None:
-    """Register the `WritingStates` hook, once per process."""
-    global _registered
-    if not _registered:
-        init_hooks()  # inspect's own, once per process: ours is added after it
-        hooks(name="howtobench_writings", description="Counts cut, filtered and empty writings.")(
-            WritingStates
-        )
-        _registered = True
+    return score
