@@ -16,6 +16,8 @@ and set against the demo file, not against the check's own reading of its logs.
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import re
@@ -24,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from itertools import count, pairwise
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from scipy.stats import binomtest
@@ -34,8 +36,9 @@ from howtobench.dataset.jsonl import DEMO_FILE
 from howtobench.judge.defaults import TRIES
 from howtobench.judge_check.judged import Comparison, Judging, compare
 from howtobench.judge_check.quality import wilson
+from howtobench.judge_check.report import Report, render
 from howtobench.judge_check.writings import RETEST_EPOCHS
-from howtobench.simulator import Asked, valid_weights
+from howtobench.simulator import Asked, JudgeSimulator, valid_weights
 from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.writing.damages import LOWERING, NAMED, Tell, sentences
 from support.judges import Serve, hashed, llm_calls
@@ -189,19 +192,61 @@ def quality_of(
     return status, report, report["quality"], err
 
 
+class Checked(NamedTuple):
+    """One `judge-check --quality --json` run: what the command printed and returned, the
+    report it printed, and what the scripted judge counted."""
+
+    status: int
+    out: str
+    err: str
+    report: Report
+    seen: Counter[str]  # each writing the impression leaf was asked about, first asks
+    negotiator_calls: int
+
+
+@pytest.fixture(scope="module")
+def sees_each_damage() -> Checked:
+    """The default check (the demo's first two writings of each task) of a judge that
+    sees each damage, run once for the JSON test and the text test: the command's run,
+    with the report it built kept beside what it printed."""
+    from howtobench.judge_check import check as module
+
+    seen: Counter[str] = Counter()
+    kept: list[Report] = []
+    judge_check = module.judge_check
+
+    def keeping(*args: Any, **kwargs: Any) -> Report:
+        kept.append(judge_check(*args, **kwargs))
+        return kept[-1]
+
+    out, err = io.StringIO(), io.StringIO()
+    with (
+        JudgeSimulator(script=recording(sees_damage, seen)) as simulator,
+        pytest.MonkeyPatch.context() as patch,
+    ):
+        patch.setenv("SIM_BASE_URL", simulator.base_url)
+        patch.setenv("SIM_API_KEY", "none")
+        patch.setattr(module, "judge_check", keeping)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            status = main(["judge-check", "--model-role", JUDGE, "--quality", "--json"])
+        negotiator_calls = simulator.calls["negotiator"]
+    [report] = kept
+    return Checked(status, out.getvalue(), err.getvalue(), report, seen, negotiator_calls)
+
+
 @pytest.mark.slow
 def test_a_judge_that_sees_each_damage_passes_with_discrimination_near_1(
-    serve: Serve, capsys: pytest.CaptureFixture[str]
+    sees_each_damage: Checked,
 ) -> None:
-    seen: Counter[str] = Counter()
-    simulator = serve(script=recording(sees_damage, seen))
-    status, report, quality, err = quality_of(capsys)
+    status, seen, err = sees_each_damage.status, sees_each_damage.seen, sees_each_damage.err
+    report = json.loads(sees_each_damage.out)
+    quality = report["quality"]
     assert status == 0, err
     # the demo's first two writings of each task: 6 originals, each asked twice (the
     # retest), and a copy of each per damage, each different from the others, asked once
     copies = 6 * len(LOWERING)
     assert sorted(seen.values()) == [1] * copies + [2] * 6
-    assert simulator.calls["negotiator"] == 6  # the weights are not asked again
+    assert sees_each_damage.negotiator_calls == 6  # the weights are not asked again
     assert quality["interval_method"] == "Wilson score, 95%"
     assert list(quality["perturbations"]) == list(LOWERING)
     for damage, per in quality["perturbations"].items():
@@ -258,20 +303,16 @@ def test_a_judge_that_scores_at_random_fails_with_status_1(
 
 
 @pytest.mark.slow
-def test_the_text_report_ends_with_the_quality_verdict(
-    serve: Serve, capsys: pytest.CaptureFixture[str]
-) -> None:
-    serve(script=sees_damage)
-    status, out, err = check(
-        capsys, "--model-role", JUDGE, "--quality", "--tasks", "guide,open", "--limit", "2"
-    )
-    assert status == 0, err
+def test_the_text_report_ends_with_the_quality_verdict(sees_each_damage: Checked) -> None:
+    """The JSON test's run, its report as the command prints it without `--json`."""
+    out = render(sees_each_damage.report)
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= 100
     rows = {line.split()[0]: line.split() for line in lines if line.split()[:1]}
+    each = "{:.2f}-{:.2f}".format(*wilson(1.0, 6))  # the demo's 6 writings, all won
     for damage in LOWERING:
-        assert rows[damage][1:4] == ["4", "1.00", "0.51-1.00"], damage
-    pooled = 4 * len(LOWERING)
+        assert rows[damage][1:4] == ["6", "1.00", each], damage
+    pooled = 6 * len(LOWERING)
     assert rows["pooled"][1:4] == [
         str(pooled),
         "1.00",
@@ -283,7 +324,7 @@ def test_the_text_report_ends_with_the_quality_verdict(
     assert "weights: negotiated" in lines
     start = next(i for i, line in enumerate(lines) if line.startswith("quality: sees each"))
     verdict = " ".join(line.strip() for line in lines[start:])
-    seen = ", ".join(f"{damage} 1.00 (0.51-1.00, 4 pairs)" for damage in LOWERING)
+    seen = ", ".join(f"{damage} 1.00 ({each}, 6 pairs)" for damage in LOWERING)
     assert verdict == (
         f"quality: sees each damage: {seen}; retest 0.00 below the smallest effect "
         f"{-max(float(rows[d][4]) for d in LOWERING):.2f}"
@@ -303,14 +344,14 @@ def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
     capsys: pytest.CaptureFixture[str],
     shared_data: Path,
 ) -> None:
-    """The published writings (4 a task: docs/judges.md's figures are of 10, the sample it
+    """The published writings (2 a task: docs/judges.md's figures are of 10, the sample it
     recommends, with the same outcome). Pooled, both judges win most pairs; damage by
     damage, each ties every pair of a damage whose tell it does not notice, and fails on
     that one."""
     blind_to = [d for d in LOWERING if NAMED[d].tell not in notices]
     sees = [d for d in LOWERING if d not in blind_to]
     serve(script=judge)
-    status, report, quality, err = quality_of(capsys, "--dataset", str(shared_data), "--limit", "4")
+    status, report, quality, err = quality_of(capsys, "--dataset", str(shared_data), "--limit", "2")
     assert status == 1
     [line] = err.splitlines()
     assert line == f"howtobench judge-check: {quality['verdict']}"
@@ -320,7 +361,7 @@ def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
     for damage in blind_to:
         pairs = per[damage]["pairs"]
         assert per[damage]["verdict"] == "fails", damage
-        assert pairs == per[damage]["ties"] >= 8  # every pair a tie
+        assert pairs == per[damage]["ties"] >= 4  # every pair a tie
         assert per[damage]["discrimination"] == 0.5
         low, high = wilson(0.5, pairs)
         said = f"{damage} 0.50 ({low:.2f}-{high:.2f}, {pairs} pairs) not above 0.5, overall did not move"
