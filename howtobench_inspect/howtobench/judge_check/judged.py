@@ -30,6 +30,8 @@ from howtobench.tree.negotiator import fixed_weights
 from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.vocabulary.metadata import SampleKey, ScoreKey, TaskKey, current
 
+__all__ = ["Comparison", "Judging", "NODES", "RULE_LEAVES", "compare", "judgings", "why_unscored"]
+
 NODES: tuple[str, ...] = ("overall", "content", "format", "impression")
 RULE_LEAVES: tuple[str, ...] = tuple(leaf.id for leaf in LEAVES if leaf.judge == "rule")
 

@@ -2,4 +2,6 @@
 
 from howtobench.simulator.command import main
 
+__all__: list[str] = []
+
 main()

@@ -23,6 +23,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import IO, Any
 
+__all__ = ["Served", "SimulatorFailed", "served"]
+
 # the line `command.main` prints once it listens: `judge simulator on <base URL>[ as ...]`
 _READY = re.compile(r"^judge simulator on (http://\S+)/v1\b")
 _STOP_SECONDS = 10.0

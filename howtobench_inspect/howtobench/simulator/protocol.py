@@ -25,6 +25,19 @@ from howtobench.tree.prompts import TAGS as TREE_TAGS
 from howtobench.tree.spec import LEAVES
 from howtobench.vocabulary.templates import tags_in
 
+__all__ = [
+    "Asked",
+    "BUILD_STEPS",
+    "FOREIGN_JUDGE",
+    "KINDS",
+    "asked_dimensions",
+    "asked_genre",
+    "asked_ids",
+    "asked_length",
+    "classify",
+    "message_text",
+]
+
 _WRITING = re.compile(r"<writing>\n(.*)\n</writing>", re.S)
 # the texts a question quotes (the writing judged, its anchor): data, never read for tags,
 # so that a writing holding a tag line cannot pass for another question

@@ -23,6 +23,27 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
+__all__ = [
+    "ARTIFACT_POLICIES",
+    "COMPLETE",
+    "CUT",
+    "CUT_POLICIES",
+    "CUT_REASONS",
+    "DEFAULT_ARTIFACTS",
+    "DEFAULT_CUT",
+    "EMPTY",
+    "FILTERED",
+    "STATES",
+    "STORED",
+    "WritingState",
+    "completion_artifacts",
+    "count_states",
+    "ends_mid_sentence",
+    "examine",
+    "remove_reasoning",
+    "strip_artifacts",
+]
+
 # The states of a writing, as each sample records them (`SampleKey.WRITING`).
 COMPLETE: Final = "complete"
 CUT: Final = "cut"  # by the length limit or the context, or (stored) ending mid-sentence

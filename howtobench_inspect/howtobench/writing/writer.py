@@ -12,6 +12,8 @@ from howtobench.vocabulary.metadata import SampleKey
 from howtobench.vocabulary.templates import render
 from howtobench.writing.state import CUT, DEFAULT_ARTIFACTS, DEFAULT_CUT, examine
 
+__all__ = ["PROMPTS", "WRITER_MAX_TOKENS", "final_writing", "writer_prompt"]
+
 PROMPTS = Path(__file__).parent / "prompts"
 
 # A live writer's length limit when the command line sets none (`--max-tokens` overrides
