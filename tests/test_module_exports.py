@@ -49,14 +49,20 @@ def test_the_check_sees_a_missing_and_a_stray_name() -> None:
 def test_every_module_declares_what_it_offers() -> None:
     modules = sorted(PACKAGE.rglob("*.py"))
     assert len(modules) > 100
-    missing, stray = [], []
+    missing, stray, partial = [], [], []
     for path in modules:
         declared, bound = exports(path.read_text(encoding="utf-8"))
         where = str(path.relative_to(PACKAGE))
         if declared is None:
             missing.append(where)
         else:
-            folder = path.parent  # a package's `__all__` may name its modules
+            folder = path.parent  # a package's `__all__` may name its modules: all of them
+            if path.name == "__init__.py":
+                modules_here = {p.stem for p in folder.glob("*.py")} - {"__init__", "__main__"}
+                modules_here |= {d.name for d in folder.iterdir() if (d / "__init__.py").is_file()}
+                named = modules_here & set(declared)
+                if named and named != modules_here:
+                    partial.append(f"{where}: {sorted(modules_here - named)}")
             stray += [
                 f"{where}: {name}"
                 for name in declared
@@ -67,4 +73,5 @@ def test_every_module_declares_what_it_offers() -> None:
                 )
             ]
     assert missing == [], f"modules without __all__: {missing}"
+    assert partial == [], f"packages whose __all__ names some of their modules only: {partial}"
     assert stray == [], f"__all__ names a module does not bind: {stray}"

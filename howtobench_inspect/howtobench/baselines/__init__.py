@@ -5,6 +5,7 @@ __all__ = [
     "autoplan",
     "bleurt",
     "overlap",
+    "prompts",
     "rubric",
     "single_call",
 ]

@@ -3,12 +3,15 @@
 # The subpackage's modules; none is imported here, so importing the package costs nothing.
 __all__ = [
     "aggregate",
+    "columns",
     "experts",
     "formatting_paper",
     "headings",
     "negotiation",
     "negotiator",
     "plan",
+    "prompts",
     "scorer",
     "spec",
+    "writing_score",
 ]
