@@ -28,7 +28,7 @@ def exports(source: str) -> tuple[list[str] | None, set[str]]:
                     if isinstance(name, ast.Name):
                         bound.add(name.id)
                 if isinstance(target, ast.Name) and target.id == "__all__":
-                    assert node.value is not None
+                    assert node.value is not None and declared is None, "a second __all__"
                     try:
                         declared = list(ast.literal_eval(node.value))
                     except ValueError:  # computed (a lazy package's table): declared

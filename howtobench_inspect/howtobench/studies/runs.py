@@ -40,18 +40,6 @@ __all__ = [
     "writer_model",
 ]
 
-__all__ = [
-    "Overlap",
-    "Run",
-    "differences",
-    "first_few",
-    "grader_model",
-    "group_runs",
-    "judged_by",
-    "overlaps",
-    "writer_model",
-]
-
 
 def first_few(items: Iterable[object], shown: int = 5) -> str:
     """`a, b, c, ... (12 in all)`: enough to find the culprits in a long list."""
