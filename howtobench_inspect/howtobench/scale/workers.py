@@ -1,41 +1,12 @@
 """A worker of an eval set that owns its bookkeeping: rerun after any kill, it resumes.
 
-inspect's selection mode (`INSPECT_EVAL_SET_SELECTION`) runs the tasks a file names "with
-no eval-set bookkeeping": a rerun does not skip a finished task, does not continue a log
-that stopped, and leaves the stopped log beside the new one, so a folder a killed worker
-wrote into needs a person before `howtobench check-logs` or `report` accept it. The
-runner owns that, and a job runner (Slurm, Kubernetes) knows nothing of logs; so the
-worker does it itself, from the one thing workers on many hosts share, the log folder's
-files (no lock, no database):
-
-- A task (a unit: its identifier and, for a task cut by `howtobench shards split`, its
-  sample range) with a finished log in the folder is skipped.
-- A task whose log stopped (`started` after a kill, `error`, `cancelled`) is continued
-  with inspect's own retry of that log (the selection's `resume`), so its finished
-  samples are kept and only the rest run; the judge replies of samples that finished
-  but were not yet in the log come from the reply store (`INSPECT_CACHE_DIR`), so only
-  the questions in flight at the kill are asked again.
-- Once a task has a finished log, the stopped logs of its run are deleted (the killed
-  log, inspect's `-recovered` copy of it, an earlier retry: inspect's retry keeps the
-  task id), here and on the next start (a kill between the two leaves them for then), so
-  the folder holds one finished log per task. No finished log is ever deleted: a second
-  one of a unit (a copy, a log from another host, a run against another judge endpoint)
-  is named with what differs, and the worker exits 1, as `check-logs` fails on it.
-- A folder holding finished logs of another split of the same tasks (ranges that overlap
-  this worker's) is refused before anything runs: the two splits would score samples
-  twice.
-
-Logs are matched to units as inspect's eval-set matches them, by `task_identifier` of the
-log header, plus the eval set id and the range (`limit`) the header records. Each unit
-belongs to one worker file, so two workers never touch one unit's logs.
-
-`run(define, log_dir, judges)` is the whole entry: `docs/examples/scale_out.py` calls it
-with the function that calls `eval_set()`. Outside selection mode it changes nothing,
-except in capture mode (`INSPECT_EVAL_SET_CAPTURE`), where building the tasks builds the
-judge roles' models and an `openai-api/<service>/...` judge would refuse to start without
-`<SERVICE>_BASE_URL`: there it fills the judge's endpoint and key variables, when unset,
-with placeholders nothing calls. inspect leaves a role's base URL and key out of a task's
-identity, so the captured identifiers are those the workers run with their real endpoint.
+inspect's selection mode (`INSPECT_EVAL_SET_SELECTION`) runs the tasks a file names with
+no eval-set bookkeeping, and a job runner knows nothing of logs; so the worker keeps the
+books itself from the log folder's files, the one thing workers on many hosts share:
+finished units are skipped, stopped ones continued with inspect's retry, their stopped
+logs then deleted (never a finished one), and a second split over the folder refused
+(docs/cluster.md, "Workers and resuming"). `run(define, log_dir, judges)` is the whole
+entry; in capture mode it only fills unset judge endpoint variables with placeholders.
 """
 
 from __future__ import annotations
