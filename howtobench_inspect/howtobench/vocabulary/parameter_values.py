@@ -44,8 +44,8 @@ __all__ = [
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 # Spellings of "no anchor" for `anchor`; YAML gives False for false/no/off and 0 for 0.
-_NO_ANCHOR = {"false", "no", "off", "0", "none", "null"}
-_HUMAN_ANCHOR = {"true", "yes", "on", "1", "human"}
+_NO_ANCHOR = _FALSE | {"none", "null"}
+_HUMAN_ANCHOR = _TRUE | {"human"}
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -232,11 +232,7 @@ def temperature(value: Any, name: str) -> float | None:
     """A sampling temperature from 0 to 2, or None (not set)."""
     if value is None:
         return None
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            pass
+    value = unquoted(value, float)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 2:
         raise ParameterError(name, f"expected a temperature from 0 to 2, got {_shown(value)}")
     return float(value)
