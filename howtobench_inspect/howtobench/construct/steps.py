@@ -2,14 +2,10 @@
 its reply checked and asked again with the error stated, and then the checked answer or
 the failure with its reason, never a default.
 
-Each step is an inspect task whose solver asks `get_model()`: the `--model` of
-`inspect eval howtobench/<step>`, or the model `howtobench build` runs the steps with.
-Questions go through the judges' `ask` (`howtobench.judge.replies`): a reply that breaks
-the step's form is asked again (three tries in all), and only a checked reply is kept in
-the reply store, so a rerun, or a resumed build, asks nothing already answered and asks
+Each step is an inspect task whose solver asks `get_model()` through the judges' `ask`
+(`judge.replies`), so only a checked reply is kept in the reply store and a rerun asks
 again exactly the questions that failed. The solver records the outcome in the sample
-metadata (`ANSWER`); the step's scorer turns it into the score the log shows and the
-pipeline reads: the checked answer, or an unscored score whose explanation is the reason.
+metadata (`ANSWER`); the step's scorer turns it into the score the pipeline reads.
 """
 
 from __future__ import annotations
