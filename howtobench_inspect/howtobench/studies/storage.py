@@ -1,13 +1,9 @@
 """Where logs live: a local path, or any fsspec URL that inspect takes for `--log-dir`.
 
-Inspect writes and reads its logs through fsspec, so `inspect eval --log-dir s3://b/logs`
-puts them on object storage; the studies must find and read them there too. A plain path
-is still handled with `pathlib` (as it always was, so that its messages and the way a file
-named twice through a link is recognised stay the same); anything with a protocol
-(`s3://`, `gs://`, `file://`, `memory://`, ...) goes to fsspec. Credentials and endpoints
-come from the usual places of the filesystem's library (for S3: botocore's environment
-variables and config files, `AWS_ENDPOINT_URL` for an S3-compatible server), exactly as
-for inspect's own writer, so one environment serves both.
+inspect writes and reads its logs through fsspec, so the studies must find and read them
+there too. A plain path stays with `pathlib` (its messages, and how a file named twice
+through a link is recognised, stay the same); a URL goes to fsspec, with credentials from
+the filesystem library's usual places, as for inspect's own writer.
 """
 
 from __future__ import annotations
