@@ -1,19 +1,11 @@
 """The whole check (`judge_check`): every input checked, then the probes, then a small
 ToW eval with a fresh reply store, then the summary of its logs.
 
-Two bounds keep the check honest about a slow local judge:
-
-- `--max-connections` (default `DEFAULT_MAX_CONNECTIONS`, 1): the eval's connections to
-  the judge. A local server with one slot (llama.cpp's `--parallel 1`, Ollama's
-  `OLLAMA_NUM_PARALLEL=1`) queues every request it is not serving, and inspect's default
-  of 10 connections would make each call's measured time the server's queue plus its
-  answer; with no more connections than slots, the time measured is the server's answer.
-- `--time-limit` (default `DEFAULT_TIME_LIMIT`, 900 s): the whole check, probes and eval.
-  inspect's `time_limit` and `working_limit` bound each sample, not the run, and a
-  per-sample bound would still let many slow writings add up; so the check bounds its
-  own run: the eval is cancelled at the deadline (inspect writes the cancelled log with
-  the writings judged so far), and the report shows those, with a verdict that says the
-  check ran out of time.
+Two bounds keep the check honest about a slow local judge (docs/judges.md):
+`--max-connections` defaults to 1, since a server with one slot queues the rest and each
+call's time would be its queue plus its answer; and `--time-limit` bounds the whole check
+by our own deadline, since inspect's `time_limit` bounds each sample, not the run: at it
+the eval is cancelled and the report shows the writings judged so far.
 """
 
 from __future__ import annotations
