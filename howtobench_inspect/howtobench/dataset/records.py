@@ -1,13 +1,10 @@
 """Writing records: their type, the two record formats, validated, and inspect samples.
 
-Where records come from (the `dataset` task parameter: the hub, a data folder, a JSONL
-file, the demo) is `howtobench.dataset`; this module is what every source shares: the
-published `aligned.jsonl` format and that of a user's JSONL file (`parse_benchmark_record`,
-`parse_user_record`), how a JSONL file is read (`read_jsonl`), and the sample a record
-becomes (`record_to_sample`).
-
-Every record passes one validation path; a bad record raises `DataError` naming the
-file, the line and the field. Nothing is skipped silently.
+What every data source shares: the published `aligned.jsonl` format and a user's JSONL
+format (`parse_benchmark_record`, `parse_user_record`), how a JSONL file is read
+(`read_jsonl`), and the sample a record becomes (`record_to_sample`). Every record passes
+one validation path; a bad record raises `DataError` naming the file, the line and the
+field. Nothing is skipped silently.
 """
 
 from __future__ import annotations
