@@ -1,15 +1,11 @@
 """A judge in batch mode: its batch API checked, its wait for the batch bounded.
 
-A judge in batch mode (its role's own `batch` setting, on a provider that batches)
-waits for its batch, which inspect polls with no bound at all. Two more ways it cannot
-answer end the run as an outage does: its endpoint has no batch API (asked once per
-judge and run before the first batch is sent, since a failed batch creation inside
-inspect would bring the eval down with a traceback and no word in the log), and its
-batch did not finish within `HOWTOBENCH_BATCH_WAIT` seconds, counted from when the call
-was queued (`BatchUnfinished`, naming the batches). The answered questions are in the
-reply store either way. A batch that inspect's OpenAI batcher failed as a whole (one
-failed request in it is enough) is read back from the provider's files
-(`howtobench.judge.lost_batches`).
+inspect polls a batch with no bound at all, so two more ways a batched judge cannot
+answer end the run as an outage does: its endpoint has no batch API (asked once per judge
+and run before the first batch, since a failed batch creation inside inspect brings the
+eval down with a traceback), and its batch did not finish within `HOWTOBENCH_BATCH_WAIT`
+seconds of the call being queued (`BatchUnfinished`, naming the batches). The answered
+questions are in the reply store either way (docs/large-runs.md, "Batch mode").
 """
 
 from __future__ import annotations

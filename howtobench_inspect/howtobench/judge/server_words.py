@@ -1,18 +1,12 @@
 """What a judge's server said: its status, its own words, and the phrases we act on.
 
-Servers refuse a request in their own error bodies and their own words; the judge
-reads the words out of any of those shapes (`server_message`) and recognises a few
-phrases by their meaning (`PHRASES`): a prompt longer than the model's context (asked
-again, it is cut the same way: the question fails for good), and a chat template that
-has no system role (the conversation is sent again with the system prompt folded into
-the first user message). Every other refusal is judged by its status alone
-(`howtobench.judge.failures`): an overloaded server answers 429/5xx, a request shape a
-server cannot handle shows when a tiny request still gets an answer
-(`howtobench.judge.outages`), neither by its words.
-
-The table names the simulator's profiles (`howtobench.simulator.profiles`) that send
-each phrase, or where a real server was seen to say it when no profile plays it;
-`tests/test_server_phrases.py` keeps the two in step.
+Servers refuse a request in their own error bodies and words; the judge reads the words
+out of any of those shapes (`server_message`) and recognises two meanings by their
+phrases (`PHRASES`): a prompt over the model's context (asked again, it is cut the same
+way: the question fails for good), and a chat template with no system role (the system
+prompt is then folded into the first user message). Every other refusal is judged by its
+status alone (`judge.failures`). The table names the simulator's profiles that send each
+phrase, or where a real server said it; `tests/test_server_phrases.py` keeps them in step.
 """
 
 from __future__ import annotations
