@@ -2,14 +2,11 @@
 
 It reads task type, genre, instruction and grounding, never the writing or the
 reference, so its weights are a property of the instruction, and every writer of an
-instruction must be judged with the same weights. They are negotiated once per
-instruction and judge model: concurrent epochs and writings wait for the same call
-(`SettledWeights`, owned by the scorer), and across processes sharing a reply store the
-question's lock (`howtobench.judge.question_locks`, as every judge question) makes the
-others wait and then read the kept reply; later runs read it too. A negotiation that
-gave no usable weights is asked once per run (`judge.runs.RunNotes`): every other
-judging of the instruction in the run is left unscored with that reason without asking
-again, and the next run asks anew. Each score records the weights' fingerprint.
+instruction must be judged with the same weights: negotiated once per instruction and
+judge model, concurrent epochs and writings wait for the same call (`SettledWeights`),
+other processes for the question's lock and then the kept reply. A negotiation that gave
+no usable weights is asked once per run (`judge.runs.RunNotes`). Each score records the
+weights' fingerprint.
 """
 
 from __future__ import annotations
