@@ -32,12 +32,9 @@ def first_line(err: BaseException) -> str:
 
 
 def kind(name: str) -> Kind | None:
-    """What `name` is: a file, a folder (on object storage: a prefix with objects under it,
-    or a bucket), or nothing (None).
-
-    Only a missing object counts as nothing; any other failure (no credentials, an
-    unreachable endpoint, an unknown protocol, the filesystem's package not installed)
-    propagates, so that it is not reported as a missing file.
+    """What `name` is: a file, a folder (on object storage a prefix or a bucket), or nothing
+    (None). Only a missing object is nothing; any other failure propagates, so that it is
+    not reported as a missing file.
     """
     if not is_url(name):
         path = Path(name)
