@@ -154,13 +154,8 @@ def step_score(state: TaskState, present: Callable[[dict[str, Any]], Score]) -> 
 @metric
 def answered_means(keys: list[str]) -> Metric:
     """The mean of each of `keys` of the step's scores over the texts that got a checked
-    answer: the numbers of a step's table in inspect's results.
-
-    inspect leaves unscored samples (no usable reply) out of a metric, and where no text
-    of the step got an answer it would print `nan` for every mean (for a dict of metrics
-    by key, too: an empty metric falls back to NaN). A mapping's None is left out of the
-    results instead, so then the table shows the step's name and no number; the build's
-    summary counts the texts without a usable reply.
+    answer. Where no text got one, inspect would print `nan` for every mean; a None is left
+    out of the results instead, and the build's summary counts the texts without a reply.
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:

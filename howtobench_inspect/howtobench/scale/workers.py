@@ -134,14 +134,10 @@ def _environment(values: dict[str, str], keep: bool = False) -> Iterator[None]:
 
 def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> int:
     """Run the eval set `define` calls `eval_set()` for, as the environment asks: a
-    capture (with placeholder judge endpoints), a worker (with its bookkeeping), or
-    eval-set's own one-process run. Returns the exit status: 0 done, 1 a unit left
-    unfinished or with two finished logs, a one-process run whose `define` returned False
-    (eval_set's verdict) or a bad limit, 2 a folder or file refused before any run.
-
-    The limits `define` takes from inspect's variables (`worker_limits.limits`) are
-    checked first: a bad one is a line on stderr and status 1, before anything runs. A
-    run that calls the judge starts with a line saying what its connections are."""
+    capture, a worker, or eval-set's own one-process run. Returns the exit status: 0 done,
+    1 a unit left unfinished or with two finished logs, eval_set's False or a bad limit
+    (checked first, before anything runs), 2 a folder or file refused before any run.
+    """
     try:
         chosen = limits()
     except UserError as error:

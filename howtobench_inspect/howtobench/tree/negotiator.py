@@ -145,13 +145,10 @@ class SettledWeights:
     """The weights one tow scorer has settled, so concurrent writings, epochs and judge
     samples of one instruction wait for one negotiation instead of starting their own.
 
-    Each scorer owns one (made when the scorer is built), so a new task or `inspect
-    score` starts empty, and with `cache=False` nothing outlives the scorer. Keyed on
-    the reply store and the question's key (model, endpoint, generation settings,
-    messages), so a different judge or setting negotiates anew. Across processes and
-    runs the store's file lock and its kept reply do the same. A failed negotiation is
-    kept in the run's notes instead, for every scorer of the run (the check's originals
-    and damaged copies are tasks of their own), and never in the store.
+    Owned by the scorer, so a new task or `inspect score` starts empty; keyed on the reply
+    store and the question's key, so a different judge or setting negotiates anew. Across
+    processes the store's lock and kept reply do the same; a failed negotiation is kept in
+    the run's notes instead, never in the store.
     """
 
     def __init__(self) -> None:

@@ -59,12 +59,9 @@ DEFAULT_GENRE = "others"
 
 
 def canonical_genre(label: str) -> str:
-    """Canonical genre of a raw label.
-
-    Known raw labels map through `RAW_TO_CANONICAL`; a canonical name (any case) is
-    kept; any other label (a user's own genre) is kept as given, so that their
-    results are grouped by their own genres rather than folded into `others`.
-    An empty label is `others`.
+    """Canonical genre of a raw label: known raw labels through `RAW_TO_CANONICAL`, a
+    canonical name (any case) as it is, any other label as given (so a user's own genres
+    stay their own), and an empty one `others`.
     """
     label = label.strip()
     if not label:

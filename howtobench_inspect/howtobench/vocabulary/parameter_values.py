@@ -129,15 +129,10 @@ def refuse_unknown(
     owner: str,
     error: type[ParameterError] | type[ScorerParameterError],
 ) -> None:
-    """Refuse the first name in `given` that `taker`'s signature does not name, in one line.
-
-    The line names the parameter as the user gave it (`-T` or `-S`, from `error`) and
-    `owner` ("the writing tasks", "howtobench/tow"), then the new name of one that task
-    version 4 renamed, or what replaces one that a task version removed (`REMOVED`), else
-    the nearest known name, else all of them: inspect itself would only warn about an
-    unknown `-T` name and run without it, and for an unknown `-S` name print Python's
-    TypeError with its whole traceback. The usual mistakes fit the 80 columns that rich
-    wraps inspect's message at when it does not print to a terminal.
+    """Refuse the first name in `given` that `taker`'s signature does not name, in one line
+    naming the parameter as given (`-T`/`-S`) and `owner`, then its new name, what replaces
+    it (`REMOVED`), the nearest known name, or all of them: inspect itself would only warn
+    about an unknown `-T` name, and print a traceback for an unknown `-S` one.
     """
     known = [
         p.name
