@@ -88,11 +88,10 @@ def _guideline(kind: str, task: str, shown: str) -> str:
 
 
 def _page(name: str, language: str, languages: list[str], **parts: str) -> str:
-    """A page with its words: `pages/<name>.html` in the shell both pages share
-    (`pages/page.html`: its script `static/<name>.js`), the language it opens in (the
-    campaign's), the title and the no-script notice in it, and the tables of `languages`
-    for its script. Made once, when the studio starts, since none of it changes while it
-    runs."""
+    """A page with its words: `pages/<name>.html` in the shell both pages share, in the
+    campaign's language, with the tables of `languages` for its script. Made once, when the
+    studio starts.
+    """
     table = words(name, language)
     body = _template(name).substitute(noscript=escape(table["noscript"]), **parts)
     return _template("page").substitute(

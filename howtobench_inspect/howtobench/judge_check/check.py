@@ -73,14 +73,10 @@ def judge_check(
 ) -> Report:
     """Check the judge: probes, then a small ToW eval, then the log's summary.
 
-    Every input is checked before the first request (bad input is a `UserError`; for
-    `against`, which needs the studies extra for its p-values, a `StudyError`). The eval
-    runs with `INSPECT_CACHE_DIR` set to a new empty folder, so no reply store answers
-    for the judge; its logs go to `log_dir`, or to a temporary folder removed afterwards. With `quality` the eval
-    also judges damaged copies and a retest (`judge_check.quality`), and the report
-    carries the quality verdict; with `against` (a reference judge's logs) it carries
-    the agreement with that judge (`judge_check.agreement`). `weights` is the tasks'
-    `-T weights=`: `uniform` or a plan file checks a judge whose negotiator is not asked.
+    Every input is checked before the first request (`UserError`; `StudyError` for
+    `against`, which needs the studies extra). The eval runs with `INSPECT_CACHE_DIR` set to
+    a new empty folder, so no reply store answers for the judge; its logs go to `log_dir`,
+    or to a temporary folder removed afterwards.
     """
     if against:  # the agreement's p-values
         check_extra("studies", "--against")

@@ -44,7 +44,7 @@ __all__ = [
 ]
 
 FIELD = "howtobench"
-"""Our field in a worker file (see the module docstring)."""
+"""Our field in a worker file, beside inspect's selection (`limits`, `samples`, `judge_calls`)."""
 
 SELECTION_VERSION = 7
 """inspect's selection schema the worker files declare (`EVAL_SET_SELECTION_VERSION` of
@@ -184,7 +184,7 @@ def cut(tasks: Sequence[Task], workers: int) -> list[list[Piece]]:
 
 
 def worker_file(eval_set_id: str, pieces: Sequence[Piece]) -> dict[str, Any]:
-    """A worker's selection, in the format the module docstring describes."""
+    """A worker's selection: inspect's, plus our `FIELD` (docs/cluster.md, "The worker file")."""
     return {
         "version": SELECTION_VERSION,
         "eval_set_id": eval_set_id,

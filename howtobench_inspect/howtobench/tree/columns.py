@@ -42,7 +42,7 @@ TowColumns: list[Column] = [
     SampleColumn("rouge_l", path="scores.rouge_l.value"),
     SampleColumn("*", path="scores.bleu.value"),  # bleu_1, bleu_4
 ]
-"""Column definitions for `samples_df` (see the module docstring)."""
+"""Column definitions for `samples_df` (listed in docs/lm-eval.md)."""
 
 
 def tow_samples(logs: str | Sequence[str] | Sequence[EvalLog]) -> pd.DataFrame:
