@@ -274,9 +274,6 @@ def backconstruct_step(corpus: str | None = None, seed: int = 0) -> Task:
     Args:
         corpus: a corpus JSONL file in which every text has a `genre`.
         seed: seeds each text's shape (`howtobench build --seed`).
-
-    Returns:
-        The task: one question per text to the evaluated model (`--model`).
     """
     texts = corpus_texts(corpus, genre_needed=True)
     drawn = integer(seed, "seed")

@@ -104,9 +104,6 @@ def classify_step(corpus: str | None = None) -> Task:
     Args:
         corpus: a corpus JSONL file (`text`, and optionally `id`, `genre`, `language`,
             `source`).
-
-    Returns:
-        The task: one question per text to the evaluated model (`--model`).
     """
     texts = corpus_texts(corpus)
     samples = [classify_sample(t) for t in texts]

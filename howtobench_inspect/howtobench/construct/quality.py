@@ -91,9 +91,6 @@ def quality_step(corpus: str | None = None, threshold: int = DEFAULT_THRESHOLD) 
         corpus: a corpus JSONL file in which every text has a `genre`.
         threshold: the score a text needs to be kept (the paper's 4), for the `kept`
             metric; `howtobench build --threshold` applies it.
-
-    Returns:
-        The task: one question per text to the evaluated model (`--model`).
     """
     limit = check_threshold(threshold)
     texts = corpus_texts(corpus, genre_needed=True)

@@ -184,9 +184,6 @@ def screen_step(dataset: str | None = None) -> Task:
         dataset: a data folder (`<task>/aligned.jsonl`, e.g. one `howtobench build`
             wrote), `hub`, `demo`, or a JSONL file of writing tasks (`instruction`,
             `grounding`, `reference`, ...).
-
-    Returns:
-        The task: one question per item to the evaluated model (`--model`).
     """
     records = screen_records(dataset)
     return step_task(
