@@ -93,11 +93,9 @@ class BleurtModel:
         """The BLEURT score of one pair and its length in tokens uncut; blocking, so call
         it from a worker thread.
 
-        Group commit: the caller queues its pair, then takes the forward lock; whoever
-        holds it scores the oldest waiting pairs, its own among them, so the callers
-        queued meanwhile find their score ready and one pass served them all. The
-        tokenizer is used under that lock too: a fast tokenizer's padding and truncation
-        settings are state that concurrent calls would trip over.
+        Group commit: whoever holds the forward lock scores the oldest waiting pairs, its own
+        among them, so the callers queued meanwhile find their score ready. The tokenizer runs
+        under that lock too: its padding and truncation settings are state.
         """
         key = (reference, candidate)
         if key in self._memo:

@@ -68,11 +68,8 @@ async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateC
 
 def batch_wait() -> float:
     """Seconds a batched judge call waits for its batch: `HOWTOBENCH_BATCH_WAIT`, or 24 h.
-
-    An environment variable rather than a scorer option: the wait changes no answer, so
-    it belongs with the operational settings, not the task's arguments; it reaches every
-    judge scorer, `inspect score` and `inspect eval-retry` alike; and a role's generate
-    config cannot carry it (inspect forbids unknown settings there).
+    An environment variable, not a scorer option: it changes no answer, reaches every judge
+    scorer, `inspect score` and `eval-retry` alike, and a role's config cannot carry it.
     """
     return wait_setting(
         BATCH_WAIT_VARIABLE, DEFAULT_BATCH_WAIT, "a batched judge call may wait for its batch"
