@@ -91,11 +91,8 @@ def jsonl_text(rows: Iterable[Mapping[str, Any]]) -> str:
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line; a malformed line, bytes that are not
-    UTF-8 or a file without any record raise `DataError`.
-
-    The file is split on newline bytes and each line decoded alone, so that an encoding error
-    names its line; a UTF-8 byte order mark (as some editors write) and CRLF line ends are
-    accepted.
+    UTF-8 (each line decoded alone, so the error names it) or a file without any record
+    raise `DataError`. A UTF-8 byte order mark and CRLF line ends are accepted.
     """
     if not path.is_file():
         raise DataError(str(path), "file not found")

@@ -11,11 +11,9 @@ the eval is cancelled and the report shows the writings judged so far.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -40,6 +38,7 @@ from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
 from howtobench.judge_check.writings import check_tasks, default_replay, present_tasks
+from howtobench.vocabulary.environment import environment
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import replay_model
 
@@ -113,7 +112,7 @@ def judge_check(
         f"judging up to {many(limit, 'writing')} per task of {dataset}{extra} ({', '.join(run)}) ..."
     )
     with tempfile.TemporaryDirectory(prefix="howtobench-judge-check-") as scratch:
-        with _environment("INSPECT_CACHE_DIR", str(Path(scratch) / "cache")):
+        with environment({"INSPECT_CACHE_DIR": str(Path(scratch) / "cache")}):
             folder = log_dir or str(Path(scratch) / "logs")
             before = _log_files(folder)
             run_eval = _evaluate(evaluated, writer, spec.model(), limit, folder, max_connections)
@@ -173,7 +172,7 @@ def _no_display() -> None:
     model call looks, so before the probes), and `eval_async()` shows its plain display
     unless a display is set by then. A display an earlier eval of the process chose (a
     notebook's) is kept."""
-    with _environment("INSPECT_DISPLAY", "none"):
+    with environment({"INSPECT_DISPLAY": "none"}):
         display_type()
 
 
@@ -209,20 +208,6 @@ def _ran_out(limit: float, when: str) -> str:
         "was judged by then. Give it more time (--time-limit), fewer writings (--limit), or "
         "more connections where the server has the slots (--max-connections)"
     )
-
-
-@contextlib.contextmanager
-def _environment(name: str, value: str) -> Iterator[None]:
-    """`name=value` inside the block: the caller's environment is as it was after."""
-    before = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = before
 
 
 def _stopped(report: Report, plain: Probe) -> str:

@@ -27,12 +27,9 @@ BOUNDS = {
 
 
 def check_run_options(config: GenerateConfig | None = None) -> None:
-    """Refuse counts and timeouts out of range in `config`, by default the eval's
-    (unset values are inspect's defaults, and fine).
-
-    Built from Python before `eval()`, or with a `Model` object as the eval's model, the
-    eval's settings are not known and nothing is checked; `howtobench build` checks its
-    own options when they are parsed.
+    """Refuse counts and timeouts out of range in `config`, by default the eval's. Built
+    from Python before `eval()`, or with a `Model` object as the eval's model, the eval's
+    settings are not known and nothing is checked.
     """
     found = config if config is not None else eval_config()
     for option, (field, lowest) in BOUNDS.items():

@@ -143,12 +143,10 @@ def read_capture(path: Path) -> tuple[str, list[Task]]:
 
 
 def cut(tasks: Sequence[Task], workers: int) -> list[list[Piece]]:
-    """The tasks, in capture order, cut into `workers` stretches of nearly equal weight.
-
-    Every sample goes to exactly one worker and every worker gets at least one; each
-    stretch is contiguous, so a worker holds at most two cut tasks and no task twice.
-    Worker k ends at the sample where the running weight comes closest to k/N of the
-    total (so no worker is more than one sample's calls off its share).
+    """The tasks, in capture order, cut into `workers` contiguous stretches of nearly equal
+    weight: every sample goes to exactly one worker and every worker gets one at least, so a
+    worker holds at most two cut tasks and no task twice; worker k ends at the sample where
+    the running weight comes closest to k/N of the total.
     """
     from howtobench.vocabulary.errors import UserError
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +27,7 @@ from howtobench.scale.log_folder import (
     to_resume,
 )
 from howtobench.scale.logcheck import stopped_runs
+from howtobench.vocabulary.environment import environment
 from howtobench.vocabulary.errors import UserError
 
 __all__ = ["CAPTURE", "SELECTION", "capture_variables", "run"]
@@ -80,7 +80,7 @@ def run_selection(
             continue
         group = scratch / f"selection-{index}.json"
         group.write_text(worker.selection_for(limit, entries), "utf-8")
-        with _environment({SELECTION: str(group)}):
+        with environment({SELECTION: str(group)}):
             define()
     logs = survey(log_dir, eval_set_id, worker.units).logs
     unfinished, doubled = [], []
@@ -115,23 +115,6 @@ def capture_variables(models: Iterable[str]) -> dict[str, str]:
     return values
 
 
-@contextmanager
-def _environment(values: dict[str, str], keep: bool = False) -> Iterator[None]:
-    """Set these variables (only those unset, with `keep`) for the block."""
-    before = {name: os.environ.get(name) for name in values}
-    for name, value in values.items():
-        if not (keep and os.environ.get(name)):
-            os.environ[name] = value
-    try:
-        yield
-    finally:
-        for name, earlier in before.items():
-            if earlier is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = earlier
-
-
 def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> int:
     """Run the eval set `define` calls `eval_set()` for, as the environment asks: a
     capture, a worker, or eval-set's own one-process run. Returns the exit status: 0 done,
@@ -145,7 +128,8 @@ def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> in
         return 1
     selection = os.environ.get(SELECTION, "").strip()
     if os.environ.get(CAPTURE, "").strip():
-        with _environment(capture_variables(judges), keep=True):
+        unset = {k: v for k, v in capture_variables(judges).items() if not os.environ.get(k)}
+        with environment(unset):
             define()  # inspect writes the manifest and exits
         return 0
     say(connections_line(chosen["max_connections"]))

@@ -52,12 +52,10 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def signature_of(reader: Callable[..., Any]) -> Callable[[F], F]:
-    """Give a factory (`def task(**given)`) the parameters of the function that reads them.
-
-    inspect reads a task's or scorer's parameters from its signature: to hand it the
-    `-T`/`-S` values, to record them with their defaults in the log and to build it again
-    (`eval-retry`, `inspect score`). Factories that take the same parameters share the
-    one signature, documented once, of their reader; the factory's return type is kept.
+    """Give a factory (`def task(**given)`) the parameters of the function that reads them:
+    inspect reads a task's or scorer's parameters from its signature (to pass, record and
+    rebuild them), so factories that take the same parameters share one signature,
+    documented once. The factory's return type is kept.
     """
 
     def shared(factory: F) -> F:
@@ -160,12 +158,9 @@ def refuse_unknown(
 
 def refuses_unknown(scorer: str) -> Callable[[F], F]:
     """Make a scorer factory refuse a keyword it does not take with one line
-    (`refuse_unknown`) naming `-S`, the scorer and the name meant.
-
-    Goes between inspect's `@scorer` (registered as `howtobench/<scorer>`) and the factory.
-    The factory keeps its own signature (`functools.wraps`), with no `**kwargs` added to
-    it: inspect reads that signature to record the scorer's parameters in the log and to
-    make the scorer again from them (`inspect score`, `eval-retry`).
+    (`refuse_unknown`) naming `-S`, the scorer and the name meant. Goes between inspect's
+    `@scorer` and the factory, which keeps its own signature (`functools.wraps`): inspect
+    reads it to record the scorer's parameters and to make the scorer again.
     """
     owner = f"{TASK_PREFIX}{scorer}"  # as `--scorer` names it
 
