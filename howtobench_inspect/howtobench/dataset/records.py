@@ -216,12 +216,8 @@ def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> Wr
 def parse_user_record(
     obj: Mapping[str, Any], source: str, line: int, default_id: str, task: str
 ) -> WritingRecord:
-    """A record of a user's own JSONL file.
-
-    Fields: `instruction` (required), `id`, `task`, `genre`, `grounding`, `reference`,
-    `language` (`zh`, `en`, ...; detected when absent) and `generations`
-    (an object model name -> stored writing, for replay). A record without `task`
-    belongs to whichever task is run.
+    """A record of a user's own JSONL file (its fields: docs/data.md); a record without
+    `task` belongs to whichever task is run.
     """
     record_task = _text(obj, "task", source, line, required=False) or task
     _check_task(record_task, source, line, "task")

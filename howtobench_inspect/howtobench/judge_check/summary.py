@@ -116,13 +116,11 @@ class Summary:
 
 
 def summarize(logs: Sequence[EvalLog], ran_out: str | None = None) -> Summary:
-    """Per kind of question: how many asks were usable at once, after re-asks, or not
-    (with the scorer's recorded reason); each call's latency and tokens, found by the
-    span of the question it was made in (`negotiator`, or the leaf's id under
-    `experts`), since a writing's calls run concurrently.
-
-    `ran_out`: why the check stopped early (its time limit); the evals it cancelled and
-    their unfinished writings are then not errors but the part not run."""
+    """Per kind of question: how many asks were usable at once, after re-asks, or not, and
+    each call's latency and tokens, found by the span of the question it was made in, since
+    a writing's calls run concurrently. With `ran_out` (the time limit), the cancelled
+    evals' unfinished writings are the part not run, not errors.
+    """
     expected = {
         leaf.id for log in logs for leaf in tree_for(_task_of(log)).leaves if leaf.judge == "llm"
     }
