@@ -1,15 +1,11 @@
 """lm-eval's `--log_samples` output, read for `howtobench lm-eval import`.
 
-lm-eval writes, under `--output_path`, one folder per model holding a
-`results_<date>.json` for each run and, with `--log_samples`, a
-`samples_<task>_<date>.jsonl` for each task of that run (lm-eval 0.4.x). The results
-file says what was run (the model, its arguments, `--limit`, the generation settings of
-each task); each samples line holds the item as our task file made it (`doc`, with the
-record and its writer prompt: `tasks/hooks.row`) and the generation (`filtered_resps`).
-
-What cannot make one writer's data folder is refused in one line: output of other tasks
-only, a results file without its samples file, a samples file of another task or cut
-short, one task answered in two runs, runs of different models or limits.
+lm-eval 0.4.x writes one folder per model under `--output_path`: a `results_<date>.json`
+per run (what was run) and a `samples_<task>_<date>.jsonl` per task (each item as our
+task file made it, `tasks/hooks.row`, and its generation). What cannot make one writer's
+data folder is refused in one line: other tasks' output only, a results file without its
+samples, a samples file cut short, one task answered in two runs, runs of different
+models or limits.
 """
 
 from __future__ import annotations

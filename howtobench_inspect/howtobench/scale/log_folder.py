@@ -1,8 +1,7 @@
-"""What a worker finds in the log folder it shares with other workers, and what it may
-do there: the units of its worker file, the logs of each (finished, stopped, another
-split's), which stopped log to continue, and which to delete once the unit has a
-finished one. The folder's files are the only state workers on many hosts share (see
-`scale/workers.py`); no finished log is ever deleted here.
+"""What a worker finds in the log folder it shares with other workers, and what it may do
+there: the units' logs (finished, stopped, another split's), which stopped log to
+continue, which to delete once the unit has a finished one. No finished log is ever
+deleted here.
 """
 
 from __future__ import annotations

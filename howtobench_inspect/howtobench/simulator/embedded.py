@@ -1,27 +1,11 @@
 """The judge simulator as an inspect model provider, in process: `towsim/<any name>`.
 
 `--model-role grader=towsim/judge` judges with the simulator's replies with no server to
-start, no port and no key, as inspect's own `mockllm/` answers without one. A request
-gets the reply the HTTP simulator gives the same request from inspect's `openai-api`
-provider: the provider writes the messages as that provider sends them
-(`messages_to_openai`), and then the simulator's own code reads, answers and bills them
-(`answers`: `read_by`, `choose`, `Choice.reply`, `bill`) and writes the chat completion
-in the profile's shape (`wire.OpenAIChat`), which inspect reads back
-(`model_output_from_openai`) as its provider reads the server's.
-
-Model arguments (`-M name=value` for the evaluated model; for a role, `model_args` in
-its YAML: `--model-role 'grader={model: towsim/judge, model_args: {latency: 0.5}}'`):
-
-- `profile`: the server played (`profiles.PROFILES`; default `openai`): the shape of its
-  replies (a reasoning field, cached tokens or none) and, for Ollama, the prompt cut to
-  its context; not its refusals, which are HTTP answers (docs/simulator.md).
-- `context`: the profile's context in tokens (two characters a token).
-- `latency`: seconds added to every answer (default 0).
-- `rate_malformed`, `rate_out_of_range`: chances (0-1) of an unusable reply, and `seed`,
-  the seed they are drawn with. The wire's faults (429, 500, hang, drop, 400, an empty
-  or non-JSON body) have no wire here to happen on, and are refused with how to get them.
-
-An unknown name is refused in one line, with the name meant where one is near.
+start, no port and no key, as inspect's own `mockllm/` answers without one. A request is
+written as inspect's `openai-api` provider sends it, then read, answered and billed by
+the simulator's own code (`answers`) and written back in the profile's shape
+(`wire.OpenAIChat`), so it gets the reply the HTTP simulator gives. Its model arguments
+and what it cannot do without a wire: docs/simulator.md, "In process".
 """
 
 from __future__ import annotations

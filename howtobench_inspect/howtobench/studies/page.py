@@ -1,12 +1,9 @@
 """`report.html`: the report as one self-contained page that opens from disk, offline.
 
-Everything is inline: the styles in the template (`templates/report.html`), the board's
-interval bars as small SVG drawn here, the weight figures as base64 PNG. The page has no
-script at all, and its Content-Security-Policy allows no request but `data:` images.
-Every text that comes from the logs (writer, genre and judge names, notes, provenance)
-is HTML-escaped, since a writer's name is whatever a run called it; the names are shown
-through `howtobench.vocabulary.names` (hidden characters made visible, long names cut, the whole
-name on hover), so that no two writers look alike.
+Everything is inline (the template's styles, SVG interval bars, base64 PNG figures),
+there is no script, and the Content-Security-Policy allows no request but `data:`
+images. Every text from the logs is HTML-escaped and shown through `vocabulary.names`,
+since a writer's name is whatever a run called it.
 """
 
 from __future__ import annotations

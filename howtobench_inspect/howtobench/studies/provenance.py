@@ -1,10 +1,6 @@
-"""What a leaderboard stands on: where its scores came from, and what its writings were.
-
-Apart from the intervals (`leaderboard`) because these are facts read from the logs, not
-statistics: the runs' task metadata, versions, judges, plans and weights (`provenance`,
-so that two boards can be told apart), and each writer's writings by state (`writing_states`:
-a writer whose writings were often cut is marked, since its mean is not that of whole
-writings).
+"""What a leaderboard stands on: the runs' metadata, versions, judges, plans and weights
+(`provenance`, so that two boards can be told apart), and each writer's writings by
+state (`writing_states`: a writer whose writings were often cut is marked).
 """
 
 from __future__ import annotations

@@ -2,16 +2,9 @@
 
 The log is a contract between the tasks and scorers that write it and the studies that
 read it; naming each key once here keeps the two sides from drifting apart (inspect_evals'
-`mask` names its keys the same way). The values are the strings the logs have always
-carried, except for the one renamed in task version 4 (below).
-
-The keys are plain `str` constants rather than an `Enum`: a sample's metadata goes
-through pydantic and JSON, and a plain string is written and looked up as itself on
-every Python the package supports (3.10 has no `StrEnum`).
-
-Task version 4 renamed one key: what the judges were shown is `anchor` in the score and
-task metadata (it was `reference`, the name the human text keeps). `RENAMED` maps each
-old name to its new one, and the studies read a log of either version through it.
+`mask` names its keys the same way). Plain `str` constants rather than an `Enum`, since
+metadata goes through pydantic and JSON and 3.10 has no `StrEnum`. Task version 4 renamed
+`reference` to `anchor`; `RENAMED` lets the studies read a log of either version.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """What lm-eval's HoWToBench task files call (`!function hooks.<name>`).
 
-The items come from the source the inspect tasks read (`-T dataset=` is lm-eval's
-`--metadata '{"dataset": ...}'`, the hub by default), each asked with the inspect task's
-writer prompt (`howtobench.writing.writer.writer_prompt`), and each writing scored with the
-`rouge_l` and `bleu` scorers' own numbers (`howtobench.baselines.overlap.overlap_values`)
-after the same clean-up the inspect tasks apply before scoring (`writing_state.examine`:
-reasoning removed, the completion artifacts stripped). A row carries the whole record,
-so that `howtobench lm-eval import` can write it back as a data folder for the ToW judge.
+The items come from the source the inspect tasks read (`--metadata '{"dataset": ...}'`),
+each asked with the inspect task's writer prompt and scored with the `rouge_l` and `bleu`
+scorers' own numbers after the same clean-up the inspect tasks apply. A row carries the
+whole record, so that `howtobench lm-eval import` can write it back as a data folder.
 """
 
 from __future__ import annotations
