@@ -59,18 +59,19 @@ def test_a_stored_writing_is_cut_when_it_ends_mid_sentence() -> None:
     assert examine(f"第一段。\n\n{cut}", "unknown")[1].state == "cut"
     assert examine(f"第一段。\n\n{cut}", "stop")[1].state == "complete"  # the server said so
     for finished in (
-        "日期：2023年7月15日",  # a date line
-        "此致\n敬礼",  # a sign-off
-        "（三）注重成果转化，建立长效机制",  # a heading
-        "那里，是中国的未来，是民族的复兴",  # a line of verse
-        "**落款：某某单位**",  # markup
-        "申请日期：XXXX年XX月XX日",
+        "正文。\n日期：2023年7月15日",  # a date line
+        "正文。\n此致\n敬礼",  # a sign-off
+        "我们走过的路\n那里，是中国的未来，是民族的复兴",  # a line of verse among others
+        "正文。\n**落款：某某单位**",  # a signature in bold
+        "正文。\n申请日期：XXXX年XX月XX日",
     ):
-        assert not ends_mid_sentence(f"正文。\n{finished}"), finished
+        assert not ends_mid_sentence(finished), finished
     for cut_line in (
         "要贴近群众的期待。讲述他们感兴趣的内容，才能让理论真正走进人",  # after a sentence end
         "他大胆地创造和改制词调，",  # a comma
         "这是一个很长的句子没有任何标点但是它已经超过了四十个字所以它不是标题也不是签名或者日期行",
+        "（三）注重成果转化，建立长效机制",  # a heading at the end: its section never comes
+        "那里，是中国的未来，是民族的复兴",  # a short line after finished prose
     ):
         assert ends_mid_sentence(f"正文。\n{cut_line}"), cut_line
 

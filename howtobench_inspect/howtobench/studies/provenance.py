@@ -19,8 +19,9 @@ from howtobench.writing.state import COMPLETE, CUT, EMPTY, FILTERED, count_state
 __all__ = ["LARGE_CUT_SHARE", "STATE_COLUMNS", "provenance", "writing_states"]
 
 # A writer with at least this share of cut writings in a row is marked in the ranking:
-# the seven stored writers whose writings are whole have under 1 %, the three cut ones
-# 22-30 % in guide and open; a share of 5 % moves a mean by more than its interval does.
+# the seven stored writers whose writings are whole have at most 2.1 % in a task, the
+# three cut ones 30-37 % in guide and open (docs/data.md); a share of 5 % moves a mean by
+# more than its interval does.
 LARGE_CUT_SHARE = 0.05
 STATE_COLUMNS = ("writings", COMPLETE, CUT, FILTERED, EMPTY, "reasoning", "artifacts")
 

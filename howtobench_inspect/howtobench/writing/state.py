@@ -23,6 +23,8 @@ from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
 
+from howtobench.writing.endings import ends_mid_sentence
+
 __all__ = [
     "ARTIFACT_POLICIES",
     "COMPLETE",
@@ -79,33 +81,6 @@ _FILL_SPAN = re.compile(
     r"<\s*(?:我的)?(?:生成|补全|写作)开始[^<>\n]{0,6}>(.*?)<\s*(?:我的)?(?:生成|补全|写作)结束",
     re.DOTALL,
 )
-
-# Ends mid-sentence: the last line ends in a letter or clause punctuation, and it is not a
-# heading, a date or a signature: it ends in clause punctuation, or holds a sentence end
-# before its last words, or is longer than any heading or signature line.
-_SENTENCE_END = re.compile(r"[。！？!?…]|\.\s")
-_CLAUSE_END = re.compile(r"[，、,]$")
-_LETTER_END = re.compile(r"\w$")
-_LONG_LINE = 40
-
-
-def ends_mid_sentence(text: str) -> bool:
-    """Whether a writing stops inside a sentence, judged from its last line alone.
-
-    A line that ends in a letter after a full sentence (`…的期待，讲述他们感兴趣的内容，
-    才能让理论真正走进人`), or in a comma, was cut; a short line without a sentence end
-    (a heading, a date, a signature, a line of verse) was not. A writing that ends in
-    markup (`*`, `]`) or a closing quote is taken as finished.
-    """
-    lines = [line.strip() for line in text.rstrip().splitlines() if line.strip()]
-    if not lines:
-        return False
-    last = lines[-1]
-    if _CLAUSE_END.search(last):
-        return True
-    if not _LETTER_END.search(last) or last[-1] == "_":
-        return False
-    return bool(_SENTENCE_END.search(last[:-1])) or len(last) > _LONG_LINE
 
 
 def remove_reasoning(text: str) -> tuple[str, int]:
