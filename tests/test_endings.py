@@ -4,8 +4,8 @@ Each shape a reader sees, one case each: a new paragraph's first clause after fi
 prose and a heading at the end are cut; a list's last item, a long signature or date
 line, verse and a sign-off are not. Then the rule against the 403 stored endings read
 one by one (`fixtures/endings.jsonl`: writer, task, item, the label and why; the
-published text is not copied: the fixture holds a hash of each ending, its reasons quote
-a few words at most, and the test reads the benchmark where it lies): the precision and
+published text is not copied: the fixture holds a hash of each ending, its reasons are
+our words, and the test reads the benchmark where it lies): the precision and
 recall docs/data.md states.
 """
 
