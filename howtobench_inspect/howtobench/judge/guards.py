@@ -6,7 +6,7 @@ inspect's `ScoreReason` codes, `grader_failed` when a judge's replies were unusa
 sent to a judge), and the detail is in the explanation, so logs can be filtered by code.
 
 Every score names the state of a writing that is not simply whole (cut, filtered,
-empty, reasoning or artifacts removed: `noted`), in its metadata and its explanation, so
+empty, refused, reasoning or artifacts removed, a reasoning tag kept: `noted`), in its metadata and its explanation, so
 a cut writing is never read as a whole one.
 
 A solver that could not produce the writing under test (a perturber that refused or

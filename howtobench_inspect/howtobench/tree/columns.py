@@ -12,7 +12,7 @@ that spell them out, and `tow_samples` reads logs with them:
 
 Columns: `writer` (the eval's model, `replay/` removed: a stored writer by its own name),
 `task` (`completion`, `guide`, `open`), `id`, `epoch`, `genre` (canonical), `writing`
-(the writing's state: `complete`, `cut`, `filtered`, `empty`), `tow_overall` and
+(the writing's state: `complete`, `cut`, `filtered`, `empty`, `refused`), `tow_overall` and
 `tow_<node or leaf>` for each of the task's tree (an ablated node, or an unscored
 writing, leaves its cells empty), and the overlap scorers' `rouge_l`, `bleu_1`, `bleu_4`
 where they ran. This module imports inspect's analysis (and pandas) when imported: the
