@@ -12,6 +12,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from inspect_ai.analysis import evals_df
@@ -584,3 +585,23 @@ def test_the_report_counts_each_writers_states_and_marks_a_cut_writer(
         row for row in saved if row["writer"] == "w-c" and row["task"] == "all"
     ).items()
     assert "The writings: whole, cut, filtered, empty, refused" in html_path.read_text("utf-8")
+
+
+def test_the_ranking_marks_a_writer_whose_writings_were_mostly_artifacts() -> None:
+    """`[stripped NN%]` follows a writer whose share of `heavy_strip` writings in the row's
+    task reaches the cut mark's threshold, beside `[cut NN%]`, and nothing below it."""
+    import pandas as pd
+
+    from howtobench.studies.leaderboard_report import marks
+
+    writings = pd.DataFrame(
+        [
+            {"task": "completion", "writer": "w", "cut_share": 0.2, "stripped_share": 0.06},
+            {"task": "guide", "writer": "w", "cut_share": 0.0, "stripped_share": 0.04},
+        ]
+    )
+    found = SimpleNamespace(writings=writings)
+    assert marks(pd.Series({"task": "completion", "writer": "w"}), found) == (
+        " [cut 20%] [stripped 6%]"
+    )
+    assert marks(pd.Series({"task": "guide", "writer": "w"}), found) == ""
