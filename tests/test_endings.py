@@ -158,7 +158,7 @@ def test_the_rule_reads_the_stored_endings_as_a_reader_did(shared_data: Path) ->
         output = outputs[(row["writer"], row["task"], row["id"])]
         ending = hashlib.sha256(output[-300:].encode("utf-8")).hexdigest()[:16]
         assert ending == row["ending_sha256"], f"{row}: not the ending that was read"
-        said_cut[id(row)] = examine(output, "unknown")[1].mid_sentence
+        said_cut[id(row)] = examine(output, "unknown", row["task"])[1].mid_sentence
     dev = [r for r in rows if r["split"] == "dev"]
     held = [r for r in rows if r["split"] == "held-out"]
     measured = {

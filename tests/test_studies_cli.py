@@ -40,7 +40,8 @@ def test_report(writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     # w-c's and w-d's writings end mid-sentence, most of them (`support.data.writings`)
     cut = {
         writer: sum(
-            examine(writings(r)[writer], "unknown")[1].state == "cut" for r in demo_records()
+            examine(writings(r)[writer], "unknown", r["task"])[1].state == "cut"
+            for r in demo_records()
         )
         for writer in ("w-c", "w-d")
     }

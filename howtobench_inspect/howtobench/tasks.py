@@ -44,8 +44,11 @@ __all__ = ["TASK_VERSION", "completion", "guide", "negotiate", "open_writing", "
 # checks plans like replies and leaves unread prompts unscored; 7 judges the writer's
 # final writing (reasoning removed, the completion artifacts stripped, `-T artifacts`),
 # records each writing's state and flags or unscores a cut one (`-T cut`), gives a live
-# writer a length limit and removes `-T replay` (the old form of a replayed writer).
-TASK_VERSION = 7
+# writer a length limit and removes `-T replay` (the old form of a replayed writer); 8
+# judges exactly the writing: a reasoning trace removed only where it leads the reply,
+# the paper's prompt artifacts stripped per task without loss (the first answer), and
+# refusals named.
+TASK_VERSION = 8
 
 
 def writing_task(task_type: str, given: WritingParameters) -> Task:

@@ -4,7 +4,8 @@ Unscored samples follow inspect's convention (`model_graded_qa`): the reason is 
 inspect's `ScoreReason` codes (`grader_failed` for unusable replies, `scoring_failed`
 when the scorer could not run) and the detail is in the explanation, so logs can be
 filtered by code. Every score names the state of a writing that is not simply whole
-(`noted`), so a cut writing is never read as a whole one. A solver that could not produce
+(cut, filtered, empty, refused, reasoning or artifacts removed, a reasoning tag kept:
+`noted`), so a cut writing is never read as a whole one. A solver that could not produce
 the writing under test marks the sample `SampleKey.UNSCORABLE`, and every scorer leaves
 it unscored with that reason rather than score the original as the disturbed one.
 """

@@ -152,7 +152,7 @@ def report(
     ranges from `bootstrap` resamples), `method` (how they were made), `leaderboard`
     (Table 4 layout), `counts` (scored writings per cell), `nodes` (mean of every key
     of the metric's scorer per task and model) and `writings` (each writer's writings by
-    state: complete, cut, filtered, empty), with `clipped` when there is something to
+    state: complete, cut, filtered, empty, refused), with `clipped` when there is something to
     show; figures `weights_<genre>`."""
     samples = as_samples(logs)
     samples.require(metric)
@@ -195,11 +195,17 @@ def report(
     }
     if not ranked.writings.empty:
         tables["writings"] = ranked.writings.set_index(["task", "writer"])
-        marked = ranked.writings[ranked.writings["cut_share"] >= LARGE_CUT_SHARE]
-        for row in marked[marked["task"] == "all"].itertuples():
+        overall = ranked.writings[ranked.writings["task"] == "all"]
+        for row in overall[overall["cut_share"] >= LARGE_CUT_SHARE].itertuples():
             notes.append(
                 f"{row.writer}: {row.cut} of {row.writings} writings cut ({row.cut_share:.0%}); "
                 "its mean is not that of whole writings (marked [cut] in the ranking)"
+            )
+        for row in overall[overall["stripped_share"] >= LARGE_CUT_SHARE].itertuples():
+            notes.append(
+                f"{row.writer}: {row.heavy_strip} of {row.writings} writings were mostly the "
+                f"paper's prompt artifacts ({row.stripped_share:.0%}), judged on what was left "
+                "(marked [stripped] in the ranking)"
             )
     found, said = _clipped(samples.frame)
     tables |= found
@@ -257,7 +263,7 @@ def ranking(found: Board) -> pd.DataFrame:
         {
             "task (instr.)": overall["task"] + " (" + overall["instructions"].astype(str) + ")",
             "rank": overall.apply(_rank, axis=1),
-            "writer": overall["writer"] + overall.apply(cut_mark, axis=1, found=found),
+            "writer": overall["writer"] + overall.apply(marks, axis=1, found=found),
             "mean [95% CI]": overall.apply(_interval, axis=1, why=no_interval(found)),
             "P>next": overall["p_above_next"].map(lambda p: "" if np.isnan(p) else f"{p:.2f}"),
             "n": overall["n"].astype(str),
@@ -265,17 +271,19 @@ def ranking(found: Board) -> pd.DataFrame:
     ).reset_index(drop=True)
 
 
-def cut_mark(row: pd.Series, found: Board) -> str:
+def marks(row: pd.Series, found: Board) -> str:
     """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
-    its writings in the row's task were cut (`LARGE_CUT_SHARE`), else nothing."""
+    its writings in the row's task were cut, ` [stripped 6%]` when a large share were
+    mostly the paper's prompt artifacts (`LARGE_CUT_SHARE` each), else nothing."""
     states = found.writings
     if states.empty:
         return ""
-    mine = (states["task"] == row["task"]) & (states["writer"] == row["writer"])
-    share = states.loc[mine, "cut_share"]
-    if share.empty or share.iloc[0] < LARGE_CUT_SHARE:
-        return ""
-    return f" [cut {share.iloc[0]:.0%}]"
+    mine = states[(states["task"] == row["task"]) & (states["writer"] == row["writer"])]
+    said = ""
+    for column, word in (("cut_share", "cut"), ("stripped_share", "stripped")):
+        if not mine.empty and mine[column].iloc[0] >= LARGE_CUT_SHARE:
+            said += f" [{word} {mine[column].iloc[0]:.0%}]"
+    return said
 
 
 def settings(found: Board) -> pd.DataFrame:

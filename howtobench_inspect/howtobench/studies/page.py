@@ -204,21 +204,23 @@ def _provenance(items: dict[str, Any]) -> str:
 
 
 def _writings(board: Board) -> str:
-    """Each writer's writings by state per task: how many were whole, cut, filtered or
-    empty, and from how many reasoning or completion artifacts were removed."""
+    """Each writer's writings by state per task: how many were whole, cut, filtered,
+    empty or refused, from how many reasoning or the paper's prompt artifacts were
+    removed, and how many were mostly artifacts."""
     states = board.writings
     if states.empty:
         return "<p class=key>The logs record no writing states (task version 6 or earlier).</p>"
     head = "".join(
         f"<th{' class=num' if name not in ('task', 'writer') else ''}>{escape(name)}</th>"
-        for name in ("task", "writer", *STATE_COLUMNS, "cut share")
+        for name in ("task", "writer", *STATE_COLUMNS, "cut share", "stripped share")
     )
     rows = []
     for row in states.itertuples(index=False):
         cells = [f"<td>{escape(row.task)}</td><td>{html_name(row.writer)}</td>"]
         cells += [f"<td class=num>{getattr(row, name)}</td>" for name in STATE_COLUMNS]
-        marked = " style='font-weight:600'" if row.cut_share >= LARGE_CUT_SHARE else ""
-        cells.append(f"<td class=num{marked}>{row.cut_share:.0%}</td>")
+        for share in (row.cut_share, row.stripped_share):
+            marked = " style='font-weight:600'" if share >= LARGE_CUT_SHARE else ""
+            cells.append(f"<td class=num{marked}>{share:.0%}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
 

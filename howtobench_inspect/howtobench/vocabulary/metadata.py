@@ -32,8 +32,9 @@ class SampleKey:
     ANCHOR_SOURCE: Final = "anchor_source"  # "human" or the model that wrote the anchor
     PERTURBATION: Final = "perturbation"
     UNSCORABLE: Final = "unscorable"  # why the writing under test cannot be judged
-    # the writing's state (`writing_state.WritingState.record`): complete, cut, filtered or
-    # empty, the reasoning removed and the artifacts found; written by `writer.final_writing`
+    # the writing's state (`writing.state.WritingState.record`): complete, cut, filtered,
+    # empty or refused, the reasoning removed and the artifacts found; written by
+    # `writer.final_writing`
     WRITING: Final = "writing"
     # the sample's data source, as a `-T dataset=` value that opens it again (an absolute
     # path, `demo` or `hub`): where `--model replay/<writer>` finds the stored writing

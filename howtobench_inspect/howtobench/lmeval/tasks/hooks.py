@@ -2,8 +2,9 @@
 
 The items come from the source the inspect tasks read (`--metadata '{"dataset": ...}'`),
 each asked with the inspect task's writer prompt and scored with the `rouge_l` and `bleu`
-scorers' own numbers after the same clean-up the inspect tasks apply. A row carries the
-whole record, so that `howtobench lm-eval import` can write it back as a data folder.
+scorers' own numbers after the same clean-up the inspect tasks apply (`writing.state.examine`).
+A row carries the whole record, so that `howtobench lm-eval import` can write it back as a
+data folder.
 """
 
 from __future__ import annotations
@@ -93,5 +94,7 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]
     """ROUGE-L, BLEU-1 and BLEU-4 of the writing (the first generation), as inspect's
     `rouge_l` and `bleu` scorers score it (lm-eval keeps no stop reason: the writing is
     read as a stored one is)."""
-    writing, _ = examine(results[0] or "", STORED, 0, DEFAULT_ARTIFACTS)
+    writing, _ = examine(
+        results[0] or "", STORED, str(doc["task_type"]), artifacts=DEFAULT_ARTIFACTS
+    )
     return overlap_values(writing, str(doc["reference"]), str(doc["language"]))
