@@ -16,6 +16,7 @@ from howtobench.dataset.records import DataError, WritingRecord, filter_genre, r
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES
 from howtobench.parameters.run_options import check_run_options
 from howtobench.parameters.scorers import JUDGE_SCORERS, build_scorers
+from howtobench.parameters.viewer import writing_viewer
 from howtobench.parameters.writing import (
     WritingParameters,
     check_formatting,
@@ -110,6 +111,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
         # --max-tokens overrides it.
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES, max_tokens=WRITER_MAX_TOKENS),
         version=TASK_VERSION,
+        viewer=writing_viewer(given.scorers, task_type, options.nodes),
     )
 
 

@@ -26,7 +26,7 @@ mid-sentence (`ends_mid_sentence`, a heuristic documented in docs/data.md, where
 counts over the published writings are given).
 
 Nothing here imports inspect: the solver that applies it is `writer.final_writing`, the
-run's summary `writing_summary`.
+run's counts `writing.summary.writing_state`.
 """
 
 from __future__ import annotations
