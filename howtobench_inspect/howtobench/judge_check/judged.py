@@ -138,7 +138,8 @@ def compare(first: Judging, second: Judging) -> Comparison | None:
 def why_unscored(found: Sequence[Judging]) -> str:
     """The leaf most often without a usable verdict, how often, and its last reason: why
     pairs could not be compared."""
-    counts = Counter(leaf for judging in found for leaf in judging.missing)
+    # a copy the damage left unchanged is unscored on purpose (`writing.perturb`)
+    counts = Counter(leaf for judging in found if judging.changed for leaf in judging.missing)
     if not counts:
         return "every judging had a verdict on every leaf"
     leaf, n = counts.most_common(1)[0]

@@ -7,6 +7,7 @@ deleted here.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -24,9 +25,12 @@ __all__ = [
     "survey",
     "tidy",
     "to_resume",
+    "why_stopped",
 ]
 
 FINISHED = "success"
+# `JudgeUnavailable('judge ... did not answer ...')`: the exception's name and its message
+_RAISED = re.compile(r"\w+\((['\"])(.*)\1\)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -184,6 +188,23 @@ def completed(path: str) -> int:
         return sum(1 for s in read_eval_log_sample_summaries(path) if s.error is None)
     except Exception:  # unreadable sample list: nothing to keep from it
         return 0
+
+
+def why_stopped(log: Found) -> str:
+    """Why a log's task did not finish: its error, else its first errored sample's
+    (selection mode ends a task whose samples errored, such as every sample a dead judge
+    stopped, in `success` with no error of its own: `all_done`); "" when neither says."""
+    if log.reason:
+        return log.reason
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    try:
+        summaries = read_eval_log_sample_summaries(log.path)
+    except Exception:  # unreadable sample list: nothing to say from it
+        return ""
+    error = next((sample.error for sample in summaries if sample.error), "")
+    said = _RAISED.fullmatch(error)  # a sample's error is the exception's repr
+    return stop_reason(said.group(2) if said else error)
 
 
 def to_resume(logs: Sequence[Found]) -> Found | None:

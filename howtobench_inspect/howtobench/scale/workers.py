@@ -25,6 +25,7 @@ from howtobench.scale.log_folder import (
     survey,
     tidy,
     to_resume,
+    why_stopped,
 )
 from howtobench.scale.logcheck import stopped_runs
 from howtobench.vocabulary.environment import environment
@@ -90,12 +91,19 @@ def run_selection(
             unfinished.append(unit)
         if (line := second_finished(unit, logs[unit])) is not None:
             doubled.append(line)
-    for unit in unfinished:
-        newest = logs[unit][-1] if logs[unit] else None
-        why = f" ({newest.reason})" if newest is not None and newest.reason else ""
-        say(f"{unit.describe()} did not finish{why}; run the same command again to continue it")
     for line in doubled:
         say(line)
+    reasons = []  # why each unfinished unit stopped; one that has no log never started
+    for unit in unfinished:
+        reason = why_stopped(logs[unit][-1]) if logs[unit] else ""
+        reasons += [reason] if reason else []
+        say(f"{unit.describe()} did not finish ({reason or 'not started'})")
+    if unfinished:  # the last line: what, why, and what to do
+        why = f" (the first stopped: {reasons[0]})" if reasons else ""
+        say(
+            f"{len(unfinished)} of {len(worker.units)} tasks did not finish{why}; run the same "
+            "command again to continue them"
+        )
     return 1 if unfinished or doubled else 0
 
 
