@@ -1,14 +1,16 @@
 """`howtobench judge-check --quality` against the judge simulator over HTTP: a judge that
-sees each damage passes with discrimination 1, a judge that scores at random fails with
-exit status 1; on the published sample, a judge that sees repetition only and one that
-reads length only each fail, on the damages they cannot see; a judge whose negotiator
-never answers usably is measured with uniform weights, asked once per instruction, or
-checked with `--weights uniform`; a judge that leaves a leaf unjudged gets "not known".
+sees each damage and the swap passes with discrimination 1, a judge that scores at random
+fails with exit status 1, and so does a judge that recognises the demo's writings word
+for word (it beats every damage, and ties the swap); on the published sample, a judge
+that sees repetition only and one that reads length only each fail, on the damages they
+cannot see and the swap; a judge whose negotiator never answers usably is measured with
+uniform weights, asked once per instruction, or checked with `--weights uniform`; a judge
+that leaves a leaf unjudged gets "not known", and one pair per damage "too few pairs".
 Read back from `--json` and the text report; the Wilson interval; the pair read on the
-judge's leaves, the rule leaf held.
+judge's leaves, the rule leaf held; the swap's partner.
 
-The scripted judges read only the prompt: the writing between its fences and the
-reference it quotes (the judge that sees shuffling also knows how the demo's stored
+The scripted judges read only the prompt: the writing between its fences, and the task
+and reference before it (the judge that sees shuffling also knows how the demo's stored
 writings go, as a reader who knows a text does). What they were asked (how many
 writings, which of them damaged, which asked twice) is counted by the scripts themselves
 and set against the demo file, not against the check's own reading of its logs.
@@ -33,11 +35,14 @@ from scipy.stats import binomtest
 
 from howtobench.cli import main
 from howtobench.dataset.jsonl import DEMO_FILE
+from howtobench.dataset.records import WritingRecord
 from howtobench.judge.defaults import TRIES
 from howtobench.judge_check.judged import Comparison, Judging, compare
 from howtobench.judge_check.quality import wilson
+from howtobench.judge_check.quality_report import TELLS
 from howtobench.judge_check.report import Report, render
-from howtobench.judge_check.writings import RETEST_EPOCHS
+from howtobench.judge_check.swap import SWAP, partner
+from howtobench.judge_check.writings import CHECKED, RETEST_EPOCHS
 from howtobench.simulator import Asked, JudgeSimulator, valid_weights
 from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.writing.damages import LOWERING, NAMED, Tell, sentences
@@ -47,6 +52,10 @@ JUDGE = "grader=openai-api/sim/judge"
 _LEAVES = {leaf.id: leaf for leaf in LEAVES}
 _REFERENCE = re.compile(r"<reference>\n(.*?)\n</reference>", re.S)
 _SENTENCE = re.compile(r"[^。！？!?\n]+")
+# The share of a writing's character pairs that the task and reference it was asked for
+# hold, below which it does not answer the request: on the demo, each stored writing
+# shares 18% or more with its own, and at most 8% with another instruction's.
+ON_TOPIC = 0.15
 # Staggered offsets for the leaves, so that the sum of the content leaves' floors moves
 # with the share in steps of a fifth of a point rather than one (Hermite's identity).
 _OFFSETS = {
@@ -95,11 +104,12 @@ class SentenceOrder:
         return sum(1 for a, b in pairwise(places) if a and b and a[0] == b[0] and b[1] < a[1])
 
 
-DEMO_ORDER = SentenceOrder(
+DEMO_WRITINGS = [
     text
     for line in DEMO_FILE.read_text(encoding="utf-8").splitlines()
     for text in json.loads(line)["generations"].values()
-)
+]
+DEMO_ORDER = SentenceOrder(DEMO_WRITINGS)
 
 
 def leaf_reply(leaf_id: str, share: float, reason: str) -> Reply:
@@ -114,13 +124,29 @@ def reference_length(question: Asked) -> int | None:
     return len(reference.group(1)) if reference else None
 
 
+def character_pairs(text: str) -> set[str]:
+    compact = "".join(text.split())
+    return {compact[i : i + 2] for i in range(len(compact) - 1)}
+
+
+def answers_the_request(question: Asked) -> bool:
+    """Whether the writing shares `ON_TOPIC` of its character pairs with what the prompt
+    says before it: the task (instruction, grounding) and the reference."""
+    writing = character_pairs(question.writing or "")
+    asked = character_pairs(question.text.partition("<writing>")[0])
+    return not writing or len(writing & asked) / len(writing) >= ON_TOPIC
+
+
 def sees_damage(question: Asked) -> Reply:
     """A judge that reads what damage does: a writing short of its reference's length
     loses marks (dropped text), and each repeated sentence and each sentence out of its
-    order costs half the scale (repeated or shuffled text). Every leaf falls, or stays,
-    when a writing is damaged."""
+    order costs half the scale (repeated or shuffled text); a writing about something
+    other than the request (another instruction's) gets the bottom. Every leaf falls, or
+    stays, when a writing is damaged or swapped."""
     if question.kind not in _LEAVES:  # the negotiator, the probes
         return valid_weights(question) if question.kind == "negotiator" else None
+    if not answers_the_request(question):
+        return leaf_reply(question.kind, 0.0, "does not answer the request")
     writing = question.writing or ""
     reference = reference_length(question)
     fullness = min(len(writing) / reference, 1.0) if reference else 1.0
@@ -170,14 +196,31 @@ class RandomJudge:
         return {"score": leaf.low + draw, "reason": "random"}
 
 
+def memorising(published: Iterable[str]) -> Callable[[Asked], Reply]:
+    """A judge that has seen `published` and reads nothing: the top of every scale for a
+    writing it finds among them word for word, the bottom for any other."""
+    known = {text.strip() for text in published}
+
+    def answer(question: Asked) -> Reply:
+        if question.kind not in _LEAVES:
+            return valid_weights(question) if question.kind == "negotiator" else None
+        leaf = _LEAVES[question.kind]
+        if (question.writing or "").strip() in known:
+            return {"score": leaf.high, "reason": "seen word for word"}
+        return {"score": leaf.low, "reason": "never seen"}
+
+    return answer
+
+
 def recording(judge: Callable[[Asked], Reply], seen: Counter[str]) -> Callable[[Asked], Reply]:
-    """The judge, counting each writing the impression leaf was asked about."""
+    """The judge, counting each question of the impression leaf (a writing read against
+    its task) it was asked."""
     lock = threading.Lock()
 
     def answer(question: Asked) -> Reply:
         if question.kind == "impression" and question.attempt == 1:
             with lock:
-                seen[question.writing or ""] += 1
+                seen[question.text] += 1
         return judge(question)
 
     return answer
@@ -200,14 +243,14 @@ class Checked(NamedTuple):
     out: str
     err: str
     report: Report
-    seen: Counter[str]  # each writing the impression leaf was asked about, first asks
+    seen: Counter[str]  # each question of the impression leaf, first asks
     negotiator_calls: int
 
 
 @pytest.fixture(scope="module")
 def sees_each_damage() -> Checked:
     """The default check (the demo's first two writings of each task) of a judge that
-    sees each damage, run once for the JSON test and the text test: the command's run,
+    sees each damage and the swap, run once for the JSON test and the text test: the command's run,
     with the report it built kept beside what it printed."""
     from howtobench.judge_check import check as module
 
@@ -243,14 +286,16 @@ def test_a_judge_that_sees_each_damage_passes_with_discrimination_near_1(
     quality = report["quality"]
     assert status == 0, err
     # the demo's first two writings of each task: 6 originals, each asked twice (the
-    # retest), and a copy of each per damage, each different from the others, asked once
-    copies = 6 * len(LOWERING)
+    # retest), and a copy of each per damage and a swap, each different from the
+    # others, asked once
+    copies = 6 * len(CHECKED)
     assert sorted(seen.values()) == [1] * copies + [2] * 6
     assert sees_each_damage.negotiator_calls == 6  # the weights are not asked again
     assert quality["interval_method"] == "Wilson score, 95%"
-    assert list(quality["perturbations"]) == list(LOWERING)
+    assert quality["fewest_pairs"] == 4
+    assert list(quality["perturbations"]) == [*LOWERING, SWAP]
     for damage, per in quality["perturbations"].items():
-        assert per["tell"] == NAMED[damage].tell
+        assert per["tell"] == TELLS[damage] == (NAMED[damage].tell if damage in NAMED else "topic")
         assert per["pairs"] == 6 and per["unchanged_copies"] == per["unscored_pairs"] == 0
         assert per["discrimination"] == 1.0 and per["ties"] == 0, damage
         assert per["interval"][0] > 0.5 and per["interval"][1] == 1.0
@@ -259,7 +304,7 @@ def test_a_judge_that_sees_each_damage_passes_with_discrimination_near_1(
         assert per["verdict"] == "sees" and per["reasons"][0].startswith("discrimination 1.00")
     assert quality["perturbations"]["drop"]["paper_gpt4o"]["overall"] == -0.36
     assert "paper_gpt4o" not in quality["perturbations"]["shuffle"]  # not in the paper
-    assert quality["pooled"]["pairs"] == copies
+    assert quality["pooled"]["pairs"] == 6 * len(LOWERING)  # the damages', not the swap's
     assert quality["retest"] == {
         "writings": 6,
         "mean_abs_difference": 0.0,  # this judge answers a question the same every time
@@ -268,7 +313,9 @@ def test_a_judge_that_sees_each_damage_passes_with_discrimination_near_1(
     }
     assert quality["weights"] == "negotiated" and quality["uniform_instructions"] == 0
     assert quality["passes"] is True and quality["reasons"] == []
-    assert quality["verdict"].startswith("quality: sees each damage: drop 1.00 (0.61-1.00, 6 pairs")
+    assert quality["verdict"].startswith(
+        "quality: sees each damage and the swap: drop 1.00 (0.61-1.00, 6 pairs"
+    )
     assert report["ok"] is True and report["exit_status"] == 0 and report["reasons"] == []
 
 
@@ -303,6 +350,71 @@ def test_a_judge_that_scores_at_random_fails_with_status_1(
 
 
 @pytest.mark.slow
+def test_a_judge_that_recognises_published_text_fails_on_the_swap(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """It has seen every stored writing of the demo: each damaged copy is text it never
+    saw, so it beats every damage, but a swapped writing is stored too, so it ties
+    every swap (4 writings, completion and guide)."""
+    serve(script=memorising(DEMO_WRITINGS))
+    status, report, quality, err = quality_of(capsys, "--tasks", "completion,guide", "--limit", "2")
+    assert status == 1
+    [line] = err.splitlines()
+    assert line == f"howtobench judge-check: {quality['verdict']}"
+    assert all(kind["passes"] for kind in report["kinds"].values())
+    per = quality["perturbations"]
+    for damage in LOWERING:
+        assert per[damage]["verdict"] == "sees" and per[damage]["discrimination"] == 1.0
+    swap = per[SWAP]
+    assert swap["verdict"] == "fails" and swap["pairs"] == swap["ties"] == 4
+    low, high = wilson(0.5, 4)
+    assert quality["verdict"].startswith(
+        f"quality: does not see swap: swap 0.50 ({low:.2f}-{high:.2f}, 4 pairs) not above 0.5, "
+        "overall did not move, a writing was not told from another instruction's: the judge "
+        "may score text it recognises, not how it answers the instruction; sees drop 1.00"
+    )
+
+
+@pytest.mark.slow
+def test_one_pair_per_damage_is_too_few_pairs(
+    serve: Serve, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One writing: a judge that wins every pair could not pass on one (it would need
+    the check's `fewest_pairs`, 4), so each is "too few pairs", not "does not see"."""
+    serve(script=sees_damage)
+    status, _, quality, _ = quality_of(capsys, "--tasks", "guide", "--limit", "1")
+    assert status == 1
+    assert wilson(1.0, 3)[0] <= 0.5 < wilson(1.0, quality["fewest_pairs"])[0]
+    for per in quality["perturbations"].values():
+        assert per["pairs"] == 1 and per["discrimination"] == 1.0
+        assert per["verdict"] == "too few pairs" and per["reasons"] == ["1 pair"]
+    assert quality["verdict"] == (
+        "quality: too few pairs for drop 1 pair, repeat 1 pair, shuffle 1 pair, swap 1 pair: "
+        "even an original that won every pair passes from 4 pairs on; give more writings "
+        "(--limit)"
+    )
+
+
+def record(id: str, genre: str, language: str = "zh") -> WritingRecord:
+    return WritingRecord(id, "open", genre, "写。", "", "参考。", language)
+
+
+def test_the_swap_takes_the_nearest_writing_of_the_genre_else_of_the_task() -> None:
+    records = [
+        record("a", "诗歌"),
+        record("b", "诗歌"),
+        record("c", "诗歌"),
+        record("d", "演讲稿"),
+        record("e", "诗歌", "en"),
+        record("f", "诗歌"),
+    ]
+    writings = {"a": "甲" * 100, "b": "乙" * 40, "c": "丙" * 130, "d": "丁" * 99, "e": "e" * 100}
+    writings["f"] = writings["a"]  # the same text is no swap
+    nearest = {r.id: getattr(partner(r, records, writings), "id", None) for r in records}
+    assert nearest == {"a": "c", "b": "a", "c": "a", "d": "a", "e": None, "f": "c"}
+
+
+@pytest.mark.slow
 def test_the_text_report_ends_with_the_quality_verdict(sees_each_damage: Checked) -> None:
     """The JSON test's run, its report as the command prints it without `--json`."""
     out = render(sees_each_damage.report)
@@ -310,9 +422,9 @@ def test_the_text_report_ends_with_the_quality_verdict(sees_each_damage: Checked
     assert max(len(line) for line in lines) <= 100
     rows = {line.split()[0]: line.split() for line in lines if line.split()[:1]}
     each = "{:.2f}-{:.2f}".format(*wilson(1.0, 6))  # the demo's 6 writings, all won
-    for damage in LOWERING:
+    for damage in CHECKED:
         assert rows[damage][1:4] == ["6", "1.00", each], damage
-    pooled = 6 * len(LOWERING)
+    pooled = 6 * len(LOWERING)  # the damages' pairs, not the swap's
     assert rows["pooled"][1:4] == [
         str(pooled),
         "1.00",
@@ -324,10 +436,10 @@ def test_the_text_report_ends_with_the_quality_verdict(sees_each_damage: Checked
     assert "weights: negotiated" in lines
     start = next(i for i, line in enumerate(lines) if line.startswith("quality: sees each"))
     verdict = " ".join(line.strip() for line in lines[start:])
-    seen = ", ".join(f"{damage} 1.00 ({each}, 6 pairs)" for damage in LOWERING)
+    seen = ", ".join(f"{damage} 1.00 ({each}, 6 pairs)" for damage in CHECKED)
     assert verdict == (
-        f"quality: sees each damage: {seen}; retest 0.00 below the smallest effect "
-        f"{-max(float(rows[d][4]) for d in LOWERING):.2f}"
+        f"quality: sees each damage and the swap: {seen}; retest 0.00 below the smallest "
+        f"effect {-max(float(rows[d][4]) for d in CHECKED):.2f}"
     )
 
 
@@ -350,6 +462,7 @@ def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
     that one."""
     blind_to = [d for d in LOWERING if NAMED[d].tell not in notices]
     sees = [d for d in LOWERING if d not in blind_to]
+    failed = [*blind_to, SWAP]  # neither reads what a writing is about
     serve(script=judge)
     status, report, quality, err = quality_of(capsys, "--dataset", str(shared_data), "--limit", "2")
     assert status == 1
@@ -366,7 +479,8 @@ def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
         low, high = wilson(0.5, pairs)
         said = f"{damage} 0.50 ({low:.2f}-{high:.2f}, {pairs} pairs) not above 0.5, overall did not move"
         assert said in quality["verdict"]
-    named = f"{', '.join(blind_to[:-1])} or {blind_to[-1]}" if blind_to[1:] else blind_to[0]
+    assert per[SWAP]["verdict"] == "fails"
+    named = f"{', '.join(failed[:-1])} or {failed[-1]}"
     assert quality["verdict"].startswith(f"quality: does not see {named}: ")
     for damage in sees:
         assert per[damage]["verdict"] == "sees", damage
@@ -403,7 +517,7 @@ def test_a_failing_negotiator_is_asked_once_per_instruction_and_read_with_unifor
     assert "--weights uniform" in report["reasons"][0]
     assert quality["uniform_instructions"] == quality["instructions"] == 4
     assert quality["passes"] is True
-    assert quality["verdict"].startswith("quality: sees each damage: ")
+    assert quality["verdict"].startswith("quality: sees each damage and the swap: ")
     assert quality["verdict"].endswith(
         "; read with uniform weights for 4 of 4 instructions: the negotiator gave no usable weights"
     )
@@ -435,7 +549,7 @@ def test_nothing_measured_is_not_known_and_says_why(
     assert status == 1
     assert quality["passes"] is False and quality["pooled"]["pairs"] == 0
     assert all(per["verdict"] == "not known" for per in quality["perturbations"].values())
-    judgings = RETEST_EPOCHS + len(LOWERING)  # the one writing, twice and once per damage
+    judgings = RETEST_EPOCHS + len(CHECKED)  # the one writing, twice, once per damage, swapped
     assert quality["verdict"] == (
         "quality: not known, nothing was measured: no pair had a verdict on every leaf on "
         f"both sides (emotion had no usable verdict in {judgings} of {judgings} judgings (the "

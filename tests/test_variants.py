@@ -12,11 +12,11 @@ from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, ModelUsag
 from howtobench import completion, guide, open_writing
 from howtobench.dataset import open_source
 from howtobench.judge.inputs import PROMPTS
+from howtobench.judge_check.writings import CHECKED
 from howtobench.tree.spec import tree_for
 from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.writing.damages import (
     DAMAGES,
-    LOWERING,
     NAMED,
     Damage,
     drop,
@@ -140,12 +140,12 @@ def test_the_docs_list_the_tables_damages() -> None:
     """Where the docs list the damages, they are the table's: every `-T perturb=` choice
     (the table's and the transfer) in docs/tree-of-writing.md and in the README's
     parameters (written from `writing_parameters`' docstring), and the damages `--quality`
-    judges in docs/judges.md."""
+    judges in docs/judges.md, with its swap."""
     choices = sorted([*NAMED, "transfer"])
     tree = listed(page("docs/tree-of-writing.md"), "  - ", "**Perturbations**")
     assert sorted(tree) == choices
     judges = listed(page("docs/judges.md"), "- ", "## Is this judge good enough?")
-    assert judges == list(LOWERING)
+    assert judges == list(CHECKED)
     row = next(line for line in page("README.md").splitlines() if line.startswith("| `perturb` |"))
     cell = row.split(" | ")[3]  # after the name, the type and the default
     assert sorted(re.findall(r"(\w+)(?:, |:<)", cell)) == choices, cell

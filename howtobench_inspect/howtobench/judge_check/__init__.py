@@ -23,6 +23,7 @@ __all__ = [
     "report",
     "role",
     "summary",
+    "swap",
     "text",
     "writings",
 ]

@@ -107,7 +107,7 @@ def judge_check(
     if not plain.accepted:
         report.stopped = _stopped(report, plain)
         return report
-    extra = " with damaged copies and a retest" if quality else ""
+    extra = " with damaged copies, swapped writings and a retest" if quality else ""
     say(
         f"judging up to {many(limit, 'writing')} per task of {dataset}{extra} ({', '.join(run)}) ..."
     )

@@ -61,9 +61,10 @@ def add_judge_check_command(commands: Commands) -> None:
     p.add_argument(
         "--quality",
         action="store_true",
-        help=f"also judge damaged copies ({', '.join(LOWERING)}) and a retest of the writings: "
-        "does the judge see each damage? (each writing judged twice and once per damage; "
-        "docs/judges.md)",
+        help=f"also judge damaged copies ({', '.join(LOWERING)}), each instruction with "
+        "another's writing (swap: a judge that scores text it recognises fails it) and a "
+        "retest of the writings: does the judge see each? (each writing judged twice, once "
+        "per damage and once swapped; docs/judges.md)",
     )
     p.add_argument(
         "--weights",

@@ -4,8 +4,11 @@ A judge that answers valid JSON with random scores passes the usability check. W
 human labels, the one thing known about a writing's quality is that damaging it makes it
 worse. So the check judges each sampled writing, a copy of it under each damage a good
 judge scores lower (`writing.damages.LOWERING`), and the original again as a second
-epoch, which the judge is asked anew (`writings.check_tasks`). The paper's transfer into
-another genre needs a rewriting model and is left to the robustness study.
+epoch, which the judge is asked anew (`writings.check_tasks`). A damaged copy is text no
+one published, so a judge that scores what it recognises beats every damage: the swap
+(`swap`), another instruction's stored writing read against the instruction, is ruled on
+beside them, and such a judge ties it. The paper's transfer into another genre needs a
+rewriting model and is left to the robustness study.
 
 From the logs alone (`measure`), each copy is paired with its original on what the judge
 decided (`judged.compare`: the rule-scored `formatting` leaf held, its change apart):
@@ -15,8 +18,9 @@ too, for reading only (a writing's copies are not independent pairs); and the re
 the mean absolute difference of `overall` between the two judgings of each original.
 
 The rule (`RULE`) holds for each damage on its own, since a pool hides a damage at
-chance. A damage without a scored pair, or a check without a retest, is "not known",
-which is no pass; a copy the damage left unchanged is not a pair and is counted apart.
+chance. A damage without a scored pair, or a check without a retest, is "not known";
+one with fewer pairs than any judge could pass on (`FEWEST`) is "too few pairs"; neither
+is a pass. A copy the damage left unchanged is not a pair and is counted apart.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import count
 from statistics import NormalDist, fmean
 from typing import Literal, get_args
 
@@ -37,19 +42,20 @@ from howtobench.judge_check.judged import (
     judgings,
     why_unscored,
 )
+from howtobench.judge_check.swap import SWAP
 from howtobench.judge_check.text import many
-from howtobench.judge_check.writings import RETEST_EPOCHS
+from howtobench.judge_check.writings import CHECKED, RETEST_EPOCHS
 from howtobench.vocabulary.metadata import TaskKey
 from howtobench.vocabulary.rounding import rounded
-from howtobench.writing.damages import LOWERING
 
-__all__ = ["CONFIDENCE", "RULE", "Discrimination", "Quality", "measure", "wilson"]
+__all__ = ["CONFIDENCE", "FEWEST", "RULE", "Discrimination", "Quality", "measure", "wilson"]
 
 CONFIDENCE = 0.95
 RULE = (
-    "for each damage: its discrimination's 95% Wilson interval lies above 0.5, and the "
-    "retest's mean absolute difference of overall is smaller than its mean effect on it; "
-    "read on the judge's leaves and nodes (rule leaves held at the original's score)"
+    "for each damage and the swap: its discrimination's 95% Wilson interval lies above "
+    "0.5, and the retest's mean absolute difference of overall is smaller than its mean "
+    "effect on it; read on the judge's leaves and nodes (rule leaves held at the "
+    "original's score)"
 )
 _TIE = 1e-9  # score values are rounded (howtobench.vocabulary.rounding): closer than this is a tie
 
@@ -58,7 +64,7 @@ _TIE = 1e-9  # score values are rounded (howtobench.vocabulary.rounding): closer
 class Discrimination:
     """How often the original beat its damaged copies under one damage (or pooled)."""
 
-    damage: str  # its name (`LOWERING`), or "pooled"
+    damage: str  # its name (`writings.CHECKED`), or "pooled"
     comparisons: list[Comparison]  # the scored pairs
     unchanged: int = 0  # copies the damage left as they were: not pairs
     unscored: int = 0  # changed copies without a usable verdict on every leaf, either side
@@ -127,7 +133,7 @@ class Retest:
         return rounded(math.sqrt(fmean(x * x for x in d) / 2)) if d else None
 
 
-State = Literal["sees", "fails", "not known"]
+State = Literal["sees", "fails", "too few pairs", "not known"]
 
 
 @dataclass(frozen=True)
@@ -152,12 +158,14 @@ class Quality:
 
     @property
     def pooled(self) -> Discrimination:
-        """Every damage's pairs together: reported, not ruled on."""
+        """Every damage's pairs together (not the swap's, another question): reported, not
+        ruled on."""
+        damaged = [d for d in self.damages if d.damage != SWAP]
         return Discrimination(
             "pooled",
-            [c for d in self.damages for c in d.comparisons],
-            sum(d.unchanged for d in self.damages),
-            sum(d.unscored for d in self.damages),
+            [c for d in damaged for c in d.comparisons],
+            sum(d.unchanged for d in damaged),
+            sum(d.unscored for d in damaged),
         )
 
     @property
@@ -175,6 +183,8 @@ class Quality:
                 else "no copy was judged"
             )
             return Ruling(d.damage, "not known", [why])
+        if d.pairs < FEWEST:
+            return Ruling(d.damage, "too few pairs", [many(d.pairs, "pair")])
         found = []
         if interval[0] <= 0.5:
             found.append(f"discrimination {d.described()} not above 0.5")
@@ -183,6 +193,11 @@ class Quality:
             found.append(f"overall rose by {-effect:.2f}" if effect else "overall did not move")
         elif spread is not None and spread >= effect:
             found.append(f"retest spread {spread:.2f} not below its effect {effect:.2f}")
+        if found and d.damage == SWAP:
+            found.append(
+                "a writing was not told from another instruction's: the judge may score "
+                "text it recognises, not how it answers the instruction"
+            )
         if found:
             return Ruling(d.damage, "fails", found)
         if spread is None:
@@ -203,13 +218,20 @@ class Quality:
         """One line: the verdict, damage by damage, and how the pairs were weighted."""
         by = {state: [r for r in self.rulings if r.state == state] for state in get_args(State)}
         failed, unknown = by["fails"], [f"{r.damage} ({r.reasons[0]})" for r in by["not known"]]
+        few = by["too few pairs"]
         seen = [_said(r) for r in by["sees"]]
-        if unknown and not failed and not self.pooled.pairs:
+        if unknown and not failed and not any(d.pairs for d in self.damages):
             line = f"quality: not known, nothing was measured: {by['not known'][0].reasons[0]}"
-        elif failed or unknown:
+        elif failed or unknown or few:
             parts = []
             if failed:
                 parts.append(f"does not see {_names(failed)}: " + "; ".join(map(_said, failed)))
+            if few:
+                parts.append(
+                    f"too few pairs for {', '.join(_said(r) for r in few)}: even an original "
+                    f"that won every pair passes from {FEWEST} pairs on; give more writings "
+                    "(--limit)"
+                )
             if unknown:
                 parts.append(f"not known for {'; '.join(unknown)}")
             if seen:
@@ -218,7 +240,7 @@ class Quality:
         else:
             smallest = min(d.effect or 0 for d in self.damages)
             line = (
-                f"quality: sees each damage: {', '.join(seen)}; retest "
+                f"quality: sees each damage and the swap: {', '.join(seen)}; retest "
                 f"{self.retest.mean_abs_difference:.2f} below the smallest effect {smallest:.2f}"
             )
         return line + (f"; {self.weighting}" if self.uniform_instructions else "")
@@ -253,6 +275,11 @@ def wilson(share: float, n: int, confidence: float = CONFIDENCE) -> tuple[float,
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+FEWEST = next(n for n in count(1) if wilson(1.0, n)[0] > 0.5)
+"""The fewest pairs on which a judge can pass: below them, even an original that won every
+pair has a Wilson interval reaching 0.5 (4 at 95%)."""
+
+
 def measure(logs: Sequence[EvalLog]) -> Quality:
     """The quality verdict from the check's logs (the originals' and the copies'), read
     with their samples."""
@@ -267,7 +294,7 @@ def measure(logs: Sequence[EvalLog]) -> Quality:
         return comparison
 
     damages = []
-    for damage in LOWERING:
+    for damage in CHECKED:
         copies = [j for j in found if j.damage == damage]
         pairs = [compared(originals.get((c.task, c.id, c.epoch)), c) for c in copies if c.changed]
         scored = [p for p in pairs if p is not None]

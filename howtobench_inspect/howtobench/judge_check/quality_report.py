@@ -7,15 +7,17 @@ import textwrap
 from typing import Any
 
 from howtobench.judge_check.judged import NODES, RULE_LEAVES
-from howtobench.judge_check.quality import CONFIDENCE, RULE, Discrimination, Quality
+from howtobench.judge_check.quality import CONFIDENCE, FEWEST, RULE, Discrimination, Quality
+from howtobench.judge_check.swap import SWAP, TELL
 from howtobench.judge_check.text import WIDTH
 from howtobench.judge_check.writings import RETEST_EPOCHS, SEED
 from howtobench.vocabulary.rounding import rounded
-from howtobench.writing.damages import DAMAGES, NAMED
+from howtobench.writing.damages import DAMAGES
 
 __all__ = ["COLUMNS", "MEASURED_ON", "quality_json", "render_quality"]
 
 PAPER_GPT4O = {d.name: d.paper for d in DAMAGES if d.paper is not None}  # `Damage.paper`
+TELLS = {**{d.name: d.tell for d in DAMAGES}, SWAP: TELL}  # `Damage.tell`, and the swap's
 COLUMNS: tuple[str, ...] = (*NODES, *RULE_LEAVES)
 MEASURED_ON = (
     f"what the judge decided (the rule leaf {', '.join(RULE_LEAVES)} held at the original's "
@@ -37,12 +39,15 @@ def _number(value: float | None, sign: bool = False) -> str:
 def render_quality(quality: Quality) -> list[str]:
     """The quality block of the report, at most `WIDTH` columns, its verdict last."""
     lines = [
-        f"quality: each writing against damaged copies (seed {SEED}), on {MEASURED_ON}; a tie "
+        f"quality: each writing against damaged copies (seed {SEED}) and, read against its "
+        f"instruction, another instruction's writing ({SWAP}), on {MEASURED_ON}; a tie "
         "counts half",
         f"{'damage':<8}{'pairs':>6}{'orig. higher':>14}{'95% Wilson':>12}"
         + "".join(f"{'Δ' + column:>12}" for column in COLUMNS),
     ]
-    for d in [*quality.damages, quality.pooled]:
+    damaged = [d for d in quality.damages if d.damage != SWAP]
+    swapped = [d for d in quality.damages if d.damage == SWAP]
+    for d in [*damaged, quality.pooled, *swapped]:
         changes = d.changes
         lines.append(
             f"{d.damage:<8}{d.pairs:>6}{_number(d.share):>14}{_interval(d):>12}"
@@ -58,7 +63,10 @@ def render_quality(quality: Quality) -> list[str]:
             "left out (copies the damage left unchanged / pairs without a verdict on every "
             "leaf): " + ", ".join(f"{d.damage} {d.unchanged}/{d.unscored}" for d in quality.damages)
         )
-    lines.append("the pooled row is for reading: the verdict rules on each damage alone")
+    lines.append(
+        "the pooled row (the damages' pairs) is for reading: the verdict rules on each damage "
+        "and the swap alone"
+    )
     retest = quality.retest
     lines.append(
         f"retest: {retest.writings} originals judged again: overall moved "
@@ -101,7 +109,7 @@ def quality_json(quality: Quality) -> dict[str, Any]:
         "perturbations": {
             d.damage: {
                 **_discrimination(d),
-                "tell": NAMED[d.damage].tell,
+                "tell": TELLS[d.damage],
                 "verdict": rulings[d.damage].state,
                 "reasons": rulings[d.damage].reasons,
             }
@@ -110,6 +118,7 @@ def quality_json(quality: Quality) -> dict[str, Any]:
         "pooled": _discrimination(quality.pooled),
         "interval_method": f"Wilson score, {CONFIDENCE:.0%}",
         "ties": "count half",
+        "fewest_pairs": FEWEST,
         "seed": SEED,
         "weights": quality.weights,
         "instructions": quality.instructions,

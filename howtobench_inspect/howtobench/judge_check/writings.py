@@ -1,6 +1,7 @@
 """What the check's eval runs on: writings stored in the data, replayed by a replay model
 (`replay/<writer>`), so that no writer is called and every call is the judge's; with
-`--quality`, each original twice and a copy of it under each damage (`check_tasks`)."""
+`--quality`, each original twice, a copy of it under each damage, and its instruction
+with another instruction's writing (`swap`) (`check_tasks`)."""
 
 from __future__ import annotations
 
@@ -8,21 +9,34 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspect_ai import Task, task_with
+from inspect_ai.solver import generate
 
 from howtobench.dataset import DataSource, open_source
+from howtobench.judge_check.swap import SWAP, swap
 from howtobench.tasks import completion, guide, open_writing
 from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.metadata import TaskKey
 from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.vocabulary.words import TASKS
 from howtobench.writing.damages import LOWERING
+from howtobench.writing.writer import final_writing
 
-__all__ = ["RETEST_EPOCHS", "SEED", "build_tasks", "check_tasks", "default_replay", "present_tasks"]
+__all__ = [
+    "CHECKED",
+    "RETEST_EPOCHS",
+    "SEED",
+    "build_tasks",
+    "check_tasks",
+    "default_replay",
+    "present_tasks",
+]
 
 SEED = 0  # the `--quality` copies' `perturb_seed`: the same copies on every check
 # The originals' epochs with `--quality`: the first is compared, the second is the retest,
 # asked anew at the judge's temperature (the epoch is in each question's scope in the reply
 # store, `judge.sampling.judge_scope`); the weights are not (`reuse_weights`).
 RETEST_EPOCHS = 2
+CHECKED = (*LOWERING, SWAP)  # what each original is set against, each ruled on alone
 
 _BUILDERS = {"completion": completion, "guide": guide, "open": open_writing}
 _NO_STORED_WRITINGS = (
@@ -85,9 +99,10 @@ def build_tasks(dataset: str, replay: str, tasks: Sequence[str], **parameters: A
 def check_tasks(
     dataset: str, replay: str, tasks: Sequence[str], weights: str, quality: bool
 ) -> list[Task]:
-    """The check's tasks; with `quality`, per task its originals in `RETEST_EPOCHS` epochs
-    and then a copy per damage, one task after the other, so that a check that runs out
-    of time has whole pairs. A `weights` the tasks refuse is said as the check's option."""
+    """The check's tasks; with `quality`, per task its originals in `RETEST_EPOCHS` epochs,
+    a copy per damage and the swap, one task after the other, so that a check that runs
+    out of time has whole pairs. A `weights` the tasks refuse is said as the check's
+    option."""
     try:
         originals = build_tasks(dataset, replay, tasks, weights=weights)
         damaged = [
@@ -100,5 +115,22 @@ def check_tasks(
         raise UserError(f"--weights: {str(error).removeprefix('-T weights: ')}") from None
     if not quality:
         return originals
+    swapped = [
+        _swapped(t, dataset, replay) for t in build_tasks(dataset, replay, tasks, weights=weights)
+    ]
     originals = [task_with(t, epochs=RETEST_EPOCHS) for t in originals]
-    return [each for group in zip(originals, *damaged, strict=True) for each in group]
+    return [each for group in zip(originals, *damaged, swapped, strict=True) for each in group]
+
+
+def _swapped(task: Task, dataset: str, replay: str) -> Task:
+    """`task` with each writing swapped for another instruction's (`swap`) before its
+    final writing is read, as the task reads a writer's; its metadata names the swap
+    where it names a damage (`perturb`), so that no reader of its log takes the writings
+    for the instructions' own."""
+    metadata = task.metadata or {}  # a writing task's always holds these keys
+    solvers = [
+        generate(),
+        swap(dataset, metadata[TaskKey.HOWTOBENCH_TASK], replay),
+        final_writing(metadata[TaskKey.CUT], metadata[TaskKey.ARTIFACTS]),
+    ]
+    return task_with(task, solver=solvers, metadata={**metadata, TaskKey.PERTURB: SWAP})

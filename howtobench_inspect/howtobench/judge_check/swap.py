@@ -1,0 +1,85 @@
+"""The swap, `judge-check --quality`'s control: each instruction read with another
+instruction's writing.
+
+Every damage is an edit of a stored writing, so a judge that gives the top score to any
+text it has seen word for word (trained on the published writings, or given them) and
+the bottom to anything else beats every damage. The swap keeps the text whole, fluent
+and stored: each sampled instruction gets the same writer's stored writing of another
+instruction of its task and language (of its genre where the data has another, the one
+of the nearest length; `partner`). A judge that reads scores it below the instruction's
+own writing, since it does not answer the instruction; one that scores what it
+recognises gives both the same score. No model writes it: it is replayed, as the
+originals are.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from inspect_ai.model import ChatMessageAssistant
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from howtobench.dataset import open_source
+from howtobench.dataset.records import WritingRecord
+from howtobench.vocabulary.metadata import SampleKey
+
+__all__ = ["SWAP", "TELL", "partner", "swap"]
+
+SWAP = "swap"  # its name beside the damages' in the check's tasks, logs and report
+TELL = "topic"  # what gives it away to a judge that does not read for sense
+
+
+def partner(
+    record: WritingRecord, records: Sequence[WritingRecord], writings: Mapping[str, str]
+) -> WritingRecord | None:
+    """The record whose stored writing (`writings`, by id) stands in for `record`'s:
+    another of its language with a different writing, of its genre where there is one,
+    then of the nearest length (then the first id); None when there is no other."""
+    own = writings.get(record.id, "")
+    others = [
+        other
+        for other in records
+        if other.id != record.id
+        and other.language == record.language
+        and other.id in writings
+        and writings[other.id].strip() != own.strip()
+    ]
+    return min(
+        others,
+        key=lambda other: (
+            other.genre != record.genre,
+            abs(len(writings[other.id]) - len(own)),
+            other.id,
+        ),
+        default=None,
+    )
+
+
+@solver
+def swap(dataset: str, task: str, writer: str) -> Solver:
+    """Put `writer`'s stored writing of the sample's `partner` (of `task` in `dataset`) in
+    place of the sample's own, before the final writing is read from it; the sample
+    metadata `perturbation` records which (a `note` when there is none to swap in)."""
+    source = open_source(dataset)
+    records = source.records(task)
+    writings = source.generations(task, writer)
+    by_id = {record.id: record for record in records}
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        original = state.output.completion
+        other = partner(by_id[str(state.sample_id)], records, writings)
+        if other is None:
+            detail: dict[str, object] = {"note": "no other writing of its task and language"}
+        else:
+            state.output.completion = writings[other.id]
+            state.messages.append(ChatMessageAssistant(content=writings[other.id], model=SWAP))
+            detail = {"partner": other.id, "genre": other.genre}
+        state.metadata[SampleKey.PERTURBATION] = {
+            "kind": SWAP,
+            "original_length": len(original),
+            "length": len(state.output.completion),
+            **detail,
+        }
+        return state
+
+    return solve
