@@ -19,7 +19,8 @@ its YAML: `--model-role 'grader={model: towsim/judge, model_args: {latency: 0.5}
 - `latency`: seconds added to every answer (default 0).
 - `rate_malformed`, `rate_out_of_range`: chances (0-1) of an unusable reply, and `seed`,
   the seed they are drawn with. The wire's faults (429, 500, hang, drop, 400, an empty
-  or non-JSON body) have no wire here to happen on, and are refused with how to get them.
+  or non-JSON body, a body without end) have no wire here to happen on, and are refused
+  with how to get them.
 
 An unknown name is refused in one line, with the name meant where one is near.
 """

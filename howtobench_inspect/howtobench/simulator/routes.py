@@ -5,12 +5,14 @@ listens on 127.0.0.1 and routes to it: a POST to a batch path (its provider's mo
 the store `batches`) or a chat request, a GET to `/stats` or a batch path, anything else
 404. It knows the simulator only by what it asks of it (`_Simulator`), so that the state
 does not import its HTTP side. An answer goes back as its status and body or, for a
-dropped connection, as a closed one; a client that gave up waiting (its timeout) gets
-nothing and is no error.
+dropped connection, as a closed one; a body without end is sent in chunks until the
+client hangs up. A client that gave up waiting (its timeout) gets nothing and is no
+error.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from contextlib import AbstractContextManager
@@ -99,8 +101,15 @@ def _deliver(handler: BaseHTTPRequestHandler, outcome: Outcome) -> None:
     try:
         handler.send_response(outcome.status)
         handler.send_header("Content-Type", outcome.content_type)
-        handler.send_header("Content-Length", str(len(outcome.data)))
-        handler.end_headers()
-        handler.wfile.write(outcome.data)
+        if outcome.repeat:  # until the client hangs up: a write then fails
+            handler.send_header("Transfer-Encoding", "chunked")
+            handler.end_headers()
+            handler.close_connection = True
+            for chunk in itertools.chain([outcome.data], itertools.repeat(outcome.repeat)):
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        else:
+            handler.send_header("Content-Length", str(len(outcome.data)))
+            handler.end_headers()
+            handler.wfile.write(outcome.data)
     except (BrokenPipeError, ConnectionResetError):
-        pass  # the client gave up (its timeout); nothing to answer
+        pass  # the client gave up (its timeout, or a body it would not read on)
