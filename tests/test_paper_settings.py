@@ -109,12 +109,12 @@ def test_the_judges_temperature(serve: Serve, tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_the_paper_codes_framing_no_system_prompt_and_no_genre_line(
+def test_the_paper_codes_framing_no_system_prompt_and_no_task_or_genre_line(
     tmp_path: Path, serve: Serve
 ) -> None:
-    """-T judge_system=false sends the experts the question alone, and -T genre_line=false
-    leaves the genre line out of every judge's and the negotiator's prompt, as the paper's
-    code does; by default both are sent."""
+    """-T judge_system=false sends the negotiator and the experts the question alone, and
+    -T genre_line=false leaves the task-type and genre lines out of every judge's and the
+    negotiator's prompt, as the paper's code does; by default all are sent."""
     simulator = serve(record=True)
     run_eval(
         guide(dataset="demo", judge_system=False, genre_line=False),
@@ -129,8 +129,10 @@ def test_the_paper_codes_framing_no_system_prompt_and_no_genre_line(
     )
     ours = simulator.requests[len(plain) :]
     for requests, framed in ((plain, False), (ours, True)):
-        experts_asked = [r for r in requests if r.kind not in ("negotiator", "writer")]
-        assert experts_asked
-        assert all(any(s.role == "system" for s in r.segments) is framed for r in experts_asked)
-        texts = [s.text for r in requests for s in r.segments]
-        assert any(re.search(r"(?m)^体裁：", text) for text in texts) is framed
+        judged = [r for r in requests if r.kind != "writer"]
+        assert {"negotiator", "logic", "impression"} <= {r.kind for r in judged}
+        for request in judged:
+            assert any(s.role == "system" for s in request.segments) is framed, request.kind
+            text = "\n".join(s.text for s in request.segments)
+            assert bool(re.search(r"(?m)^任务类型：", text)) is framed, request.kind
+            assert bool(re.search(r"(?m)^体裁：", text)) is framed, request.kind

@@ -14,6 +14,7 @@ import math
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ import pytest
 from inspect_ai.log import EvalLog
 
 from howtobench import guide
+from howtobench.judge.defaults import JUDGE_MAX_TOKENS
 from howtobench.simulator import PROFILES, Asked, Fault, JudgeSimulator, get_profile
 from howtobench.simulator.process import served
 from howtobench.simulator.wire import THINK_TEXT
@@ -314,8 +316,17 @@ def test_tow_scores_every_writing_each_server_answers(
     assert len(score.value) == len(
         {"overall", *tree.nodes, *(leaf.id for leaf in tree.leaves)}
     ) and all(not math.isnan(v) for v in score.value.values())
-    assert not simulator.refused and not simulator.truncated
+    assert not simulator.truncated
     assert {kind for kind, _ in simulator.questions} == {"negotiator", *LLM_LEAVES}
+    # a server whose context cannot hold a prompt and our max_tokens beside it refuses
+    # each question once, which is then asked without max_tokens (its context bounds
+    # the reply, less than ours); no other refusal
+    profile = PROFILES[name]
+    cramped = profile.max_tokens_error is not None and profile.context < 8_000
+    assert set(simulator.refused) == ({"max_tokens"} if cramped else set())
+    assert simulator.refused["max_tokens"] <= 8  # once a question, at most: then learnt
+    asked_again = [r for r in simulator.requests if r.fault is None]
+    assert {r.max_tokens for r in asked_again} == ({None} if cramped else {JUDGE_MAX_TOKENS})
 
 
 @pytest.mark.slow
@@ -328,10 +339,17 @@ def test_llama_cpp_python_scores_every_expert(serve: Serve, tmp_path: Path) -> N
         task, tmp_path, simulator, limit=2, max_retries=1, model="replay/demo-writer-a"
     )
     assert len(scored(log)) == 2
-    assert simulator.refused == {}
+    assert set(simulator.refused) == {"max_tokens"}  # its 2,048 tokens: no list content
     writings = {sample.output.completion for sample in log.samples or []}
+    answered = Counter(
+        (r.kind, writing)
+        for r in simulator.requests
+        if r.fault is None
+        for writing in writings
+        if any(writing in s.text for s in r.segments)
+    )
     for leaf in LLM_LEAVES:
-        assert all(simulator.questions[(leaf, writing)] == 1 for writing in writings), leaf
+        assert all(answered[(leaf, writing)] == 1 for writing in writings), leaf
     for score in scored(log).values():
         assert set(LLM_LEAVES) <= set(score.value)
 
@@ -366,7 +384,9 @@ def test_a_writing_over_the_context_costs_only_itself_with_the_limit_named(
     # refused once per expert, never asked again: a context refusal is no passing fault
     long = next(w for k, w in simulator.questions if k == "logic" and len(w) > 10_000)
     assert all(simulator.questions[(leaf, long)] == 1 for leaf in LLM_LEAVES)
-    assert simulator.refused == {"context": len(LLM_LEAVES)}
+    assert simulator.refused["context"] == len(LLM_LEAVES)
+    # the other writing's prompts fit, not beside our max_tokens: asked without it
+    assert set(simulator.refused) <= {"context", "max_tokens"}
 
 
 @pytest.mark.slow

@@ -23,6 +23,7 @@ from howtobench.judge.server_words import (
     Phrase,
     context_refusal,
     meanings,
+    reply_counted,
     server_message,
     system_refusal,
 )
@@ -93,3 +94,20 @@ def test_a_phrase_is_found_in_any_case_and_only_as_itself() -> None:
     assert meanings("THIS MODEL'S MAXIMUM CONTEXT LENGTH IS 8 TOKENS") == {CONTEXT_TOO_LONG}
     assert meanings("System prompts are not supported") == {SYSTEM_ROLE_REFUSED}
     assert meanings("Rate limit reached; the server is overloaded") == set()
+
+
+@pytest.mark.parametrize(("name", "reason", "refusal"), SENT, ids=[f"{n}-{r}" for n, r, _ in SENT])
+def test_a_context_refusal_that_counts_the_reply_names_the_context_and_the_prompt(
+    name: str, reason: str, refusal: Refusal
+) -> None:
+    """What lets a question be asked again without our max_tokens: every profile's refusal
+    of a max_tokens over what is left of its context says it counted the reply, with the
+    context and the prompt's tokens; a refusal of the prompt alone (vLLM's, SGLang's,
+    llama.cpp's, LM Studio's, OpenAI's) does not."""
+    counted = reply_counted(words(PROFILES[name], refusal))
+    if reason == "max_tokens":
+        assert counted == (VALUES["context"], VALUES["prompt"])
+    elif reason == "context" and refusal is PROFILES[name].max_tokens_error:
+        assert counted == (VALUES["context"], VALUES["prompt"])  # one message for both
+    else:
+        assert counted is None

@@ -16,6 +16,7 @@ __all__ = [
     "reading",
     "redirects",
     "replies",
+    "reply_size",
     "request_shape",
     "runs",
     "sampling",

@@ -29,6 +29,7 @@ from howtobench.judge.failures import (
     reply_text,
 )
 from howtobench.judge.lost_batches import LostBatches
+from howtobench.judge.reply_size import too_long
 from howtobench.judge.request_shape import endpoint_key
 from howtobench.judge.runs import this_run
 from howtobench.judge.server_words import server_message
@@ -56,6 +57,8 @@ async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateC
     except Exception as error:
         lost = await _LOST.answer(model, sent, error, started)
         if isinstance(lost, str):
+            if runaway := too_long(lost):
+                raise CallFailed(runaway, final=False) from None
             return lost
         if lost is not None:
             raise CallFailed(lost.message, final=lost.final) from None
@@ -63,7 +66,7 @@ async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateC
         raise (failure.outage if isinstance(failure, Lasting) else failure) from None
     if waiting.cancelled_caught:
         raise _unfinished(model, wait, _BATCHES.unfinished(since=started))
-    return reply_text(output, model, sent)
+    return reply_text(output, model, sent, max_tokens=config.max_tokens)
 
 
 def batch_wait() -> float:

@@ -5,8 +5,9 @@
 and says a failure in the judge's terms (`howtobench.judge.failures`): this question
 failed (`CallFailed`), or the judge is gone (`JudgeUnavailable`, after the probe of
 `howtobench.judge.outages`). A batched judge waits for its batch
-(`howtobench.judge.batching`). A server whose chat template has no system role is
-learnt from its first refusal, here.
+(`howtobench.judge.batching`). A server whose chat template has no system role, or
+whose context cannot hold a prompt and our `max_tokens`, is learnt from its first
+refusal, here.
 """
 
 from __future__ import annotations
@@ -14,15 +15,21 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from inspect_ai.model import ChatMessage, GenerateConfig, Model
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput
 from tenacity import RetryError
 
 from howtobench._inspect import batched
 from howtobench.judge.batching import batched_reply
 from howtobench.judge.failures import Lasting, classified, reply_text
 from howtobench.judge.outages import diagnosed
-from howtobench.judge.redirects import bound_redirects
-from howtobench.judge.request_shape import endpoint_key, folded, sendable
+from howtobench.judge.redirects import bound_client
+from howtobench.judge.request_shape import (
+    endpoint_key,
+    fitted,
+    folded,
+    room_refused,
+    sendable,
+)
 from howtobench.judge.runs import this_run
 from howtobench.judge.server_words import server_message, system_refusal
 from howtobench.judge.unread import remember_prompt
@@ -47,20 +54,42 @@ async def generate_reply(
     if batched(model):
         return await batched_reply(model, sent, config)
     recent = remember_prompt(endpoint_key(model), sent)
-    bound_redirects(model)
+    bound_client(model)
+    asked = fitted(model, sent, config)
     try:
-        try:
-            output = await model.generate(sent, config=config, cache=False)
-        except Exception as error:
-            if not _refuses_system(model, sent, error):
-                raise
-            output = await model.generate(folded(sent), config=config, cache=False)
+        output, asked = await _answered(model, sent, asked)
     except Exception as error:
         failure = classified(error, model)  # the class says it all
         if isinstance(failure, Lasting):
             failure = await diagnosed(model, failure, config)
         raise failure from None
-    return reply_text(output, model, sent, recent)
+    return reply_text(output, model, sent, recent, asked.max_tokens)
+
+
+async def _answered(
+    model: Model, sent: list[ChatMessage], config: GenerateConfig
+) -> tuple[ModelOutput, GenerateConfig]:
+    """The judge's output, and the settings it answered. A request its server refused for
+    a shape it cannot take is sent again in one it can, each change at most once: the
+    system prompt folded into the first user message (`_refuses_system`), our
+    `max_tokens` left out (`room_refused`; inspect gives a context refusal of some
+    servers as an output, stopped `model_length`, whose text is the server's message)."""
+    while True:
+        try:
+            output = await model.generate(sent, config=config, cache=False)
+        except Exception as error:
+            if _refuses_system(model, sent, error):
+                sent = folded(sent)
+            elif (unbounded := room_refused(model, sent, config, server_message(error))) is None:
+                raise
+            else:
+                config = unbounded
+            continue
+        refused = output.stop_reason == "model_length" and output.completion
+        if refused and (unbounded := room_refused(model, sent, config, refused)) is not None:
+            config = unbounded
+            continue
+        return output, config
 
 
 def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception) -> bool:

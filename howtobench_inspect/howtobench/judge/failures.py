@@ -2,12 +2,13 @@
 
 inspect retries transient faults (429, 5xx, dropped connections, attempt timeouts). What
 is left falls in two classes: the judge cannot answer *this* question (a 4xx refusal, a
-200 body that is no completion, its content filter: `CallFailed`), so the question fails
-and its sample is left unscored when its tries are spent; or it cannot answer *at all*
-(refused connections, timeouts, 429/5xx through every retry: `Lasting`), so scoring more
-samples would only wait out the same retries, and `JudgeUnavailable` ends the run with
-one line naming the model and its base URL. `inspect eval-retry` finishes it once the
-judge is back, every answered question kept in the reply store.
+200 body that is no completion, its content filter, a reply past the bounds of its size,
+`howtobench.judge.reply_size`: `CallFailed`), so the question fails and its sample is
+left unscored when its tries are spent; or it cannot answer *at all* (refused
+connections, timeouts, 429/5xx through every retry: `Lasting`), so scoring more samples
+would only wait out the same retries, and `JudgeUnavailable` ends the run with one line
+naming the model and its base URL. `inspect eval-retry` finishes it once the judge is
+back, every answered question kept in the reply store.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput
 from tenacity import RetryError
 
 from howtobench._inspect import endpoint
+from howtobench.judge.reply_size import too_long
 from howtobench.judge.server_words import (
     context_refusal,
     context_size,
@@ -26,6 +28,7 @@ from howtobench.judge.server_words import (
     said,
     server_message,
     status_of,
+    stopped_body,
     stopped_redirects,
 )
 from howtobench.judge.unread import unread_prompt
@@ -79,6 +82,8 @@ def classified(error: Exception, model: Model) -> Exception:
         return Lasting(cause, _unavailable(model, cause))
     if loop := stopped_redirects(error):
         return looping(model, loop)
+    if too_large := stopped_body(error):
+        return CallFailed(too_large, final=False)
     status = status_of(error)
     message = server_message(error)
     if context_refusal(message) and (status is None or 400 <= status < 500):
@@ -103,12 +108,20 @@ def classified(error: Exception, model: Model) -> Exception:
 
 
 def reply_text(
-    output: ModelOutput, model: Model, sent: Sequence[ChatMessage], recent: Iterable[str] = ()
+    output: ModelOutput,
+    model: Model,
+    sent: Sequence[ChatMessage],
+    recent: Iterable[str] = (),
+    max_tokens: int | None = None,
 ) -> str:
-    """The reply's text, or `CallFailed` for a reply that cannot be scored. A reply to a
-    prompt the server did not read whole (`howtobench.judge.unread`, with the judge's
-    `recent` prompts) is final, like a context refusal: asked again, the same prompt is
-    cut the same way."""
+    """The reply's text, or `CallFailed` for a reply that cannot be scored. A reply longer
+    than any a judge may give (`reply_size.too_long`) is refused first, its size named.
+    A reply to a prompt the server did not read whole (`howtobench.judge.unread`, with the
+    judge's `recent` prompts) is final, like a context refusal: asked again, the same
+    prompt is cut the same way. A reply cut at the call's `max_tokens` says how to raise
+    it."""
+    if runaway := too_long(output.completion):
+        raise CallFailed(runaway, final=False)
     if output.stop_reason == "model_length" and context_refusal(output.completion):
         raise CallFailed(_too_long(model, output.completion), final=True)
     if output.error:
@@ -118,6 +131,13 @@ def reply_text(
         raise CallFailed(unread, final=True)
     if output.stop_reason == "content_filter":
         raise CallFailed("the judge's provider filtered the reply (content filter)", final=False)
+    if output.stop_reason == "max_tokens" and max_tokens:
+        raise CallFailed(
+            f"the reply was cut off at its max_tokens ({max_tokens:,}) before the judge "
+            "finished; a judge that reasons before it answers needs more: set its role's, "
+            "--model-role 'grader={model: ..., max_tokens: 16384}'",
+            final=False,
+        )
     if output.stop_reason in ("max_tokens", "model_length"):
         raise CallFailed(
             f"the reply was cut off ({output.stop_reason}) before the judge finished",

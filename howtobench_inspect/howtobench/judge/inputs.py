@@ -55,8 +55,9 @@ class JudgeInput:
     anchor: str  # the text judges compare with: the human reference, or a model's writing
     anchor_source: str  # "human", or the name of the model that wrote the anchor
     cleaned: dict[str, int] = field(default_factory=dict)  # what `clean_text` changed
-    # the framing the judges get (the paper's code sends neither): the genre line of the
-    # task block, and the experts' system prompt (`tree.experts.expert_messages`)
+    # the framing the judges get (the paper's code sends neither): the task-type and
+    # genre lines of the task block, and the negotiator's and the experts' system prompts
+    # (`tree.negotiator.negotiator_messages`, `tree.experts.expert_messages`)
     genre_line: bool = True
     judge_system: bool = True
 
@@ -125,21 +126,23 @@ class JudgeInput:
         return self.genre
 
     def task_block(self) -> str:
-        """Task type, genre (without `genre_line`: none), instruction and grounding: what
-        the negotiator sees too."""
+        """Task type and genre (without `genre_line`: neither, as in the paper's code),
+        instruction and grounding: what the negotiator sees too."""
         grounding = ""
         if self.grounding.strip():
             grounding = render(
                 PROMPTS, f"grounding_{self.task}", self.language, grounding=self.grounding.strip()
             )
+        task = render(PROMPTS, f"about_{self.task}", self.language).strip()
+        lines = {
+            "task_line": render(PROMPTS, "task_line", self.language, task=task),
+            "genre_line": render(PROMPTS, "genre_line", self.language, genre=self.genre_label),
+        }
         return render(
             PROMPTS,
             "task",
             self.language,
-            task=render(PROMPTS, f"about_{self.task}", self.language).strip(),
-            genre_line=render(PROMPTS, "genre_line", self.language, genre=self.genre_label)
-            if self.genre_line
-            else "",
+            **{name: line if self.genre_line else "" for name, line in lines.items()},
             instruction=self.instruction.strip(),
             grounding=grounding,
         ).strip()

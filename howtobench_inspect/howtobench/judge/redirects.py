@@ -1,11 +1,12 @@
 """A judge's base URL that redirects is followed a handful of hops at most, and a loop is
-learnt once per run.
+learnt once per run; the hooks on the judge's HTTP client are put on here, with the
+bound on a reply's body (`howtobench.judge.reply_size`).
 
 httpx follows up to 20 redirects a request, and the connection error a loop ends in is
 retried by the SDK and again by inspect: a base URL that redirects to itself with a
 trailing slash and back was followed 2,079 times in 59 s for one guide writing (issue 37
 saw 709 times in 227 s). So the httpx client inspect's OpenAI providers hand their SDK
-(their public `http_client`; `bound_redirects`) follows `REDIRECTS_AT_MOST` at most (its
+(their public `http_client`; `bound_client`) follows `REDIRECTS_AT_MOST` at most (its
 `max_redirects`), and our hooks on it keep the run's redirects: one back into them
 closes a loop (stopped there, after 2 requests), one past the bound is named with its
 chain; either stops the request (`RedirectStop`) and every later request to those URLs
@@ -22,9 +23,10 @@ from weakref import WeakSet
 
 from inspect_ai.model import Model
 
+from howtobench.judge.reply_size import bound_body
 from howtobench.judge.runs import this_run
 
-__all__ = ["REDIRECTS_AT_MOST", "RedirectStop", "bound_redirects"]
+__all__ = ["REDIRECTS_AT_MOST", "RedirectStop", "bound_client"]
 
 REDIRECTS_AT_MOST = 3  # a gateway's http -> https, a trailing slash: real ones are short
 
@@ -39,9 +41,10 @@ class RedirectStop(Exception):
     (its text says where)."""
 
 
-def bound_redirects(model: Model) -> None:
-    """Bound `model`'s redirects and hook its HTTP client so that they are learnt (once
-    per client). A provider that shows no httpx client is left as it is."""
+def bound_client(model: Model) -> None:
+    """Bound `model`'s redirects and hook its HTTP client so that they are learnt, and
+    bound its replies' bodies (`bound_body`), once per client. A provider that shows no
+    httpx client is left as it is."""
     client = getattr(model.api, "http_client", None)
     hooks = getattr(client, "event_hooks", None)
     if client is None or not isinstance(hooks, dict) or client in _BOUNDED:
@@ -49,7 +52,7 @@ def bound_redirects(model: Model) -> None:
     _BOUNDED.add(client)
     client.max_redirects = REDIRECTS_AT_MOST
     hooks.setdefault("request", []).append(_refuse_a_stopped_url)
-    hooks.setdefault("response", []).append(_follow)
+    hooks.setdefault("response", []).extend([_follow, bound_body])
 
 
 async def _refuse_a_stopped_url(request: Any) -> None:

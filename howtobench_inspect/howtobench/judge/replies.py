@@ -22,7 +22,7 @@ from inspect_ai.model import (
 )
 
 from howtobench.judge.calls import generate_reply
-from howtobench.judge.defaults import REASK_TEMPERATURE, SAMPLED_TEMPERATURE
+from howtobench.judge.defaults import ECHOED_REPLY, REASK_TEMPERATURE, SAMPLED_TEMPERATURE
 from howtobench.judge.failures import CallFailed
 from howtobench.judge.inputs import PROMPTS
 from howtobench.judge.question_locks import LockWaitExpired, held
@@ -139,7 +139,8 @@ async def ask(
     has computed it already to hold the question itself, as the negotiator does) and one
     read, however it is answered.
     Each new try repeats the conversation with the bad
-    reply and the error, so the judge knows what to fix, and is sampled at
+    reply (its last `ECHOED_REPLY` characters) and the error, so the judge knows what
+    to fix, and is sampled at
     `REASK_TEMPERATURE` at least, so that a deterministic judge can answer differently
     (recorded in `reasked_at` and in the transcript); the reply store keeps the answer
     under the question as first asked, at its own temperature. A call the judge cannot
@@ -212,12 +213,22 @@ async def _asked(
             exchange.error = None
             return exchange
         conversation += [
-            ChatMessageAssistant(content=reply or "(empty)"),
+            ChatMessageAssistant(content=_echoed(reply, language)),
             ChatMessageUser(
                 content=render(PROMPTS, "retry", language, error=exchange.error).strip()
             ),
         ]
     return exchange
+
+
+def _echoed(reply: str, language: str) -> str:
+    """An unusable reply as its re-ask sends it back: whole, or its last `ECHOED_REPLY`
+    characters (where the answer is) after a line saying how many were left out, so
+    that a long trace or a repetition is not sent to the judge again."""
+    if len(reply) <= ECHOED_REPLY:
+        return reply or "(empty)"
+    left_out = render(PROMPTS, "left_out", language, count=f"{len(reply) - ECHOED_REPLY:,}")
+    return f"{left_out.strip()}\n{reply[-ECHOED_REPLY:]}"
 
 
 def _reask_config(config: GenerateConfig) -> GenerateConfig:

@@ -1,16 +1,22 @@
-"""The conversation as the judge's server accepts it: plain strings or text parts, and
-a system prompt folded into the first user message where the server has no system role."""
+"""The request as the judge's server accepts it: plain strings or text parts, a system
+prompt folded into the first user message where the server has no system role, and our
+`max_tokens` left out where the server's context cannot hold it beside the prompt."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 
-from inspect_ai.model import ChatMessage, ChatMessageUser, ContentText, Model
+from inspect_ai.model import ChatMessage, ChatMessageUser, ContentText, GenerateConfig, Model
 
 from howtobench._inspect import endpoint
 from howtobench.judge.runs import this_run
+from howtobench.judge.server_words import reply_counted
+from howtobench.judge.unread import estimated_tokens
 
-__all__ = ["endpoint_key", "folded", "sendable"]
+__all__ = ["endpoint_key", "fitted", "folded", "logger", "room_refused", "sendable"]
+
+logger = logging.getLogger(__name__)
 
 
 def sendable(model: Model, conversation: Sequence[ChatMessage]) -> list[ChatMessage]:
@@ -48,3 +54,51 @@ def folded(conversation: Sequence[ChatMessage]) -> list[ChatMessage]:
             rest[index] = ChatMessageUser(content=f"{system}\n\n{message.text}")
             break
     return rest
+
+
+def fitted(
+    model: Model, conversation: Sequence[ChatMessage], config: GenerateConfig
+) -> GenerateConfig:
+    """`config`, without our `max_tokens` where the run learnt the judge's context
+    (`room_refused`) and the prompt's low token estimate and `max_tokens` do not fit in
+    it: the server would refuse the request, and leaves less room than `max_tokens`."""
+    context = this_run().contexts.get(endpoint_key(model))
+    if context is None or not _ours(model, config) or config.max_tokens is None:
+        return config
+    if estimated_tokens(conversation) + config.max_tokens <= context:
+        return config
+    return config.model_copy(update={"max_tokens": None})
+
+
+def room_refused(
+    model: Model, conversation: Sequence[ChatMessage], config: GenerateConfig, message: str
+) -> GenerateConfig | None:
+    """The settings to ask again with when the server refused the request (in `message`,
+    its words) for its context counting our `max_tokens` (`JUDGE_MAX_TOKENS`, not the
+    role's own) with a prompt that fits alone: without `max_tokens`, so that the server
+    bounds the reply by what is left of its context, less than ours since the two did not
+    fit (vLLM, SGLang, TGI and llama-cpp-python count `max_tokens` into their context
+    check). The context, where the server names it, is noted for the run (`fitted`), and
+    said once. None for any other refusal, the role's own `max_tokens`, or a prompt longer
+    than the context itself (as the server counts it, else by its low estimate)."""
+    counted = reply_counted(message)
+    if counted is None or not _ours(model, config):
+        return None
+    context, prompt = counted
+    if context is not None:
+        if (prompt if prompt is not None else estimated_tokens(conversation)) >= context:
+            return None
+        this_run().contexts[endpoint_key(model)] = context
+    this_run().warn_once(
+        logger,
+        ("no room for max_tokens", endpoint_key(model)),
+        f"judge {model}'s context{f' ({context:,} tokens)' if context else ''} cannot hold a "
+        f"prompt and max_tokens {config.max_tokens:,}: such prompts are sent without "
+        "max_tokens, and its server bounds the reply by what is left of its context",
+    )
+    return config.model_copy(update={"max_tokens": None})
+
+
+def _ours(model: Model, config: GenerateConfig) -> bool:
+    """Whether the call's `max_tokens` is ours, not the judge role's own."""
+    return config.max_tokens is not None and model.config.max_tokens is None

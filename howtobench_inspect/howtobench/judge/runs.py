@@ -33,12 +33,15 @@ _LOOP = ""
 
 class RunNotes:
     """One run's notes: the warnings it has said, the endpoints it found to refuse a
-    system message, what it found out about its batched judges' batch APIs, each
+    system message or our `max_tokens` beside a prompt, what it found out about its batched judges' batch APIs, each
     judge's last prompts, the negotiations that failed, and the redirects met."""
 
     def __init__(self) -> None:
         self.said: set[tuple[str, ...]] = set()
         self.no_system: set[str] = set()  # "<model>@<base URL>"
+        # "<model>@<base URL>" -> the context its server named when it refused a prompt
+        # with our max_tokens (`judge.request_shape.room_refused`)
+        self.contexts: dict[str, int] = {}
         # "<model>@<base URL>" -> None (it has a batch API), the reason it has none, or
         # the check still under way
         self.batch_api: dict[str, str | None | anyio.Event] = {}

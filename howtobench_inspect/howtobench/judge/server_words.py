@@ -13,10 +13,12 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
 from howtobench.judge.redirects import RedirectStop
+from howtobench.judge.reply_size import ReplyTooLarge
 
 __all__ = [
     "CONTEXT_TOO_LONG",
@@ -29,6 +31,8 @@ __all__ = [
     "last_line",
     "meanings",
     "one_line",
+    "reply_counted",
+    "stopped_body",
     "stopped_redirects",
     "said",
     "server_message",
@@ -127,6 +131,18 @@ _CONTEXT_SIZE = re.compile(
 )
 
 
+# A context refusal that counts the reply's tokens too (vLLM's and SGLang's refusal of a
+# max_tokens over what is left, TGI's and llama-cpp-python's and OpenAI's of the total),
+# and the prompt's tokens, where it names them
+_REPLY_COUNTED = re.compile(
+    r"max_tokens|max_completion_tokens|max_new_tokens|(?:in|for) the completion", re.IGNORECASE
+)
+_PROMPT_TOKENS = re.compile(
+    r"(\d[\d,]*) (?:in the messages|`?inputs`? tokens|tokens from the input|input tokens)",
+    re.IGNORECASE,
+)
+
+
 def meanings(message: str) -> set[Meaning]:
     """What the table reads in a server's message: every meaning one of its phrases has."""
     return {phrase.meaning for phrase in PHRASES if phrase.found_in(message)}
@@ -148,6 +164,19 @@ def context_size(message: str) -> str | None:
     return size.group(1) if size else None
 
 
+def reply_counted(message: str) -> tuple[int | None, int | None] | None:
+    """When a context refusal counts the reply's `max_tokens` too: the context and the
+    prompt's tokens, each where the server names it (None where not). None for a refusal
+    of the prompt alone, or any other message."""
+    if not context_refusal(message) or not _REPLY_COUNTED.search(message):
+        return None
+    context, prompt = context_size(message), _PROMPT_TOKENS.search(message)
+    return (
+        int(context.replace(",", "")) if context else None,
+        int(prompt.group(1).replace(",", "")) if prompt else None,
+    )
+
+
 def status_of(error: Exception) -> int | None:
     """The HTTP status an error stands for: the SDK error class's first where it names one
     (inspect gives a request that failed inside an Anthropic batch the class of its error
@@ -167,11 +196,11 @@ def status_of(error: Exception) -> int | None:
 def server_message(error: Exception) -> str:
     """The server's own words, on one line, whatever shape its refusal took: from an SDK
     error's body in any shape servers use (an `error` object or string, a top-level
-    `message`, plain text, an HTML page's title), an error object in a 200 answer or a
-    redirect loop; else the error's text.
+    `message`, plain text, an HTML page's title), an error object in a 200 answer, a
+    redirect loop or a body read no further; else the error's text.
     """
-    if loop := stopped_redirects(error):
-        return loop
+    if stopped := stopped_redirects(error) or stopped_body(error):
+        return stopped
     in_reply = _error_in_reply(error)
     for body in (in_reply, *(getattr(h, "body", None) for h in (error, error.__cause__))):
         if words := _body_words(body):
@@ -246,18 +275,30 @@ def stopped_redirects(error: BaseException) -> str | None:
     row; else httpx's own `TooManyRedirects`; the openai SDK reports each as "Connection
     error."): what the server did, "the server redirects in a loop: <URL> -> <URL> ->
     <URL>". Else None."""
-    seen: set[int] = set()
-    found: BaseException | None = error
-    while found is not None and id(found) not in seen:
-        seen.add(id(found))
+    for found in _chain(error):
         if isinstance(found, RedirectStop):
             return str(found)
         if type(found).__name__ == "TooManyRedirects":
             last = getattr(getattr(found, "request", None), "url", None)
             first = _request_url(error) or last
             return f"the server redirects too many times: {first} -> ... {last}"
-        found = found.__cause__ or found.__context__
     return None
+
+
+def stopped_body(error: BaseException) -> str | None:
+    """When the client stopped reading a reply's body past its bound
+    (`judge.reply_size.ReplyTooLarge`): how large it had grown. Else None."""
+    return next((str(f) for f in _chain(error) if isinstance(f, ReplyTooLarge)), None)
+
+
+def _chain(error: BaseException) -> Iterator[BaseException]:
+    """The error, then what it was raised from or while handling, each once."""
+    seen: set[int] = set()
+    found: BaseException | None = error
+    while found is not None and id(found) not in seen:
+        seen.add(id(found))
+        yield found
+        found = found.__cause__ or found.__context__
 
 
 def _request_url(error: BaseException) -> str | None:

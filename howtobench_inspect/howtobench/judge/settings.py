@@ -1,9 +1,11 @@
-"""The settings of every call to one judge model: temperature and bounded retries.
+"""The settings of every call to one judge model: temperature, the reply's length and
+bounded retries.
 
-Retries are bounded by default (`JUDGE_MAX_RETRIES` on our tasks, `JUDGE_ATTEMPT_TIMEOUT`
-per attempt on every judge call, `howtobench.judge.defaults`) so that a dead or hung
-endpoint ends a run in minutes instead of retrying forever, as inspect does when
-nothing is set.
+A judge reply is bounded by `JUDGE_MAX_TOKENS` (the paper code's 4,096), unless the
+judge's role sets its own `max_tokens`. Retries are bounded by default
+(`JUDGE_MAX_RETRIES` on our tasks, `JUDGE_ATTEMPT_TIMEOUT` per attempt on every judge
+call, `howtobench.judge.defaults`) so that a dead or hung endpoint ends a run in minutes
+instead of retrying forever, as inspect does when nothing is set.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import os
 from inspect_ai.model import GenerateConfig, Model
 
 from howtobench._inspect import batched
-from howtobench.judge.defaults import JUDGE_ATTEMPT_TIMEOUT
+from howtobench.judge.defaults import JUDGE_ATTEMPT_TIMEOUT, JUDGE_MAX_TOKENS
 from howtobench.vocabulary.errors import UserError
 
 __all__ = ["judge_config"]
@@ -26,9 +28,12 @@ def judge_config(model: Model, temperature: float | None, fallback: float) -> Ge
     Temperature: the scorer's (`-T judge_temperature`), else the role's own
     (`--model-role 'grader={model: ..., temperature: 0.7}'`), else `fallback`; when the
     scorer's and the role's disagree, neither is silently dropped: the run stops.
-    Retries are bounded: the role's own settings when it has them (`attempt_timeout`,
-    `max_retries`, `timeout`), else our attempt timeout; the number of retries otherwise
-    comes from the eval (`--max-retries`, or our tasks' default), which inspect passes on
+    The reply's length: the role's own `max_tokens`
+    (`--model-role 'grader={model: ..., max_tokens: 16384}'`), else `JUDGE_MAX_TOKENS`;
+    `--max-tokens` is the writer's (inspect does not pass it on to roles, and a judge that
+    is the evaluated model itself gets ours too, set here). Retries are bounded: the
+    role's own settings when it has them (`attempt_timeout`, `max_retries`, `timeout`),
+    else our attempt timeout; the number of retries otherwise comes from the eval (`--max-retries`, or our tasks' default), which inspect passes on
     to every role. A batched judge gets no attempt timeout of ours: inspect would abandon
     its call while the batch runs and queue the question again in a new batch, every
     `JUDGE_ATTEMPT_TIMEOUT` seconds; `HOWTOBENCH_BATCH_WAIT` bounds its wait instead
@@ -44,6 +49,7 @@ def judge_config(model: Model, temperature: float | None, fallback: float) -> Ge
     attempt_timeout = own.attempt_timeout or (None if batched(model) else JUDGE_ATTEMPT_TIMEOUT)
     return GenerateConfig(
         temperature=chosen if chosen is not None else fallback,
+        max_tokens=own.max_tokens or JUDGE_MAX_TOKENS,
         attempt_timeout=attempt_timeout,
         max_retries=own.max_retries,
         timeout=own.timeout,

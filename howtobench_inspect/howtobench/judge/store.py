@@ -47,8 +47,12 @@ __all__ = ["KEY_VERSION", "ReplyStore", "logger"]
 
 logger = logging.getLogger(__name__)
 
-# Settings that change how a call is made, not what the judge answers.
+# Settings that change how a call is made, not what the judge answers. `max_tokens` too:
+# a kept reply passed its check, so the judge finished it within its limit, and a higher
+# limit would not change a finished answer (so the replies kept before judge calls carried
+# a `max_tokens` still answer).
 _OPERATIONAL = {
+    "max_tokens",
     "max_connections",
     "adaptive_connections",
     "max_retries",

@@ -20,7 +20,7 @@ from inspect_ai.model import (
     Model,
 )
 
-from howtobench.judge.redirects import bound_redirects
+from howtobench.judge.redirects import bound_client
 from howtobench.judge.server_words import server_message, status_of, stopped_redirects
 from howtobench.judge.unread import cut_short
 
@@ -100,7 +100,7 @@ async def probe(model: Model, found: list[Probe]) -> list[Probe]:
     """The probes, one after the other (tiny, uncached), each added to `found` as it
     ends (so a check out of time keeps those made); stops after the plain one when it
     got no answer at all, since every other would wait out the same retries."""
-    bound_redirects(model)
+    bound_client(model)
     own = model.config  # the role's own bounds, where it sets them, else the probes'
     bounds = GenerateConfig(max_retries=own.max_retries, attempt_timeout=own.attempt_timeout)
     for name, label in PROBES:

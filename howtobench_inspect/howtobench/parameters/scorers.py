@@ -51,8 +51,8 @@ class ScorerOptions:
     formatting: str = DEFAULT_FORMATTING  # the formatting leaf's rule: lenient or paper
     bleurt_checkpoint: str | None = None  # a BLEURT checkpoint's path or hub id
     bleu_tokenize: str = BLEU_TOKENIZE  # "char" (Table 7's BLEU) or "word" (jieba)
-    judge_system: bool = True  # the experts' system prompt (the paper's code sends none)
-    genre_line: bool = True  # the genre line of the task block (the paper's code has none)
+    judge_system: bool = True  # the ToW judges' system prompts (the paper's code sends none)
+    genre_line: bool = True  # the task-type and genre lines (the paper's code has neither)
 
 
 def _same(*options: str) -> dict[str, str]:

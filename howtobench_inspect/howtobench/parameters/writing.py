@@ -123,10 +123,11 @@ def writing_parameters(
             appendix J's raters did, and the guide and open writings without their
             frame tags (docs/data.md); `keep` judges the writing as published, as the
             paper's ToW read it.
-        judge_system: send the ToW experts our system prompt (true, the default), or the
-            question alone, as the paper's code does (false).
-        genre_line: show the ToW negotiator and experts the genre line from our label
-            mapping (true, the default), or none, as the paper's code does (false).
+        judge_system: send the ToW negotiator and experts our system prompts (true, the
+            default), or the questions alone, as the paper's code does (false).
+        genre_line: show the ToW negotiator and experts the task-type line and the genre
+            line from our label mapping (true, the default), or neither, as the paper's
+            code does (false).
         **unknown: refused with the nearest parameter name (inspect itself would only
             warn and run without it).
 

@@ -1,13 +1,15 @@
 """The faults the simulator injects: which there are, how they are drawn, what each sends.
 
 `Faults` draws them by their rates (a flaky provider's 429, 500, hang, dropped
-connection, 400, unusable reply or body that is no reply); a script names one
-(`answers.Fault`), or one of two never drawn, `context` and `error_object`.
-`instead_of_reply` is what a fault sends on the wire.
+connection, 400, unusable reply, body that is no reply, or one that never ends:
+`runaway`, a server that ignores `max_tokens`); a script names one (`answers.Fault`),
+or one of two never drawn, `context` and `error_object`. `instead_of_reply` is what a
+fault sends on the wire.
 """
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass, fields, replace
 
@@ -20,6 +22,11 @@ __all__ = ["ERROR_OBJECT_MESSAGE", "FAULTS", "Faults", "instead_of_reply"]
 
 ERROR_OBJECT_MESSAGE = "model overloaded"
 _STATUS_FAULTS = ("429", "500", "400")  # answered with that status, in the API's error shape
+# A runaway reply: a chat completion whose text opens and repeats one sentence without end
+# (1,200 characters at a time, 7,200 bytes as JSON writes them)
+_RUNAWAY_START = b'{"id": "runaway", "object": "chat.completion", "choices": [{"index": 0, '
+_RUNAWAY_START += b'"message": {"role": "assistant", "content": "'
+_RUNAWAY_REPEAT = json.dumps("这句话说完了又从头说起。" * 100).encode()[1:-1]
 
 
 @dataclass
@@ -27,7 +34,7 @@ class Faults:
     """Chances per request (0-1) of each fault; `seed` makes a run repeatable. The faults
     (`FAULTS`, in this order): transient ones (429, 500, hang, drop), unusable replies
     (malformed, out_of_range), a request the provider refuses (400), and a 200 answer
-    whose body is empty or not JSON at all."""
+    whose body is empty or not JSON at all, or never ends."""
 
     rate_429: float = 0.0
     rate_500: float = 0.0
@@ -38,6 +45,7 @@ class Faults:
     rate_400: float = 0.0
     rate_empty_body: float = 0.0
     rate_bad_body: float = 0.0
+    rate_runaway: float = 0.0
     hang_seconds: float = 30.0
     seed: int = 0
 
@@ -77,6 +85,8 @@ def instead_of_reply(
         return Outcome(0, b"", dropped=True)
     if fault in _STATUS_FAULTS:
         return Outcome.of(int(fault), api.error(int(fault), f"simulated {fault}"))
+    if fault == "runaway":
+        return Outcome(200, _RUNAWAY_START, repeat=_RUNAWAY_REPEAT)
     if fault in ("empty_body", "bad_body"):
         return Outcome(200, b"" if fault == "empty_body" else b"<html>oops")
     return None

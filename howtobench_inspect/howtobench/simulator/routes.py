@@ -3,11 +3,13 @@
 It listens on 127.0.0.1 and routes a request to the batch store, a chat answer or
 `/stats`, anything else 404. It knows the simulator only by what it asks of it
 (`_Simulator`), so that the state does not import its HTTP side. A dropped connection is
-answered by closing it; a client that gave up waiting gets nothing and is no error.
+answered by closing it, a body without end is sent in chunks until the client hangs up;
+a client that gave up waiting gets nothing and is no error.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import threading
 from contextlib import AbstractContextManager
@@ -96,8 +98,15 @@ def _deliver(handler: BaseHTTPRequestHandler, outcome: Outcome) -> None:
     try:
         handler.send_response(outcome.status)
         handler.send_header("Content-Type", outcome.content_type)
-        handler.send_header("Content-Length", str(len(outcome.data)))
-        handler.end_headers()
-        handler.wfile.write(outcome.data)
+        if outcome.repeat:  # until the client hangs up: a write then fails
+            handler.send_header("Transfer-Encoding", "chunked")
+            handler.end_headers()
+            handler.close_connection = True
+            for chunk in itertools.chain([outcome.data], itertools.repeat(outcome.repeat)):
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+        else:
+            handler.send_header("Content-Length", str(len(outcome.data)))
+            handler.end_headers()
+            handler.wfile.write(outcome.data)
     except (BrokenPipeError, ConnectionResetError):
-        pass  # the client gave up (its timeout); nothing to answer
+        pass  # the client gave up (its timeout, or a body it would not read on)

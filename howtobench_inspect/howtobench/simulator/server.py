@@ -59,6 +59,7 @@ class Request:
     usage: Usage | None  # None with the reply
     batch: str | None = None  # the batch that carried it; None: sent directly
     truncated: bool = False  # the profile's server cut the prompt to fit its context
+    max_tokens: int | None = None  # the reply's bound it asked for (either API's field)
 
     @property
     def marked(self) -> tuple[Segment, ...]:
@@ -245,6 +246,7 @@ class JudgeSimulator:
             fault,
             batch=batch,
             truncated=cut,
+            max_tokens=body.get("max_completion_tokens") or body.get("max_tokens"),
         )
         outcome = (
             Outcome.of(refused.status, refused.body)

@@ -50,12 +50,14 @@ class Conversation:
 @dataclass(frozen=True)
 class Outcome:
     """What goes back for one request: a status and body (JSON, server-sent events, a
-    file), or a dropped connection."""
+    file), or a dropped connection; with `repeat`, a body that never ends: `data`, then
+    `repeat` again and again until the client hangs up."""
 
     status: int
     data: bytes
     content_type: str = "application/json"
     dropped: bool = False
+    repeat: bytes = b""
 
     @staticmethod
     def of(status: int, payload: Any) -> Outcome:

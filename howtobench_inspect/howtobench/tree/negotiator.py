@@ -26,9 +26,10 @@ from howtobench.judge.reading import Form, ReplyError, exact_keys, number
 from howtobench.judge.replies import Asking, Exchange, ask
 from howtobench.judge.runs import this_run
 from howtobench.judge.store import ReplyStore
-from howtobench.tree.prompts import leaf_summaries, tree_prompt
+from howtobench.tree.prompts import TAGS, leaf_summaries, tree_prompt
 from howtobench.tree.spec import Tree
 from howtobench.vocabulary.metadata import ScoreKey
+from howtobench.vocabulary.templates import tagged
 
 __all__ = [
     "SettledWeights",
@@ -81,6 +82,8 @@ def weights_record(negotiated: Exchange[Weights], reused: bool) -> dict[str, Any
 
 
 def negotiator_messages(tree: Tree, judge_input: JudgeInput) -> list[ChatMessage]:
+    """Our system prompt (without `judge_system`: none, as in the paper's code), then the
+    instruction's task block and the groups to weight, with the reply's shape."""
     language = judge_input.language
     summaries = leaf_summaries(language)
     groups = "\n".join(
@@ -95,18 +98,14 @@ def negotiator_messages(tree: Tree, judge_input: JudgeInput) -> list[ChatMessage
     # with the groups' names ("content", "format") as keys
     shape = ", ".join(f'"{i}": {slot}' for i in listed)
     ids = ", ".join(listed)
+    question = tree_prompt(
+        "negotiator", language, task=judge_input.task_block(), groups=groups, ids=ids, shape=shape
+    )
+    if not judge_input.judge_system:  # the question alone, under the tag its system prompt has
+        return [ChatMessageUser(content=tagged(question, TAGS["negotiator_system"]))]
     return [
         ChatMessageSystem(content=tree_prompt("negotiator_system", language)),
-        ChatMessageUser(
-            content=tree_prompt(
-                "negotiator",
-                language,
-                task=judge_input.task_block(),
-                groups=groups,
-                ids=ids,
-                shape=shape,
-            )
-        ),
+        ChatMessageUser(content=question),
     ]
 
 

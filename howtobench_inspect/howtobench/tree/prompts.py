@@ -10,7 +10,7 @@ __all__ = ["PROMPTS", "TAGS", "leaf_summaries", "tree_prompt"]
 
 PROMPTS = Path(__file__).parent / "prompts"
 # The tags of the tree's questions (`howtobench.vocabulary.templates.tagged`): the negotiator's
-# system prompt, and each LLM leaf's criterion. The criterion opens the part of an
+# system prompt (its question, sent without one), and each LLM leaf's criterion. The criterion opens the part of an
 # expert's question that follows the materials, so the long prefix a writing's expert
 # calls share (the one system prompt, the materials) stays the same for every leaf.
 TAGS = {

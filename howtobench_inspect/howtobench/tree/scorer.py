@@ -98,10 +98,12 @@ def tree_of_writing(
         judge_temperature: judge sampling temperature; default the judge role's own, else
             0 (deterministic), or 0.7 with several `judge_samples`.
         tries: how often one question is asked before the sample is left unscored.
-        judge_system: send the experts our system prompt (a strict, discriminating
-            editor); False sends the question alone, as the paper's code does.
-        genre_line: show the negotiator and the experts the genre line (`fiction (纪实)`,
-            from our label mapping); False leaves it out, as the paper's code does.
+        judge_system: send the negotiator and the experts our system prompts (the
+            experts': a strict, discriminating editor); False sends the questions alone,
+            as the paper's code does.
+        genre_line: show the negotiator and the experts the task-type and genre lines
+            (`guided writing (...)`, `fiction (纪实)` from our label mapping); False leaves
+            both out, as the paper's code does.
     """
     tow = TreeOfWriting(
         judges=panel_models(judges),

@@ -1,0 +1,108 @@
+"""A judge reply's size, bounded: in characters when it is read, in bytes as it arrives.
+
+`max_tokens` (`howtobench.judge.settings`) stops a server that honours it. One that does
+not can answer without end: streamed that way, a reply took a client to 3 GB within one
+180 s attempt, and a complete reply of 13.3 million characters was sent back to the
+judge in its re-ask. So a reply longer than `LONGEST_REPLY` characters is refused with
+its size named (`too_long`, on the text as read), and the body of a reply is read no
+further than `body_limit` bytes (`bound_body`, an httpx response hook on the client
+inspect's OpenAI providers hand their SDK, put on with the redirect hooks by
+`howtobench.judge.redirects.bound_client`): past it, reading stops and the request
+fails with `ReplyTooLarge`. Other providers keep their client private; their replies
+are bounded only once read. The bytes are counted as they arrive: compressed, when the
+server compresses them (local servers do not).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from functools import cache
+from typing import Any
+
+from howtobench.judge.defaults import LONGEST_REPLY
+
+__all__ = [
+    "BYTES_PER_CHARACTER",
+    "REPLY_PATHS",
+    "ReplyTooLarge",
+    "body_limit",
+    "bound_body",
+    "too_long",
+]
+
+# Bytes of a reply's body for each character it may hold, by the body's media type. JSON
+# writes a Chinese character as `\uXXXX` (6 bytes), and the reply's text may come twice
+# (its content, and a reasoning field as long); a server-sent event stream wraps every
+# token, often one character, in a JSON object of about 200 bytes.
+BYTES_PER_CHARACTER = {"application/json": 16, "text/event-stream": 256}
+
+
+# The API paths that answer with one reply: OpenAI's chat completions and responses (and
+# the servers that copy them), and legacy completions.
+REPLY_PATHS = ("/chat/completions", "/responses", "/completions")
+
+
+class ReplyTooLarge(Exception):
+    """A reply's body ran past `body_limit`: reading it stopped there."""
+
+
+def too_long(text: str) -> str | None:
+    """Why a reply is refused when it is longer than `LONGEST_REPLY` characters, or None."""
+    if len(text) <= LONGEST_REPLY:
+        return None
+    return (
+        f"the judge's reply has {len(text):,} characters, more than the {LONGEST_REPLY:,} a "
+        "judge reply may have: its server did not stop at max_tokens, so the reply was "
+        "refused and not sent back"
+    )
+
+
+def body_limit(media_type: str) -> int:
+    """The bytes a reply's body of `media_type` may take (`BYTES_PER_CHARACTER`, JSON's
+    for any other type)."""
+    per_character = BYTES_PER_CHARACTER.get(media_type, BYTES_PER_CHARACTER["application/json"])
+    return per_character * LONGEST_REPLY
+
+
+async def bound_body(response: Any) -> None:
+    """Read the body of a reply (`REPLY_PATHS`) no further than `body_limit` bytes: its
+    stream is wrapped in one that raises `ReplyTooLarge` past them. Other responses (a
+    batch's results file holds many replies) and a stream of another kind (a
+    synchronous one) are left as they are."""
+    if not response.request.url.path.endswith(REPLY_PATHS):
+        return
+    stream = response.stream
+    # the client's own AsyncByteStream type (httpx's, or httpx2's for the openai SDK),
+    # which httpx checks a response's stream against
+    base = next((c for c in type(stream).__mro__ if c.__name__ == "AsyncByteStream"), None)
+    if base is None:
+        return
+    media_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+    response.stream = _bounded(base)(stream, body_limit(media_type), str(response.request.url))
+
+
+@cache
+def _bounded(base: type) -> type:
+    """A stream of the client's `base` type that passes on another stream's bytes up to
+    a limit, and raises `ReplyTooLarge` past it."""
+
+    class Bounded(base):  # type: ignore[misc]
+        def __init__(self, inner: Any, limit: int, url: str) -> None:
+            self.inner, self.limit, self.url = inner, limit, url
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            received = 0
+            async for chunk in self.inner:
+                received += len(chunk)
+                if received > self.limit:
+                    raise ReplyTooLarge(
+                        f"the judge's reply from {self.url} ran past {self.limit:,} bytes "
+                        f"(room for {LONGEST_REPLY:,} characters): its server did not stop "
+                        "at max_tokens, so the client stopped reading it"
+                    )
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return Bounded
