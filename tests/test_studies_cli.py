@@ -45,8 +45,9 @@ def test_report(writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
         for writer in ("w-c", "w-d")
     }
     assert notes == ["left out unscored samples (tow: 1)"] + [
-        f"{writer}: {n} of 10 writings cut ({n / 10:.0%}); its mean is not that of whole "
-        "writings (marked [cut] in the ranking)"
+        f"{writer}: {n} of 10 writings cut ({n / 10:.0%}) when stored (they end mid-sentence), "
+        "no stop reason recorded: a live rerun of this model is not comparable; scored as "
+        "written, so its mean is not that of whole writings (marked [cut] in the ranking)"
         for writer, n in cut.items()
     ]
     board = pd.read_csv(tmp_path / "report_leaderboard.csv", index_col="row")

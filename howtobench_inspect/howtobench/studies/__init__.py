@@ -5,7 +5,7 @@ One module per study, named for what it measures: `human_correlation` (`metaeval
 3), `judge_agreement` (`judges`, figure 4), `weight_consistency` (`consistency`, section
 5.3), `perturbation_effects` (`robustness`, Table 7), `length_bias` (`lengths`, Table 6),
 `leaderboard_report` (`report`, Table 4; the board's intervals in `leaderboard`, what
-it stands on in `provenance`, its page in `page`) and `token_costs` (`cost`). They stand
+it stands on in `provenance`, what its writers wrote in `writings`, its page in `page`) and `token_costs` (`cost`). They stand
 on `log_files` (finding and reading logs, from any fsspec URL), `logs` (their samples as
 one table), `runs`, `ratings`, `correlation`, `bootstrap`, `weighting`, `plots` and
 `tables` (showing and writing a result); `plans` exports judge plans. `commands` registers the studies and

@@ -1,10 +1,9 @@
-"""What a leaderboard stands on: where its scores came from, and what its writings were.
+"""What a leaderboard stands on: where its scores came from.
 
 Apart from the intervals (`leaderboard`) because these are facts read from the logs, not
-statistics: the runs' task metadata, versions, judges, plans and weights (`provenance`,
-so that two boards can be told apart), and each writer's writings by state (`writing_states`:
-a writer whose writings were often cut is marked, since its mean is not that of whole
-writings).
+statistics: the runs' task metadata, versions, judges, plans and weights, so that two
+boards can be told apart. What the writers wrote (their writings by state) is
+`writings`.
 """
 
 from __future__ import annotations
@@ -13,42 +12,11 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-import pandas as pd
-
 from howtobench.studies.log_files import StudyError, read_header
-from howtobench.studies.logs import Samples, scopes
+from howtobench.studies.logs import Samples
 from howtobench.vocabulary.metadata import TaskKey
-from howtobench.writing.state import COMPLETE, CUT, EMPTY, FILTERED, count_states
 
-__all__ = ["LARGE_CUT_SHARE", "STATE_COLUMNS", "provenance", "writing_states"]
-
-# A writer with at least this share of cut writings in a row is marked in the ranking:
-# the seven stored writers whose writings are whole have under 1 %, the three cut ones
-# 22-30 % in guide and open; a share of 5 % moves a mean by more than its interval does.
-LARGE_CUT_SHARE = 0.05
-STATE_COLUMNS = ("writings", COMPLETE, CUT, FILTERED, EMPTY, "reasoning", "artifacts")
-
-
-def writing_states(frame: pd.DataFrame, writers: list[str]) -> pd.DataFrame:
-    """Per task (and all tasks) and writer: its writings by state, those with reasoning
-    removed or completion artifacts, and the share cut; from each writing's first
-    sample (its state is the same in every epoch and scorer's log). Logs without states
-    (task version 6 and earlier) give no rows."""
-    columns = ["task", "writer", *STATE_COLUMNS, "cut_share"]
-    if "writing_state" not in frame:  # a frame built without the column
-        return pd.DataFrame(columns=columns)
-    known = frame[frame["writing_state"].notna()].drop_duplicates(["model", "task", "id"])
-    rows = []
-    for scope in scopes(known["task"]):
-        part = known if scope == "all" else known[known["task"] == scope]
-        for writer in writers:
-            counts = count_states(part.loc[part["model"] == writer, "writing_state"])
-            if counts["writings"]:
-                row: dict[str, Any] = {"task": scope, "writer": writer}
-                row |= {column: counts[column] for column in STATE_COLUMNS}
-                row["cut_share"] = counts[CUT] / counts["writings"]
-                rows.append(row)
-    return pd.DataFrame(rows, columns=columns)
+__all__ = ["provenance"]
 
 
 def _listed(values: Iterable[Any]) -> list[Any]:
