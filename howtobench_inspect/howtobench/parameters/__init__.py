@@ -1,5 +1,7 @@
 """What the tasks (`howtobench/tasks.py`) are given and check before anything runs: the
 writing tasks' parameters and the checks that need the task type or the run's models
-(`writing`), the scorers a task can be given by name (`scorers`) and inspect's run options (`run_options`)."""
+(`writing`), the scorers a task can be given by name (`scorers`), inspect's run options
+(`run_options`), and the run's endpoints, each opened once, and a live writer's default
+length limit said (`preflight`)."""
 
 __all__: list[str] = []
