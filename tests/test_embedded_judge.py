@@ -154,9 +154,13 @@ def test_each_profile_reads_back_as_over_http(profile: str, changes: dict[str, A
             "-M rate_429: a fault of the wire, and towsim/judge answers in process",
         ),
         ({"profile": "vlm"}, "-M profile=vlm: towsim/judge plays one of openai, vllm, "),
-        ({"latency": "soon"}, "-M latency=soon: towsim/judge takes a number of 0 or more"),
+        ({"latency": "soon"}, "-M latency=soon: towsim/judge takes a number from 0 to 600"),
+        ({"latency": 1e9}, "-M latency=1000000000.0: towsim/judge takes a number from 0 to 600"),
         ({"rate_malformed": 2}, "-M rate_malformed=2: towsim/judge takes a number from 0 to 1"),
-        ({"seed": 1.5}, "-M seed=1.5: towsim/judge takes a whole number of 0 or more"),
+        ({"seed": 1.5}, "-M seed=1.5: towsim/judge takes a whole number from 0 to 4294967295"),
+        ({"seed": 2**40}, f"-M seed={2**40}: towsim/judge takes a whole number from 0 to "),
+        ({"context": 0}, "-M context=0: towsim/judge takes a whole number from 1 to 10000000"),
+        ({"context": 1e12}, "-M context=1000000000000.0: towsim/judge takes a whole number "),
     ],
 )
 def test_a_model_argument_it_does_not_take_is_refused_in_one_line(

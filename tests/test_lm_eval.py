@@ -131,6 +131,11 @@ def _import(argv: list[str]) -> tuple[int, str, str]:
     return status, out.getvalue(), err.getvalue()
 
 
+def _samples(results: Path) -> Path:
+    """The samples file of `howtobench_open` beside a results file."""
+    return results.with_name(f"samples_howtobench_open_{results.stem[8:]}.jsonl")
+
+
 def test_the_import_makes_a_data_folder_of_the_answered_items(tmp_path: Path) -> None:
     """The items lm-eval answered, its writings under the writer's name, and what made
     them (credentials left out); a second writer of the same items joins the folder."""
@@ -159,11 +164,92 @@ def test_the_import_makes_a_data_folder_of_the_answered_items(tmp_path: Path) ->
     assert open_source(str(tmp_path / "d")).models("open") == ["lmw", "second"]
 
 
+SENTINEL = "hunter2"  # in every credential below, and nowhere else
+
+# Each shape a credential takes in lm-eval's model arguments (as its results file records
+# them: a dict, or the string it was given), and what the provenance keeps of them.
+CREDENTIALS: dict[str, tuple[dict[str, Any] | str, dict[str, Any]]] = {
+    "userinfo in a URL": (
+        {"model": "writer", "base_url": f"http://me:{SENTINEL}@127.0.0.1:9/v1/chat/completions"},
+        {"model": "writer", "base_url": "http://127.0.0.1:9/v1/chat/completions"},
+    ),
+    "a secret query parameter": (
+        {"model": "writer", "base_url": f"http://127.0.0.1:9/v1?api-version=2&api_key={SENTINEL}"},
+        {"model": "writer", "base_url": "http://127.0.0.1:9/v1?api-version=2"},
+    ),
+    "an Authorization header": (
+        {"model": "writer", "headers": {"Authorization": f"Bearer sk-{SENTINEL}", "X-Team": "ml"}},
+        {"model": "writer", "headers": {"X-Team": "ml"}},
+    ),
+    "an auth value": ({"model": "writer", "auth": ["me", SENTINEL]}, {"model": "writer"}),
+    "a string with api_key": (
+        f"model=writer,base_url=http://127.0.0.1:9/v1,api_key=sk-{SENTINEL},num_concurrent=2",
+        {"model": "writer", "base_url": "http://127.0.0.1:9/v1", "num_concurrent": "2"},
+    ),
+    "nested": (
+        {
+            "model": "writer",
+            "client": {
+                "proxy": {"url": f"http://u:{SENTINEL}@proxy:3128", "password": SENTINEL},
+                "extra": [{"Cookie": f"s={SENTINEL}"}, f"Authorization: Basic {SENTINEL}", "k"],
+                "tokenizer": "Qwen/Qwen2.5-7B",
+            },
+        },
+        {
+            "model": "writer",
+            "client": {
+                "proxy": {"url": "http://proxy:3128"},
+                "extra": [{}, "k"],
+                "tokenizer": "Qwen/Qwen2.5-7B",
+            },
+        },
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(CREDENTIALS))
+def test_no_credential_is_kept_or_printed_by_the_import(shape: str, tmp_path: Path) -> None:
+    """Whatever shape a credential takes in lm-eval's model arguments, neither the data
+    folder (any file), the terminal nor the ToW log made from the folder holds it; the
+    rest of the arguments are kept, as pairs when lm-eval recorded a string."""
+    model_args, kept = CREDENTIALS[shape]
+    lm_eval_run(tmp_path / "out", {"open": 1}, limit=1, model_args=model_args)
+    folder = tmp_path / "d"
+    status, printed, err = _import([str(tmp_path / "out"), "--writer", "w", "--out", str(folder)])
+    assert (status, err) == (0, "")
+    assert "open: 1 writings of w (local-chat-completions writer)" in printed
+    assert SENTINEL not in printed
+    files = [path for path in folder.rglob("*") if path.is_file()]
+    assert len(files) == 3 and not any(SENTINEL in p.read_text("utf-8") for p in files)
+    provenance = open_source(str(folder)).provenance("open", "w")
+    assert provenance is not None and provenance["model_args"] == kept
+    [log] = run_eval(
+        "howtobench/open",
+        tmp_path / "logs",
+        "towsim/judge",
+        model="replay/w",
+        task_args={"dataset": str(folder)},
+    )
+    assert (log.eval.metadata or {})["writer_provenance"]["model_args"] == kept
+    assert SENTINEL not in log.model_dump_json()
+
+
+def test_a_folder_an_earlier_import_wrote_gives_the_log_no_credential(tmp_path: Path) -> None:
+    """A `provenance.json` holding credentials (written by an earlier import, or by hand)
+    is read without them, so the log's `writer_provenance` carries none."""
+    lm_eval_run(tmp_path / "out", {"open": 1}, limit=1)
+    import_output(tmp_path / "out", "w", tmp_path / "d")
+    kept = {"api_key": f"sk-{SENTINEL}", "base_url": f"http://u:{SENTINEL}@127.0.0.1:9/v1"}
+    path = tmp_path / "d" / "open" / "inferences" / "w.provenance.json"
+    path.write_text(json.dumps({"writer": "w", "model_args": kept}), "utf-8")
+    provenance = open_source(str(tmp_path / "d")).provenance("open", "w")
+    assert provenance == {"writer": "w", "model_args": {"base_url": "http://127.0.0.1:9/v1"}}
+
+
 def test_a_generation_an_api_withheld_is_imported_as_an_empty_writing(tmp_path: Path) -> None:
     """lm-eval keeps None for a reply with no text (a content filter): an empty writing,
     which ToW scores at every leaf's lowest, not a reason to refuse the whole output."""
-    results = lm_eval_run(tmp_path / "out", {"open": 2})
-    samples = results.with_name(f"samples_howtobench_open_{results.stem[8:]}.jsonl")
+    samples = _samples(lm_eval_run(tmp_path / "out", {"open": 2}))
     lines = [json.loads(line) for line in samples.read_text("utf-8").splitlines()]
     lines[1]["filtered_resps"] = [None]
     samples.write_text("".join(json.dumps(line) + "\n" for line in lines), "utf-8")
@@ -196,9 +282,23 @@ def _runs(case: str, output: Path) -> None:
         found["n-samples"]["howtobench_open"]["effective"] = 3
         results.write_text(json.dumps(found), "utf-8")
     elif case == "samples of another task":
-        results = lm_eval_run(output, {"open": 2})
-        samples = results.with_name(f"samples_howtobench_open_{results.stem[8:]}.jsonl")
+        samples = _samples(lm_eval_run(output, {"open": 2}))
         samples.write_text(samples.read_text("utf-8").replace('"open"', '"guide"'), "utf-8")
+    elif case in ("nested too deep", "answered twice", "too long"):
+        samples = _samples(lm_eval_run(output, {"open": 2}))
+        lines = samples.read_text("utf-8").splitlines()
+        if case == "nested too deep":  # 100,000 lists deep
+            lines[1] = '{"doc": ' + "[" * 100_000 + "]" * 100_000 + "}"
+        elif case == "answered twice":
+            lines[1] = lines[0]
+        else:  # over the 50,000 characters a judge is sent
+            line = json.loads(lines[0])
+            line["filtered_resps"] = ["字" * 50_001]
+            lines[0] = json.dumps(line, ensure_ascii=False)
+        samples.write_text("\n".join(lines) + "\n", "utf-8")
+    elif case == "results nested too deep":
+        results = lm_eval_run(output, {"open": 2})
+        results.write_text('{"config": ' + "[" * 100_000 + "]" * 100_000 + "}", "utf-8")
 
 
 REFUSED = {
@@ -209,17 +309,46 @@ REFUSED = {
     "two models": "runs of different models",
     "cut short": "2 samples where results_2026-12-04T10-00-00.000000.json says 3",
     "samples of another task": "an item of task 'guide' in the samples of howtobench_open",
+    "nested too deep": ".jsonl, line 2: the record is nested too deep to read as JSON",
+    "answered twice": ".jsonl, line 2: item 'demo_open_1' answered twice (lines 1 and 2)",
+    "too long": ".jsonl, line 1: a generation of 50,001 characters, more than the 50,000 a "
+    "judge is sent: rerun lm_eval with a lower max_gen_toks",
+    "results nested too deep": ".json: not an lm-eval results file (nested too deep)",
 }
 
 
 @pytest.mark.parametrize("case", sorted(REFUSED))
 def test_the_import_refuses_output_it_cannot_use_in_one_line(case: str, tmp_path: Path) -> None:
     _runs(case, tmp_path / "out")
-    status, printed, err = _import([str(tmp_path / "out"), "--writer", "w", "--out", "d"])
+    out = tmp_path / "d"
+    status, printed, err = _import([str(tmp_path / "out"), "--writer", "w", "--out", str(out)])
     assert (status, printed) == (2, "")
     assert err.startswith("howtobench lm-eval import: error: ") and err.count("\n") == 1, err
     assert REFUSED[case] in err
-    assert not (tmp_path / "d").exists()
+    assert not out.exists()
+
+
+def test_an_out_that_is_a_file_or_cannot_be_written_is_refused_and_nothing_is_left(
+    tmp_path: Path,
+) -> None:
+    """`--out` naming a file is refused in one line; an import whose second task cannot
+    be written (a file stands where its folder goes) removes what it made for the first."""
+    output = tmp_path / "out"
+    lm_eval_run(output, {"open": 2, "guide": 2})
+    file = tmp_path / "notes.txt"
+    file.write_text("mine", "utf-8")
+    status, printed, err = _import([str(output), "--out", str(file)])
+    assert (status, printed) == (2, "") and err.count("\n") == 1
+    assert f"--out {file}: a file, not a folder: give the folder to write" in err
+    assert file.read_text("utf-8") == "mine"
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "open").write_text("a file where the task's folder goes", "utf-8")
+    status, printed, err = _import([str(output), "--writer", "w", "--out", str(folder)])
+    assert (status, printed) == (2, "") and err.count("\n") == 1
+    assert f"--out {folder}: cannot write {folder / 'open'}" in err
+    assert "nothing was imported" in err
+    assert sorted(p.name for p in folder.rglob("*")) == ["open"]  # guide's folder is gone
 
 
 def test_the_import_refuses_a_bad_name_and_keeps_what_is_there(tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -27,6 +28,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from howtobench import guide, open_writing
 from howtobench.cli import main as howtobench
 from howtobench.dataset.jsonl import DEMO_FILE
+from howtobench.dataset.records import DataError
 from howtobench.simulator.process import served
 from howtobench.tasks import TASK_VERSION
 from howtobench.vocabulary.parameter_values import ParameterError
@@ -160,6 +162,28 @@ def test_a_missing_writing_is_the_sample_error_when_built_from_python(
     )
     assert log.error is not None
     assert "replay/model-b: no stored writing of model-b for sample 'infer_2'" in log.error.message
+
+
+@pytest.mark.parametrize("name", ["../model-a", "../..", "..\\model-a"])
+def test_a_writer_name_that_leads_out_of_the_data_folder_is_refused(
+    name: str, data_folder: Path, tmp_path: Path
+) -> None:
+    """`replay/../model-a` would read `<task>/model-a.jsonl`, outside `inferences/` (put
+    there below), and `replay/../..` files above the data folder: the writer's name is
+    refused in one line naming the folder, before anything runs."""
+    inferences = data_folder / "guide" / "inferences"
+    shutil.copy(inferences / "model-a.jsonl", data_folder / "guide" / "model-a.jsonl")
+    with pytest.raises(DataError) as refused:
+        run_eval(
+            "howtobench/guide",
+            tmp_path / "logs",
+            model=f"replay/{name}",
+            task_args={"dataset": str(data_folder), "scorers": "rouge_l"},
+        )
+    message = str(refused.value)
+    assert message.startswith(f"{inferences}: '{name}' is no writer's name in a data folder")
+    assert "\n" not in message
+    assert not list(tmp_path.rglob("*.eval"))
 
 
 @pytest.mark.slow

@@ -20,12 +20,15 @@ from typing import Any
 
 import anyio
 import pytest
+from inspect_ai.event import InfoEvent, ModelEvent
 from inspect_ai.log import read_eval_log
 from inspect_ai.model import (
+    ChatMessage,
     ChatMessageSystem,
     ChatMessageUser,
     ContentText,
     GenerateConfig,
+    Model,
     ModelOutput,
     ModelUsage,
     get_model,
@@ -282,18 +285,26 @@ def test_a_suspended_holder_is_named_while_it_is_waited_for(
         question_locks.lock_wait()
 
 
-def test_a_reply_key_is_the_one_earlier_runs_kept_their_replies_under() -> None:
-    """The key is computed without `GenerateConfig.merge`'s copies now; it must stay the
-    same text, so a store filled by an earlier version still answers (the digest below
-    is what the version before computed for this question)."""
-    model = get_model(
+# The question of the pinned keys below, and the key an earlier version (key version 1,
+# without the model's arguments) kept its reply under.
+PINNED_CONFIG = GenerateConfig(temperature=0.0, attempt_timeout=120, max_retries=3, top_p=0.9)
+PINNED_SCOPE = {"epoch": "2", "judge_sample": "1"}
+VERSION_1_KEY = "72495ebb3a53e68de694286c187b426e829889f60bc13cf8ccc0b21757c87e0f"
+
+
+def pinned_judge(**model_args: Any) -> Model:
+    return get_model(
         "openai-api/sim/judge",
         base_url="http://127.0.0.1:9/v1",
         api_key="none",
         memoize=False,
         config=GenerateConfig(temperature=0.3, max_tokens=800, max_connections=7, seed=11),
+        **model_args,
     )
-    messages = [
+
+
+def pinned_messages() -> list[ChatMessage]:
+    return [
         ChatMessageSystem(content="你是评委。"),
         ChatMessageUser(
             content=[
@@ -302,9 +313,77 @@ def test_a_reply_key_is_the_one_earlier_runs_kept_their_replies_under() -> None:
             ]
         ),
     ]
-    config = GenerateConfig(temperature=0.0, attempt_timeout=120, max_retries=3, top_p=0.9)
-    key = ReplyStore.key(model, messages, config, {"epoch": "2", "judge_sample": "1"})
-    assert key == "72495ebb3a53e68de694286c187b426e829889f60bc13cf8ccc0b21757c87e0f"
+
+
+def test_a_reply_key_is_the_one_earlier_runs_kept_their_replies_under(tmp_path: Path) -> None:
+    """The key must stay the same text from version to version of the package, so a
+    store filled by an earlier one still answers (the digest below is what this key
+    version computes for this question). A reply kept under a key of version 1, which
+    did not hold the judge's arguments, is not read: it cannot be told to be this judge's."""
+    key = ReplyStore.key(pinned_judge(), pinned_messages(), PINNED_CONFIG, PINNED_SCOPE)
+    assert key == "a4f3d996bacc5f919170b2ee94b2cced79e1dc218c2c20b2dad0d3f0db2fe958"
+    store = ReplyStore(tmp_path / "store")
+    assert store.put(VERSION_1_KEY, '{"score": 3}') and store.get(key) is None
+
+
+def test_a_judges_arguments_are_in_its_key_and_its_credentials_only_by_digest() -> None:
+    """Two judges of one name and endpoint with other model arguments have other keys;
+    a credential among the arguments, at any depth, changes the key but is not in it."""
+    messages = pinned_messages()
+
+    def identity(**model_args: Any) -> tuple[str, str]:
+        judge = pinned_judge(**model_args)
+        return (
+            ReplyStore.key(judge, messages, PINNED_CONFIG, PINNED_SCOPE),
+            ReplyStore.identity(judge, messages, PINNED_CONFIG, PINNED_SCOPE),
+        )
+
+    plain = identity()
+    organised = identity(organization="org-1")
+    first = identity(default_headers={"Authorization": "Bearer sk-first-secret"})
+    second = identity(default_headers={"Authorization": "Bearer sk-second-secret"})
+    assert len({plain[0], organised[0], first[0], second[0]}) == 4
+    assert '"organization": "org-1"' in organised[1]
+    for _, text in (first, second):
+        assert "sk-" not in text and "secret" not in text and '"sha256:' in text
+
+
+@pytest.mark.slow
+def test_two_judges_of_one_name_on_one_store_keep_their_answers_apart(tmp_path: Path) -> None:
+    """The issue's case, as inspect runs it: `towsim/judge` with `rate_malformed: 1` on
+    the store the plain `towsim/judge` filled asks its own questions and scores nothing
+    (it never answers usably), where it used to log the plain judge's scores without a
+    call; it keeps nothing, so the plain judge is then answered by the store alone with
+    its first scores; one with other `profile` and `context` is asked anew too."""
+    cache = tmp_path / "cache"
+
+    def judged(name: str, grader: str | Model) -> tuple[int, int, dict[str, Any]]:
+        """The grader's calls, its answers from the store and the scores of a run."""
+        [log] = run_eval(
+            tasks.open_writing(dataset="demo"),
+            tmp_path / name,
+            grader,
+            model="replay/demo-writer-a",
+            cache_dir=cache,
+            limit=2,
+        )
+        events = [event for sample in log.samples or [] for event in sample.events]
+        calls = sum(isinstance(e, ModelEvent) and e.role == "grader" for e in events)
+        stored = sum(
+            isinstance(e, InfoEvent) and "answered_from_store" in str(e.data) for e in events
+        )
+        return calls, stored, {i: s.value for i, s in scores(log).items()}
+
+    calls, stored, plain = judged("plain", "towsim/judge")
+    assert calls > 0 and stored == 0 and all(isinstance(v, dict) for v in plain.values())
+    malformed = get_model("towsim/judge", rate_malformed=1, memoize=False)
+    calls, stored, broken = judged("malformed", malformed)
+    assert calls > 0 and stored == 0 and not any(isinstance(v, dict) for v in broken.values())
+    calls, stored, again = judged("again", "towsim/judge")
+    assert calls == 0 and stored > 0 and again == plain
+    ollama = get_model("towsim/judge", profile="ollama", context=300, memoize=False)
+    calls, stored, _ = judged("ollama", ollama)
+    assert calls > 0 and stored == 0
 
 
 def test_a_new_question_costs_one_key_one_read_and_one_lock_file(

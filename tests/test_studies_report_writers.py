@@ -75,7 +75,7 @@ def test_a_writer_left_all_unscored_keeps_its_rows_and_says_why(
         )
     assert ranking.loc[ranking["writer"] == "lmw [cut 25%]", "n"].tolist() == ["3", "3"]
     assert (
-        "lmw: 1 of 4 writings cut (25%) by lm-eval's max_gen_toks=16384; 1 left unscored "
+        "lmw: 1 of 4 writings cut (25%) by lm-eval's max_gen_toks=16384; left unscored "
         "(-T cut=unscored): its mean is that of its whole writings only, 3 of 4 "
         "(marked [cut] in the ranking)"
     ) in found.notes

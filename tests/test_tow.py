@@ -226,7 +226,13 @@ def test_panel_averages_leaf_scores_and_keeps_every_reply(tmp_path: Path) -> Non
     score = log.samples[0].scores["tow"]
     assert score.value["logic"] == pytest.approx(6.5)
     assert score.value["plots"] == pytest.approx(5.0)  # stepped per judge: 0 and 10
-    assert "(judged 3, 9 on 1-10, each mapped 1-3 → 0, 4-7 → 5, 8-10 → 10)" in score.explanation
+    # each leaf's line names its judges, in the panel's order, and what each answered
+    lines = score.explanation.splitlines()
+    assert "│  ├─ logic  w=0.25  6.50  (judged 4 by mockllm/strict, 9 by mockllm/kind)" in lines
+    assert (
+        "(judged 3 by mockllm/strict, 9 by mockllm/kind on 1-10, each mapped 1-3 → 0, 4-7 → 5,"
+        " 8-10 → 10)" in score.explanation
+    )
     judges = score.metadata["leaves"]["logic"]["judges"]
     assert sorted(j["model"] for j in judges) == ["mockllm/kind", "mockllm/strict"]
     assert negotiator_judge.count("negotiator") == 1 and len(negotiator_judge.questions) == 1

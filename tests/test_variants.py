@@ -27,7 +27,8 @@ from howtobench.writing.damages import (
     units,
 )
 from howtobench.writing.perturb import Perturbation
-from support.evals import run_eval
+from support.data import write_jsonl
+from support.evals import run_eval, scores
 from support.judges import SCORES, Asked, Reply, ScriptedJudge, fixed_scores, root_of, weights_for
 
 TEXT = "第一段讲起因。\n\n第二段讲经过。\n\n第三段讲转折。\n\n第四段讲结果。\n\n第五段讲感想。"
@@ -188,6 +189,36 @@ def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Pa
     # then the perturbation, as the log names them
     steps = ["howtobench/data_note", "generate", "howtobench/final_writing", "howtobench/perturb"]
     assert [step.solver for step in logs[0].plan.steps] == steps
+
+
+def test_a_copy_the_damage_left_unchanged_is_not_scored_as_damaged(tmp_path: Path) -> None:
+    """`-T perturb=shuffle` on a one-sentence writing leaves it as it was: the copy is
+    unscored, its explanation saying so, and no judge is asked about it; a writing the
+    shuffle changed is scored."""
+    data = write_jsonl(
+        tmp_path / "mine.jsonl",
+        [
+            {"id": "one", "instruction": "写一句话", "generations": {"w": "春天来了。"}},
+            {
+                "id": "two",
+                "instruction": "写一段话",
+                "generations": {"w": "春天来了。花开了。鸟叫了。"},
+            },
+        ],
+    )
+    judge = ScriptedJudge(fixed_scores(SCORES))
+    task = open_writing(dataset=str(data), perturb="shuffle", scorers="tow")
+    [log] = run_eval(task, tmp_path / "logs", judge, model="replay/w")
+    found = scores(log)
+    assert found["one"].reason == "scoring_failed"
+    assert found["one"].explanation == (
+        "perturbation shuffle: the writing is too short to shuffle within, so the copy is "
+        "unchanged and not scored as a damaged one"
+    )
+    assert isinstance(found["two"].value, dict) and found["two"].value["overall"] > 0
+    [shuffled] = [s.output.completion for s in log.samples or [] if s.id == "two"]
+    assert shuffled != "春天来了。花开了。鸟叫了。"
+    assert {q.writing for q in judge.questions if q.writing} == {shuffled}
 
 
 def test_transfer_rewrites_with_the_perturber_role(tmp_path: Path) -> None:

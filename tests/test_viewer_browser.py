@@ -1,6 +1,7 @@
 """What a user sees in `inspect view`, in a real browser: the system's headless Chromium
-driven by Playwright against inspect's own viewer server on 127.0.0.1, over logs of an
-eval set of two stored writers (`replay/<writer>`) judged by the simulator.
+driven by Playwright against inspect's own viewer server on 127.0.0.1, over the session's
+shared logs of four stored writers (`replay/<writer>`) on the three tasks, judged by a
+scripted judge (`writers_logs`; one of them cuts its writings, one writing is unscored).
 
 Set HOWTOBENCH_SCREENSHOTS to a folder (docs/images) to keep the screenshots there
 (`support.browser`).
@@ -8,6 +9,7 @@ Set HOWTOBENCH_SCREENSHOTS to a folder (docs/images) to keep the screenshots the
 
 from __future__ import annotations
 
+import math
 import re
 import socket
 import subprocess
@@ -19,15 +21,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from inspect_ai.log import read_eval_log
+from inspect_ai.log import EvalLog, read_eval_log
 
-from howtobench import guide, open_writing
 from howtobench.tree.spec import tree_for
 from support.browser import BROWSER_MARKS, launch, screenshot, sync_api
-from support.evals import run_eval
+from support.logs import TASKS, replayed
+from support.logs import WRITERS as NAMES
 
 pytestmark = BROWSER_MARKS
-WRITERS = ("replay/demo-writer-a", "replay/demo-writer-b")
+WRITERS = tuple(replayed(*NAMES))
 # a number with more than 6 decimals: float noise such as 5.410125000000001
 NOISE = re.compile(r"\d\.\d{7,}")
 
@@ -38,27 +40,19 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-@pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """Guide and open for two stored writers, ToW by the simulator, in one folder."""
-    from howtobench.simulator import JudgeSimulator
+def _log(logs: Path, task: str, writer: str) -> tuple[Path, EvalLog]:
+    """The log of `task` written by `writer`, read whole, and its file."""
+    [path] = [
+        p
+        for p in logs.glob(f"*_{task}_*.eval")
+        if read_eval_log(str(p), header_only=True).eval.model == writer
+    ]
+    return path, read_eval_log(str(path))
 
-    folder = tmp_path_factory.mktemp("viewer") / "logs"
-    simulator = JudgeSimulator().start()
-    try:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setenv("SIM_BASE_URL", simulator.base_url)
-            patch.setenv("SIM_API_KEY", "none")
-            run_eval(
-                [guide(dataset="demo"), open_writing(dataset="demo")],
-                folder,
-                "openai-api/sim/judge",
-                model=list(WRITERS),
-                cache_dir=folder.parent / "cache",
-            )
-    finally:
-        simulator.stop()
-    yield folder
+
+@pytest.fixture(scope="module")
+def logs(writers_logs: Path) -> Path:
+    return writers_logs
 
 
 @pytest.fixture(scope="module")
@@ -115,7 +109,7 @@ def test_the_log_list_names_each_writer_in_its_model_column(
         (h.eval.task, h.eval.model)
         for h in (read_eval_log(str(p), header_only=True) for p in logs.glob("*.eval"))
     ]
-    assert sorted(model for _, model in expected) == sorted(WRITERS * 2)
+    assert sorted(model for _, model in expected) == sorted(WRITERS * len(TASKS))
     # one row per log, naming its task and its writer
     assert len(rows) - 1 == len(expected)
     for task, model in expected:
@@ -126,12 +120,7 @@ def test_the_log_list_names_each_writer_in_its_model_column(
 def test_a_samples_scores_show_no_float_noise_and_explain_the_steps(
     page: Any, viewer: str, logs: Path, tmp_path: Path
 ) -> None:
-    [path] = [
-        p
-        for p in logs.glob("*guide*.eval")
-        if read_eval_log(str(p), header_only=True).eval.model == WRITERS[1]
-    ]
-    log = read_eval_log(str(path))
+    path, log = _log(logs, "guide", WRITERS[1])
     sample = next(s for s in log.samples or [] if s.id == "demo_guide_2")
     values = sample.scores["tow"].value
     assert isinstance(values, dict)
@@ -150,3 +139,67 @@ def test_a_samples_scores_show_no_float_noise_and_explain_the_steps(
     assert f"overall {values['overall']:.2f} = ({formula}) / {sum(root.values())}" in shown
     assert "mapped 1 → 0, 2 → 5, 3 → 10" in shown  # paragraphing's steps
     screenshot(page, tmp_path, "viewer-sample-scores.png")
+
+
+def test_the_sample_list_shows_each_writings_state_and_tow_worst_first(
+    page: Any, viewer: str, logs: Path, tmp_path: Path
+) -> None:
+    """The guide log of w-d, whose writings are whole, cut, and whole but unscored (its
+    judge gave no usable reply): one row each, the state and ToW's scores as the log has
+    them, the lowest overall first, every state in a colour of its own; the genre is a
+    filter on the sample metadata."""
+    writer = WRITERS[NAMES.index("w-d")]
+    path, log = _log(logs, "guide", writer)
+    samples = log.samples or []
+    expected = {str(s.id): (s.metadata["writing"]["state"], s.scores["tow"].value) for s in samples}
+    assert {state for state, _ in expected.values()} == {"complete", "cut"}
+    unscored = [i for i, (_, value) in expected.items() if not isinstance(value, dict)]
+    assert len(unscored) == 1  # the writing the judge could not score
+
+    page.goto(f"{viewer}#/logs/{path.name}")
+    page.get_by_text(unscored[0]).first.wait_for()
+    assert page.get_by_text(writer).first.is_visible()  # the writer: the log's model
+    header = page.get_by_role("row").filter(has_text="WRITING STATE")
+    headers = [h.inner_text().strip() for h in header.get_by_role("columnheader").all()]
+    state_at, overall_at = headers.index("WRITING STATE"), headers.index("TOW OVERALL")
+    nodes = tree_for("guide").nodes
+    assert headers[overall_at + 1 : overall_at + 1 + len(nodes)] == [n.upper() for n in nodes]
+    rows = page.get_by_role("row").filter(has=page.get_by_role("gridcell"))  # the samples'
+    shown: dict[str, tuple[str, str]] = {}
+    colours: dict[str, str] = {}
+    for row in rows.all():
+        cells = row.get_by_role("gridcell")
+        texts = [cell.inner_text().strip() for cell in cells.all()]
+        shown[texts[headers.index("ID")]] = (texts[state_at], texts[overall_at])
+        colours[texts[state_at]] = cells.nth(state_at).evaluate(
+            "cell => getComputedStyle(cell).backgroundColor"
+        )
+    assert set(shown) == set(expected)
+    for sample, (state, overall) in shown.items():
+        value = expected[sample][1]
+        assert state == expected[sample][0], sample
+        if isinstance(value, dict):
+            assert math.isclose(float(overall), value["overall"], abs_tol=1e-6), sample
+        else:
+            assert overall == "", sample  # no score, no number
+    scored = [float(overall) for _, overall in shown.values() if overall]  # as listed
+    assert scored == sorted(scored)  # the worst writing first
+    assert colours["complete"] != colours["cut"]
+    screenshot(page, tmp_path, "viewer-sample-list.png", height=400)
+
+    # the genre: a filter on the sample metadata (inspect 0.3.285 has no column for it)
+    genre = samples[0].metadata["genre"]
+    kept = sorted(str(s.id) for s in samples if s.metadata["genre"] == genre)
+    assert len(kept) < len(samples)
+    page.get_by_role("textbox").first.click()
+    page.keyboard.type(f'metadata.genre == "{genre}"')
+    sync_api.expect(rows).to_have_count(len(kept))
+    assert (
+        sorted(
+            row.get_by_role("gridcell").nth(headers.index("ID")).inner_text() for row in rows.all()
+        )
+        == kept
+    )
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    sync_api.expect(rows).to_have_count(len(samples))

@@ -279,6 +279,50 @@ def test_a_worker_killed_twice_resumes_with_only_in_flight_questions_asked_again
 
 
 @pytest.mark.slow
+def test_a_worker_whose_judge_went_away_ends_with_the_reason(
+    job: dict[str, str],
+    manifest: dict[str, Any],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A worker file of six tasks and a judge that is gone: the first task stops, the
+    rest never start, and after everything inspect drew, the worker's last line says
+    what did not finish, why, and to run the same command again."""
+    from inspect_ai import eval_set
+
+    from howtobench import tasks
+
+    (tmp_path / "tasks.json").write_text(json.dumps(manifest), "utf-8")
+    split(tmp_path / "tasks.json", 1, tmp_path / "shards")
+    url = f"http://127.0.0.1:{closed_port()}/v1"
+    monkeypatch.setenv("SIM_BASE_URL", url)
+    monkeypatch.setenv("SIM_API_KEY", "none")
+    monkeypatch.setenv(SELECTION, str(tmp_path / "shards" / "worker-0.json"))
+    monkeypatch.delenv(CAPTURE, raising=False)
+    log_dir = str(tmp_path / "logs")
+    made = {"completion": tasks.completion, "guide": tasks.guide, "open": tasks.open_writing}
+
+    def define() -> bool:  # the recipe's eval set, without inspect's retries (a slower end)
+        success, _ = eval_set(
+            [made[name](dataset="demo", weights=job["HOWTOBENCH_PLAN"]) for name in made],
+            log_dir=log_dir,
+            model=[f"replay/{writer}" for writer in job["HOWTOBENCH_WRITERS"].split(",")],
+            model_roles={"grader": job["HOWTOBENCH_JUDGE"]},
+            eval_set_id="howtobench",
+            max_retries=0,
+            display="none",
+        )
+        return success
+
+    assert workers.run(define, log_dir, [job["HOWTOBENCH_JUDGE"]]) == 1
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("howtobench worker: ") and "did not finish" in last, last
+    assert f"(the first stopped: judge openai-api/sim/judge at {url} did not answer" in last
+    assert last.endswith("run the same command again to continue them"), last
+
+
+@pytest.mark.slow
 @pytest.mark.nightly
 def test_a_finished_log_left_beside_its_stopped_one_is_tidied_on_the_next_start(
     job: dict[str, str], manifest: dict[str, Any], judge: Served, tmp_path: Path

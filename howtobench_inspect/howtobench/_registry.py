@@ -2,19 +2,12 @@
 `replay/<writer>` model provider of stored writings and the `towsim/<name>` provider of
 the judge simulator in process known.
 
-inspect imports this module whole, at the start of every eval (to collect hooks, whose
-ever the tasks are) and when it meets a `howtobench/...` name it has not registered yet, and then
-looks the name up among what the `@task`, `@scorer` and `@solver` decorators have
-registered (`inspect_ai._util.registry.registry_lookup`): it has no way to register one
-name when that name is asked for. So everything an eval can name is registered here at
-once, and what must stay light is what these modules import: inspect itself, not the
-construction pipeline, the studies, the rating studio, the simulator, the judge check or
-the workers, nor pandas, scipy or matplotlib; jieba, sacrebleu and rapidfuzz load when
-an overlap scorer first cuts a text (`tests/test_startup.py` checks all this).
-
-The build's steps (`howtobench/classify`, `quality`, `backconstruct`, `screen`) are not
-registered here: `howtobench build` (`construct.pipeline`) imports them itself, and a
-step runs alone from Python (`docs/construction.md`).
+inspect imports this module whole at the start of every eval, and has no way to
+register one name when that name is asked for; so everything an eval can name is
+registered here at once, and what must stay light is what these modules import: not the
+construction pipeline, the studies, the studio, the simulator, the judge check or the
+workers, nor pandas, scipy or matplotlib (`tests/test_startup.py` checks it). The build's
+steps are registered by `howtobench build` itself (`construct.pipeline`).
 """
 
 # ruff: noqa: F401

@@ -1,22 +1,12 @@
 """`howtobench`: the top-level parser, and the exit status of whatever command ran.
 
-Each part of the package registers its own commands (`add_..._command`): the studies and
-`plan export` (`howtobench.studies.commands`), `annotate ...` (`howtobench.annotate.commands`),
-`check-logs` (`howtobench.scale.logcheck`), `shards split` (`howtobench.scale.shards`), `judge-check`
-(`howtobench.judge_check.commands`), `build` (`howtobench.construct.commands`) and `lm-eval
-path`/`import` (`howtobench.lmeval.commands`), from the
-pieces they share (`howtobench.commandline.commands`). Bad input (a file that is no inspect log, a log of another task,
-unknown rated ids, a rating that is not a finite number, no overlap, a missing score, a
-campaign option that cannot be met, a bad corpus line), and a command whose extra is not
-installed (`howtobench.commandline.extras`: the studies, `build`, the studio's server), is a
-`UserError`: status 2 and one line giving the reason. A build step that did not finish, or a judge that cannot serve, is
-a `BuildIncomplete`: status 1 and one line (for a build, how to resume). `howtobench
-check-logs` exits 1 when a run's logs say it did not finish (`inspect eval` itself exits 0
-then). Every numeric option is checked by its argparse type (`howtobench.commandline.options`): a
-value out of range is refused in argparse's one line, with status 2. The parser is built
-from light modules alone and each command imports what it runs when it runs, so
-`howtobench --help` (and every command's) loads neither inspect-ai nor pandas, scipy or
-matplotlib.
+Each part of the package registers its own commands (`add_..._command`) from the pieces
+they share (`commandline.commands`). Bad input, and a command whose extra is not
+installed, is a `UserError`: status 2 and one line giving the reason; a build step that
+did not finish, or a judge that cannot serve, is a `BuildIncomplete`: status 1 and one
+line. The parser is built from light modules alone and each command imports what it runs
+when it runs, so `howtobench --help` (and every command's) loads neither inspect-ai nor
+pandas, scipy or matplotlib.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from howtobench.judge.defaults import JUDGE_MAX_RETRIES
 from howtobench.parameters.preflight import preflight
 from howtobench.parameters.run_options import check_run_options
 from howtobench.parameters.scorers import JUDGE_SCORERS, build_scorers
+from howtobench.parameters.viewer import writing_viewer
 from howtobench.parameters.writing import (
     WritingParameters,
     check_formatting,
@@ -51,8 +52,11 @@ __all__ = ["TASK_VERSION", "completion", "guide", "negotiate", "open_writing", "
 # checks plans like replies and leaves unread prompts unscored; 7 judges the writer's
 # final writing (reasoning removed, the completion artifacts stripped, `-T artifacts`),
 # records each writing's state and flags or unscores a cut one (`-T cut`), gives a live
-# writer a length limit and removes `-T replay` (the old form of a replayed writer).
-TASK_VERSION = 7
+# writer a length limit and removes `-T replay` (the old form of a replayed writer); 8
+# judges exactly the writing: a reasoning trace removed only where it leads the reply,
+# the paper's prompt artifacts stripped per task without loss (the first answer), and
+# refusals named.
+TASK_VERSION = 8
 
 
 def writing_task(task_type: str, given: WritingParameters) -> Task:
@@ -118,6 +122,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
         # --max-tokens overrides it.
         config=GenerateConfig(max_retries=JUDGE_MAX_RETRIES, max_tokens=WRITER_MAX_TOKENS),
         version=TASK_VERSION,
+        viewer=writing_viewer(given.scorers, task_type, options.nodes),
     )
 
 

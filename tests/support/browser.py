@@ -33,7 +33,11 @@ def launch(playwright: Any) -> Any:
     return playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
 
 
-def screenshot(page: Any, tmp_path: Path, name: str, whole: bool = False) -> None:
+def screenshot(
+    page: Any, tmp_path: Path, name: str, whole: bool = False, height: int | None = None
+) -> None:
+    """The page (`whole`: all of it, else the viewport; `height`: its top pixels only)."""
     folder = Path(os.environ.get("HOWTOBENCH_SCREENSHOTS") or tmp_path)
     folder.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(folder / name), full_page=whole)
+    clip = None if height is None else {"x": 0, "y": 0, **page.viewport_size, "height": height}
+    page.screenshot(path=str(folder / name), full_page=whole, clip=clip)

@@ -26,9 +26,12 @@ def lm_eval_run(
     limit: float | None = 2.0,
     model: str = "writer",
     samples: bool = True,
+    model_args: dict[str, Any] | str | None = None,
 ) -> Path:
     """One run over the demo's items: `tasks` maps a task (`open`) to how many items were
-    answered, each with a writing of its own; returns the results file."""
+    answered, each with a writing of its own; returns the results file. The model's
+    arguments are `MODEL_ARGS` naming `model`, or `model_args` as lm-eval records them
+    (a dict, or the string it was given)."""
     folder = output_path / model
     folder.mkdir(parents=True, exist_ok=True)
     results: dict[str, Any] = {
@@ -37,7 +40,7 @@ def lm_eval_run(
         "n-samples": {},
         "config": {
             "model": "local-chat-completions",
-            "model_args": {**MODEL_ARGS, "model": model},
+            "model_args": {**MODEL_ARGS, "model": model} if model_args is None else model_args,
             "limit": limit,
             "gen_kwargs": {},
         },

@@ -10,6 +10,13 @@ writer would, each model name one behaviour, and keeps every request body it was
   (`reasoning_content`);
 - `unclosed`: a trace opened by `<think>` and cut by the limit before it closed;
 - `empty`: no text at all; `filtered`: no text, `finish_reason: content_filter`.
+
+And the replies that are not what they seem (`TRICKS`): prose that holds a reasoning tag
+or an explanation tag as its own words (`PROSE`: a `<think>` never closed in its middle,
+a last line that quotes `</think>`, a `</think>` on a line of its own after a title and
+a first sentence, a `<解释开始>` in its middle), a refusal in words and one in the
+provider's own `refusal` field, a writing the content filter stopped after some text,
+and a server that sends the reasoning in its field and leaves it in the text too.
 """
 
 from __future__ import annotations
@@ -31,6 +38,16 @@ WRITING = (
     "我站在窗前看她，忽然明白，日子就是这样一片一片落下，又一片一片被人收拢起来。"
 )
 TRACE = "先想一想：题目要写秋天，要有细节，要收得住。REASONING-MARK"
+# Prose whose own words hold a tag, never a trace: each judged whole.
+PROSE = {
+    "prose_think": f"开头一段。\n\n他在草稿纸上写下<think>这个词，又划掉了。\n\n{WRITING}",
+    "prose_unthink": f"开头一段。\n\n{WRITING}\n\n最后一行，他敲下的是</think>",
+    "prose_titled": f"《秋》\n\n院子里的银杏黄透了。\n</think>\n\n{WRITING}",
+    "prose_explained": f"开头一段。\n\n门上挂着<解释开始>的牌子。\n\n{WRITING}",
+}
+REFUSAL = "I'm sorry, but I can't help with that."
+POLICY = "This request is outside our usage policy."  # no refusal by its words alone
+TRICKS = (*PROSE, "refusal", "refusal_field", "filtered_text", "think_twice")
 BEHAVIOURS = (
     "whole",
     "limited",
@@ -56,6 +73,14 @@ def reply(behaviour: str, max_tokens: int | None) -> tuple[str, str, str | None]
         return "", "stop", None
     if behaviour == "filtered":
         return "", "content_filter", None
+    if behaviour in PROSE:
+        return PROSE[behaviour], "stop", None
+    if behaviour == "refusal":
+        return REFUSAL, "stop", None
+    if behaviour == "filtered_text":
+        return WRITING[:40], "content_filter", None
+    if behaviour == "think_twice":
+        return f"{TRACE}\n</think>\n\n{WRITING}", "stop", TRACE
     return WRITING, "stop", None
 
 
@@ -87,6 +112,8 @@ def answer(body: dict[str, Any]) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if reasoning is not None:
         message["reasoning_content"] = reasoning
+    if behaviour == "refusal_field":
+        message = {"role": "assistant", "content": None, "refusal": POLICY}
     return {
         "id": "chatcmpl-writer",
         "object": "chat.completion",

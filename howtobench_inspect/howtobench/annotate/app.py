@@ -1,24 +1,12 @@
 """The studio's web app (Starlette): the two pages, their JSON API and its answers.
 
-Routes:
-- `GET /r/<token>`: a rater's page; `GET /admin/<token>`: the admin page, and
-  `GET /admin/<token>/export.csv` or `.jsonl`: the export, as `howtobench annotate
-  export` writes it.
-- `GET /api/assignments`: the rater's instructions with their writings' ids and the
-  rater's own ratings; `GET /api/assignments/<instruction id>`: one instruction's texts;
-  `PUT /api/ratings/<writing id>` (rate campaigns) and `PUT /api/picks/<instruction id>`
-  (pick campaigns) save one verdict; all with `Authorization: Bearer <rater token>`.
-  `GET /api/admin/summary` with the admin token: progress, agreement, re-checks.
-- `/static/...`: the pages' CSS and JavaScript.
-
-Writings are untrusted model output and raters are people, so: a rater's responses carry
-no model name, no sample id and nobody else's verdict; every body, once `http_guard` has
-read it, is checked (`protocol`), and any body the studio cannot use is answered 422 with
-the reason, never 500; a writing or instruction of someone else's 404; no traceback
-reaches the browser (500 says to look at the server's log). The pages put writings into
-the document as text, never as HTML. Their own words come with them, as JSON in a data
-block (`wording`): the rater's page speaks the language of the instruction it shows, the
-admin page the campaign's.
+The routes: docs/studio.md, "The JSON API". Writings are untrusted model output and
+raters are people, so: a rater's responses carry no model name, no sample id and nobody
+else's verdict; every body, once `http_guard` has read it, is checked (`protocol`), and
+any body the studio cannot use is answered 422 with the reason, never 500; a writing or
+instruction of someone else's 404; no traceback reaches the browser. The pages put
+writings into the document as text, never as HTML, and get their own words as JSON
+(`wording`).
 """
 
 from __future__ import annotations
@@ -100,11 +88,10 @@ def _guideline(kind: str, task: str, shown: str) -> str:
 
 
 def _page(name: str, language: str, languages: list[str], **parts: str) -> str:
-    """A page with its words: `pages/<name>.html` in the shell both pages share
-    (`pages/page.html`: its script `static/<name>.js`), the language it opens in (the
-    campaign's), the title and the no-script notice in it, and the tables of `languages`
-    for its script. Made once, when the studio starts, since none of it changes while it
-    runs."""
+    """A page with its words: `pages/<name>.html` in the shell both pages share, in the
+    campaign's language, with the tables of `languages` for its script. Made once, when the
+    studio starts.
+    """
     table = words(name, language)
     body = _template(name).substitute(noscript=escape(table["noscript"]), **parts)
     return _template("page").substitute(

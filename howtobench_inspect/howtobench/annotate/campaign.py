@@ -1,16 +1,12 @@
 """A campaign's plan: which instructions are rated, by whom, in what order.
 
 The paper's protocol (section 5.2): instructions picked at random and evenly over the
-genres; one rater rates all the writings of an instruction together, so that they are
-judged on one scale; each writing is rated by two raters, for agreement. Here an
-instruction is eligible when every writer of the logs wrote it (the models are then
-compared on the same instructions); instructions go round the genres one at a time, in a
-random order within each genre, until N are taken, so no genre gets two more than
-another unless it runs out. Each instruction goes to the raters with the least work so
-far, ties broken at random, so the loads differ by at most one instruction and the rater
-pairs vary. Every rater sees their instructions, and the writings within each, in an
-order of their own (labelled A, B, C...), so that neither position nor a neighbour's
-order tells which model wrote what. Everything random comes from one seed.
+genres; one rater rates all the writings of an instruction together, on one scale; each
+writing is rated by two raters, for agreement. An instruction is eligible when every
+writer of the logs wrote it, so the models are compared on the same instructions. Loads
+differ by at most one instruction, and every rater sees the instructions and writings
+in an order of their own, so that neither position nor a neighbour's order tells which
+model wrote what (docs/studio.md). Everything random comes from one seed.
 """
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
 """`howtobench annotate new|links|serve|export`: the rating studio's commands, and what
-they print.
-
-The parser is built from light modules alone; each action imports the studio's modules
-(the store, the planner, the server) when it runs, so that `--help` stays light. Bad
-input is a `StudyError`, which `howtobench.cli` prints as one line (exit status 2).
+they print. Each action imports the studio's modules when it runs, so that `--help`
+stays light.
 """
 
 from __future__ import annotations

@@ -1,17 +1,10 @@
 """A campaign's results as a file: ratings for `howtobench metaeval`, or picks.
 
-Rate campaigns give the ratings file of `studies.ratings`: one row per rating with
-`infer_id`, `model`, `rater`, `score`, `errors` and `note`. Pick campaigns give one row
-per pick with `infer_id`, `rater`, `choice` (the chosen writer model, or `reference`),
-`candidates` (every candidate in the order the rater saw them) and `reason`; picks are
-no scores, so `metaeval` refuses them. CSV or JSONL, by the file's suffix; in CSV the
-lists (`errors`, `candidates`) are joined with `;`, in JSONL they are lists.
-
+Rate campaigns give the ratings file of `studies.ratings`; pick campaigns one row per
+pick, which `metaeval` refuses (picks are no scores). CSV or JSONL, by the file's suffix.
 A note or a reason is typed by a person and opened by another in a spreadsheet, so the
-CSV is written safe (`howtobench.vocabulary.csv_safety`): a text cell starting with `=`, `+`, `-`,
-`@`, a tab or a carriage return gets a single quote in front (a plain number such as
-`-3` is data and is left alone), every text cell is quoted, and the scores stay bare
-numbers. The JSONL keeps every text exactly as it was saved.
+CSV is written safe (`vocabulary.csv_safety`); the JSONL keeps every text exactly as it
+was saved.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """What every request and response of the studio passes through: tokens, bodies, headers.
 
-Apart from the app's routes because these are its defences, the same on every route:
-tokens are compared in constant time (`same_secret`); a body is read here (`read_body`,
-`parse_body`: UTF-8, JSON, at most 64 KB, not nested past what the parser can take)
-before any route looks at it; every response forbids scripts, styles and connections
-from anywhere but this server (Content-Security-Policy), is not cached and sends no
-referrer, since the links hold the tokens (`Guard`).
+Its defences, the same on every route: tokens compared in constant time (`same_secret`),
+a body read and checked here before any route looks at it (`read_body`, `parse_body`),
+and every response forbidding scripts, styles and connections from elsewhere, not
+cached and sending no referrer, since the links hold the tokens (`Guard`).
 """
 
 from __future__ import annotations

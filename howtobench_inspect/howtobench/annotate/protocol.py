@@ -1,12 +1,9 @@
 """The rules a rating follows (paper section 5.2 and appendix J; picks: appendix G).
 
 A writing gets a whole score from 1 to 5; the human reference stands for a 4. A score
-below 3 means the writing fails at least one of the absolute requirements, so it must
-name at least one error type from a fixed list; a score of 3 or more must name none (the
-list is what went wrong, not a comment). An unsafe writing scores 1, whatever else it
-does well. These checks run on the server for every save, whatever the page allowed,
-because the page is only one client of the API. The error types group appendix J's
-penalty items; their names here are ours.
+below 3 must name at least one error type from a fixed list (appendix J's penalty items
+grouped, in our names), a score of 3 or more none; an unsafe writing scores 1. Checked
+on the server for every save, whatever the page allowed: the page is one client of the API.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """A campaign file's layout (the SQL schema and its version), and the making of one from a plan.
 
-Apart from the store (`store`), which reads and saves in a file made here, because the
-schema is a table of its own and is written once, in one transaction: a file that could
-not be written whole is removed. `PRAGMA user_version` holds the schema version, so a
-file of another version is refused rather than misread. The file is put in WAL mode here
-(readers never wait for a writer), and every connection has foreign keys on and commits
-with `synchronous=FULL` (`connect`), so an acknowledged save is on disk: neither `kill
--9` of the server nor a power cut loses it.
-
-The ids a rater's page uses for instructions and candidates are random strings
-(`secrets`), not the sample ids or row numbers, so they reveal neither the sample nor the
-model; the links' tokens are random too.
+Apart from the store, which reads and saves in a file made here, because the schema is
+written once, in one transaction: a file that could not be written whole is removed.
+`PRAGMA user_version` holds the schema version, so a file of another version is refused
+rather than misread; WAL mode and `synchronous=FULL` (`connect`) keep every acknowledged
+save on disk. The ids a rater's page uses are random strings (`secrets`), so they reveal
+neither the sample nor the model.
 """
 
 from __future__ import annotations

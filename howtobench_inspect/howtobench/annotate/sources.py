@@ -1,10 +1,8 @@
 """The writings to rate, read from inspect logs of our tasks.
 
-A writing is a sample's output (what the writer wrote, or the stored writing a replay run
-scored) and its identity is the sample id and the writer model, as in a ratings file. The
-instruction, grounding and reference come from the sample metadata our tasks write
-(`dataset.record_to_sample`). Logs are read with the studies' reader, so a log and its
-eval-retry continuations count once and a log of another task is refused the same way.
+A writing is a sample's output, identified by the sample id and the writer model as in
+a ratings file, with its instruction, grounding and reference from the sample metadata.
+Logs are read with the studies' reader, so a log and its continuations count once.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """An open campaign file (`schema`): what a rater's page and the admin read, and each save.
 
-One file is the whole campaign, easy to copy and to back up, with nothing else to run.
-Writers take turns, one save at a time, in this process's order, each committed before
-the server answers. A rater can only reach rows joined to their own assignments: every
-query of the rater's API is filtered by the rater, and answers with opaque ids, never a
-model name.
+One file is the whole campaign, easy to copy and back up. Saves take turns, each
+committed before the server answers. Every query of the rater's API is filtered by the
+rater and answers with opaque ids, never a model name.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """What the admin page shows: progress, agreement so far, and what to re-check.
 
-Agreement is computed by the studies' own functions (`studies.ratings`), so the admin
-page and `howtobench metaeval` on the export report the same numbers. Writings whose two
-ratings are 2 or more points apart are listed for a re-check, as the paper had its most
-reliable raters re-check disagreements (section 5.2); the per-rater table, most agreeing
-first, says who those raters are.
+Agreement is the studies' own (`studies.ratings`), so the admin page and `howtobench
+metaeval` on the export agree. Writings whose two ratings are 2 or more points apart
+are listed for a re-check, as the paper had its most reliable raters do (section 5.2).
 """
 
 from __future__ import annotations

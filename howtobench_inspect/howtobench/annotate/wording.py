@@ -1,19 +1,12 @@
 """What the studio's pages say, one table per language: Chinese (`ZH`) and English (`EN`).
 
-A campaign may mix Chinese and English instructions, and a rater reads the page's own
-words beside the item's, so the rater's page speaks the language of the instruction it
-shows, switching as the rater moves on; the admin page speaks the campaign's language
-(`plan` takes the language of most of its instructions). Any other language is spoken
-to in English, as its guidelines are (`page_language`).
-
-The tables are the only place a label, button, hint, placeholder or message of the
-pages is written: the pages' HTML holds keys (`data-text`, `data-placeholder`,
-`data-label`) and the scripts fill them in from the table they are given inside the
-page (`page_text`). The rules' numbers (the reference's score, the passing score) are
-filled in here from `protocol`, so that a change of rule changes every sentence that
-names it; `{name}` marks what the page fills in as it goes (a count, a time, a reason).
-The error types keep their labels in `protocol`, beside their ids, and join the tables
-here. The key sets of the two tables are the same (a test holds them to it).
+The rater's page speaks the language of the instruction it shows, the admin page the
+campaign's (`plan` takes its instructions' most common language), and any other language
+is spoken to in English (`page_language`). The tables are the only place a word of the
+pages is written: the pages' HTML holds keys that the scripts fill in from the table
+given inside the page (`page_text`). The rules' numbers are filled in from `protocol`,
+so that a change of rule changes every sentence that names it; `{name}` marks what the
+page fills in as it goes. The two tables have the same keys (a test holds them to it).
 """
 
 from __future__ import annotations

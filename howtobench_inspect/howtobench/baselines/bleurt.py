@@ -1,20 +1,13 @@
 """BLEURT between the writing and the human reference: Table 3's "BLEU-rt" row.
 
-The paper (section 5.1) lists BLEURT (Sellam et al. 2020) among the reference-based
-baselines and reports it in Table 3 (meta-evaluation) and Table 7 (robustness, on a
-0-100 scale); it names no checkpoint. Here the checkpoint is the user's choice
-(`-T bleurt_checkpoint=PATH_OR_HUB_ID`); for Chinese a multilingual one is needed, such
-as lucadiliello/BLEURT-20 or its distilled BLEURT-20-D12 (the BLEURT-20 family is
-multilingual, RemBERT-based, with a SentencePiece vocabulary; the older bleurt-base and
-bleurt-large checkpoints are English BERT).
-
-The model is lucadiliello's PyTorch port (`bleurt-pytorch`, the `bleurt` extra); no
-model code is written here. torch and transformers are imported only when a scorer is
-built, so the package works without the extra. A checkpoint is loaded once per process;
-inference runs in worker threads, one forward pass at a time, and the pairs that wait
-meanwhile go together into the next pass (up to `batch_size`). As in Google's BLEURT, a
-(reference, writing) pair longer than the model takes is cut from the longer side; how
-many tokens the pair had is kept in the score's metadata.
+The paper names no checkpoint, so it is the user's (`-T bleurt_checkpoint=PATH_OR_HUB_ID`;
+for Chinese a multilingual one, docs/scorers.md). The model is lucadiliello's PyTorch port
+(`bleurt-pytorch`, the `bleurt` extra); no model code is written here, and torch and
+transformers are imported only when a scorer is built. A checkpoint is loaded once per
+process; inference runs in worker threads, one forward pass at a time, and the pairs that
+wait meanwhile go together into the next pass (up to `batch_size`). As in Google's
+BLEURT, a pair longer than the model takes is cut from the longer side, and its token
+count is kept in the score's metadata.
 """
 
 from __future__ import annotations
@@ -100,11 +93,9 @@ class BleurtModel:
         """The BLEURT score of one pair and its length in tokens uncut; blocking, so call
         it from a worker thread.
 
-        Group commit: the caller queues its pair, then takes the forward lock; whoever
-        holds it scores the oldest waiting pairs, its own among them, so the callers
-        queued meanwhile find their score ready and one pass served them all. The
-        tokenizer is used under that lock too: a fast tokenizer's padding and truncation
-        settings are state that concurrent calls would trip over.
+        Group commit: whoever holds the forward lock scores the oldest waiting pairs, its own
+        among them, so the callers queued meanwhile find their score ready. The tokenizer runs
+        under that lock too: its padding and truncation settings are state.
         """
         key = (reference, candidate)
         if key in self._memo:

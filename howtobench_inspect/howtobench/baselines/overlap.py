@@ -1,18 +1,12 @@
 """Reference-overlap baselines: ROUGE-L F1 on word tokens, BLEU-1/BLEU-4 on characters
 (the default) or word tokens.
 
-Chinese words come from jieba; Chinese characters from sacrebleu's `zh` tokenizer (each
-CJK character and CJK punctuation mark one token, Latin words and numbers whole, as its
-13a tokenizer cuts them); other languages are cut with sacrebleu's 13a tokenizer either
-way. The longest common subsequence comes from rapidfuzz (compiled, bit-parallel) and BLEU
-from sacrebleu, so no n-gram or LCS code is written here. ROUGE-L is the token LCS F1
-that the paper's code computes (rouge-chinese over jieba words), which the tests check.
-
-BLEU is on characters by default because that is what reproduces the paper's Table 7 (§6.2)
-(BLEU *Init* 24.66 over 50 writings; characters give 24.3 over all stored writings,
-jieba words 18.5: docs/reproduction.md). The paper's code cuts BLEU into jieba words
-too, but its plain n-gram precision gives Table 7's Drop and Repeat the opposite signs,
-so Table 7 did not come from that code.
+Chinese words come from jieba, characters from sacrebleu's `zh` tokenizer, other
+languages from its 13a; the longest common subsequence comes from rapidfuzz and BLEU from
+sacrebleu, so no n-gram or LCS code is written here. ROUGE-L is the token LCS F1 that
+the paper's code computes. BLEU is on characters by default because that reproduces the
+paper's Table 7, which the paper's own code (jieba words) does not
+(docs/reproduction.md, "Overlap scorers against the paper's code").
 """
 
 from __future__ import annotations

@@ -1,10 +1,6 @@
-"""Values that a module and the `howtobench` command's parser share, kept where nothing
-is imported.
-
-The parser shows these as choices and defaults; the modules that own them (named beside
-each) load inspect-ai, pandas or matplotlib, which `howtobench --help` must not pay for.
-So each value is written here once, its owner imports it from here, and the parser can
-be built from this module, `howtobench.commandline.options` and the commands' own modules alone.
+"""Values that a module and the `howtobench` command's parser share, kept where nothing is
+imported: their owners load inspect-ai, pandas or matplotlib, which `howtobench --help`
+must not pay for, so each value is written here once and its owner imports it.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """The optional parts of the install (`pyproject.toml`'s extras) and what each brings.
 
-`pip install howtobench` is what the tasks, the scorers and the judges need, and the
-commands that run or check them (`judge-check`, `check-logs`, `plan export`, `shards
-split`, `annotate new`/`export`). The studies, the construction pipeline (`build`) and
-the rating studio's server (`annotate serve`/`links`) need more: a command says which
-extra it needs (`extra=` in its parser's defaults), and `cli.main` checks that extra's
-modules before the command runs, so a missing one stops it in one line that names what
-to install, before any work is done. An option that needs an extra checks it itself
-(`judge-check --against`, whose p-values need scipy); the `bleurt` scorer's extra is
-checked where the scorer loads its checkpoint.
-
-This module imports nothing but the standard library: the parser imports it for every
-`--help`.
+The core install runs the tasks, the scorers, the judges and the commands that run or
+check them; the studies, `build` and the studio's server need more (docs/install.md). A
+command says which extra it needs (`extra=` in its parser's defaults), and `cli.main`
+checks that extra's modules before the command runs, so a missing one stops it in one
+line naming what to install. This module imports nothing but the standard library: the
+parser imports it for every `--help`.
 """
 
 from __future__ import annotations

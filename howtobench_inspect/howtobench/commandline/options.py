@@ -1,11 +1,6 @@
 """Argparse types for the numeric options of every `howtobench` command (and the task
-list of `howtobench build`).
-
-Each refuses a value out of range while the command line is parsed, so argparse prints
-its usual one line (`howtobench build: error: argument --max-connections: expected a
-whole number of at least 1, got 0`) and exits with status 2 before anything runs: a
-count of 0 connections would otherwise leave inspect waiting forever for a free one,
-and a negative seed would reach numpy as a traceback.
+list of `howtobench build`): a value out of range is refused in argparse's one line,
+status 2, before anything runs (0 connections would leave inspect waiting forever).
 """
 
 from __future__ import annotations

@@ -1,20 +1,11 @@
 """Step 3, back-construction (paper section 4.5, appendix F): (S, T, G) = BackConstruct(R).
 
 For guide and open items the model reads the reference R with one worked example and
-returns the summary S (one sentence, phrased as the task), the theme T (at most five
-words), the instruction (the request a user would make, written by the model from S and
-T, as the published instructions are free requests, not a template), and the grounding
-G: for the literary items of fiction, poems and prose the trait sections the published
-groundings use (fiction: 人物塑造, 主题与思想, 语言与文笔, 情感共鸣, 创新与独特性, the
-sections of the paper code's fiction prompt after the plot, which goes into S), and for
-every other item an outline of key points (`howtobench.construct.shape` says which, and the
-length the request states, as measured on the published data). A guide item gets the
-grounding, an open item the instruction only.
-
-Every part is checked and asked again when it breaks the form: one sentence, five words,
-a request of at most 150-odd characters that states exactly the drawn length (or none)
-and copies no sentence of the reference (rapidfuzz), exactly the genre's section ids
-(characters a list of at most five), 2-12 outline points.
+returns the summary S, the theme T, the instruction (a free request written by the model,
+as the published instructions are) and the grounding G: the published trait sections for
+literary items, else key points (`construct.shape` says which, and the length the request
+states). Every part is checked and asked again when it breaks the form (the checks:
+docs/construction.md, "The steps: what each asks and checks").
 """
 
 from __future__ import annotations
@@ -283,9 +274,6 @@ def backconstruct_step(corpus: str | None = None, seed: int = 0) -> Task:
     Args:
         corpus: a corpus JSONL file in which every text has a `genre`.
         seed: seeds each text's shape (`howtobench build --seed`).
-
-    Returns:
-        The task: one question per text to the evaluated model (`--model`).
     """
     texts = corpus_texts(corpus, genre_needed=True)
     drawn = integer(seed, "seed")

@@ -59,12 +59,8 @@ def classify_sample(text: CorpusText) -> Sample:
 @metric
 def agreement() -> Metric:
     """Share of the texts with a given genre that were classified into it: the paper's
-    accuracy check, against your labels.
-
-    With no labelled text among those classified (in `howtobench build`, which sends only
-    the texts without a genre, always) there is nothing to agree with: the value is None
-    then, which inspect leaves out of the results, so the step's table shows no
-    `agreement` rather than `agreement nan`.
+    accuracy check, against your labels. None (left out of inspect's results, rather than
+    `nan`) when no labelled text was classified, as always in `howtobench build`.
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
@@ -108,9 +104,6 @@ def classify_step(corpus: str | None = None) -> Task:
     Args:
         corpus: a corpus JSONL file (`text`, and optionally `id`, `genre`, `language`,
             `source`).
-
-    Returns:
-        The task: one question per text to the evaluated model (`--model`).
     """
     texts = corpus_texts(corpus)
     samples = [classify_sample(t) for t in texts]

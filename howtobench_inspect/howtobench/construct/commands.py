@@ -1,10 +1,7 @@
 """`howtobench build CORPUS --out DIR --model MODEL ...`: the build as a command.
 
-A bad corpus line or option stops with one line and status 2 (a `UserError`, as the
-other subcommands' bad input); a step that did not finish stops with one line saying
-how to resume and status 1 (`BuildIncomplete`). Numbers out of range are refused by
-argparse itself (`howtobench.commandline.options`), before the corpus is read: 0 connections would
-leave inspect waiting for a free one forever.
+A bad corpus line or option stops with one line and status 2 (`UserError`); a step that
+did not finish stops with one line saying how to resume and status 1 (`BuildIncomplete`).
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
 """Completion items by a seeded rule: which paragraphs are cut out of a text (section 4.5).
 
-The paper's annotators chose the passage to remove, paragraphs being the unit and at
-most 10 of them. Here a documented rule chooses it, seeded, so a build is repeatable and
-a human can review the choice in the rating studio:
-
-1. Paragraphs. A text with a blank line in it is split at blank lines; a text without
-   one (one paragraph a line, as crawled texts often are) is split at line breaks.
-2. A text needs at least `MIN_PARAGRAPHS` (3) paragraphs: the gap must have context on
-   both sides.
-3. The gap is k consecutive paragraphs, k = round(n / 6) held within 1..10: the
-   published completion references are about a sixth of their texts (432 of 2,698
-   characters on average).
-4. The gap never holds the first or the last paragraph, and its first and last
-   paragraphs are each at least half the median paragraph's length, so that a heading
-   or a one-word line (`一`, `Part II`) is never what is asked for.
-5. Among the runs that qualify, one is drawn with `random.Random(f"{seed}/{text id}")`.
-
-The grounding is the text with the gap replaced by `[fill in the blank]` (the text's
-own line breaks and indentation kept around it) and the reference is the removed
+The paper's annotators chose the passage to remove; here a documented rule chooses it,
+seeded, so a build is repeatable and a human can review the choice in the rating studio
+(the rule, step by step: docs/construction.md, "The completion rule"). The grounding is
+the text with the gap replaced by `[fill in the blank]` and the reference is the removed
 passage, so putting the reference back at the marker gives the original text exactly.
 """
 

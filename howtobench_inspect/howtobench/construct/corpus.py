@@ -1,16 +1,11 @@
 """The corpus a benchmark is built from: JSONL, one human text a line.
 
-Fields: `text` (required), `id` (default `<file stem>_<line>`), `genre` (optional: a
-canonical genre, a raw label of the published data such as `议论文`, or a label of your
-own; a text with a genre skips classification), `language` (`zh`, `en`, ...; detected
-when absent) and `source` (where the text came from; the quality table groups by it, as
-the paper's Table 13 groups by website). Any other field is refused: a misspelt `genre`
-would otherwise send a text to classification without a word.
-
-A line that cannot be used stops the build with a `DataError` naming the file, the line
-and the field, before any model is asked. Step inputs that the pipeline writes between
-steps are corpus lines too (`CorpusText.record`), so each step task reads what a user
-could give it. Duplicates are looked for in `duplicates`.
+Fields (docs/construction.md, "The corpus"): `text`, and optional `id`, `genre`,
+`language` and `source`. Any other field is refused: a misspelt `genre` would otherwise
+send a text to classification without a word. A line that cannot be used stops the build
+with a `DataError` naming the file, the line and the field, before any model is asked.
+Step inputs are corpus lines too (`CorpusText.record`), so each step task reads what a
+user could give it.
 """
 
 from __future__ import annotations

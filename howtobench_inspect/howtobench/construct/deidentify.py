@@ -1,25 +1,14 @@
-"""De-identification (paper section 4.6: personal information "rewritten in a
-de-identified form"): each personal detail the screen step quoted is replaced by its
-kind's placeholder wherever it occurs in the item, in the instruction, the grounding and
-the reference alike, so the three stay consistent and a completion item's grounding and
-gap still fit together.
+"""De-identification (paper section 4.6): each personal detail the screen step quoted is
+replaced by its kind's placeholder wherever it occurs in the item, in the instruction,
+the grounding and the reference alike, so the three stay consistent and a completion
+item's grounding and gap still fit together.
 
 The placeholders are the published data's forms (`prompts/placeholders.<language>.txt`;
-docs/construction.md, "De-identification", counts them): a person's name becomes
-`[具体姓名]` (1,080 of the data's 1,491 bracketed person masks), a place `[具体地名]`, an
-ethnic group `[具体民族]`, a year `[具体年份]`, a date `[具体日期]`, a work's title
-`[具体文章名]`; a phone number becomes the data's run of x, an address its `xx`, a
-position or an organisation its `XX` (its bracketed forms for these are none or narrow,
-such as `[具体队名]`); a kind the data never masks (e-mail, ID and account numbers) gets
-a `[具体…]` of the same style. Every detail of a kind gets the same placeholder, as
-there.
-
-A detail is matched whitespace aside (the screen's quotes are checked that way), longest
-first, so a name inside a longer quoted detail cannot break it; a detail that starts or
-ends with a Latin letter or digit is matched as a whole word ("Kent" is not replaced
-inside "Kentish"). What was replaced is recorded by kind, placeholder and count per
-field, never by the detail itself, so the manifest and the summary carry no personal
-data.
+docs/construction.md, "De-identification in the published forms"). A detail is matched
+whitespace aside, longest first, so a name inside a longer quoted detail cannot break
+it, and a detail with a Latin letter or digit at an end as a whole word ("Kent" is not
+replaced inside "Kentish"). What was replaced is recorded by kind, placeholder and
+count, never by the detail itself, so the manifest and the summary carry no personal data.
 """
 
 from __future__ import annotations

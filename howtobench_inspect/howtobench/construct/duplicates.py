@@ -1,13 +1,11 @@
 """The corpus's duplicates, found before any model is asked, so that no paid call is spent
 on a text the benchmark already has.
 
-Two texts that are equal once normalised (`normalised`: without whitespace, punctuation
-and invisible format characters, NFKC, case-folded) are one text, and the build keeps the
-first; two texts whose normalised forms have a `rapidfuzz.fuzz.ratio` of at least
-`NEAR_DUPLICATE` (90) are near-duplicates, which the build reports and keeps (the same
-story retold is not the same text, and only a person can say which one to drop). Apart
-from reading the corpus (`corpus`) because finding near pairs among thousands of texts
-takes an algorithm of its own (`near_duplicates`).
+Two texts equal once normalised (`normalised`) are one text, and the build keeps the
+first; two whose normalised forms have a `rapidfuzz.fuzz.ratio` of at least
+`NEAR_DUPLICATE` are near-duplicates, reported and kept (a retelling is not a copy, and
+only a person can say which to drop). Finding near pairs among thousands of texts takes
+an algorithm of its own (`near_duplicates`).
 """
 
 from __future__ import annotations

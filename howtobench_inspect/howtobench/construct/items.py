@@ -1,19 +1,11 @@
 """Benchmark items made from kept texts, and the two formats they are written in.
 
 An item is (instruction, grounding, reference) for one task, made from one corpus text:
-- completion: the fixed instruction, the text with its gap marked, the gap
-  (`howtobench.construct.completion`);
-- guide: the back-constructed request as instruction, its trait sections or key points
-  as grounding, in the published layout (`人物塑造 : ...` lines, or `- 要点：内容`
-  lines), the whole text as reference;
-- open: the request alone, no grounding (the published guide and open items share
-  their instructions word for word where they share a reference).
-
-`aligned` is the published `aligned.jsonl` record (what `-T dataset=DIR` reads), with
-the text's `language` added (the published format has none: its data is Chinese, and a
-record without the field is read as Chinese); `user_record` is the package's own JSONL
-format. The item's `infer_id` is `<task>-<text id>`: stable across reruns, and
-the key the rating studio's pick mode (the reference check) and the logs use.
+completion's grounding is the text with its gap marked and its reference the gap; guide's
+is the back-constructed request with its trait sections or key points in the published
+layout, and the whole text as reference; open's is the request alone. `aligned` is the
+published record plus the text's `language`, `user_record` the package's own JSONL
+format; `infer_id` is `<task>-<text id>`, stable across reruns.
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """`manifest.json`: what a build made, as facts for programs (`report` renders them for people).
 
-The facts follow the paper's tables: counts through each step, items per genre and task,
-the quality filter's score distribution by source (Table 13 gives it by website), and
-lengths in characters per task (Table 2's columns, as the published data has them). The
-manifest also names, per task, the items that await the reference check (section 4.6,
-appendix G): the hook for the rating studio's pick mode; the corpus's duplicates: how
-many second copies were dropped, and the near-duplicate pairs that were kept, for a
-person to look at (a build cannot tell a retelling from a copy); and what was
-de-identified, by kind (the items, details and occurrences per field of each kind of
-personal detail) and per item (the kind of each detail replaced, its placeholder and how
-often in each field), never the detail itself. No clock time, so equal builds give
-equal manifests.
+The facts follow the paper's tables (counts through each step, items per genre and
+task, quality by source as Table 13, lengths as Table 2), plus the items awaiting the
+reference check, the corpus's duplicates and what was de-identified, by kind and per
+item, never the detail itself (the fields: docs/construction.md, "The output folder").
+No clock time, so equal builds give equal manifests.
 """
 
 from __future__ import annotations

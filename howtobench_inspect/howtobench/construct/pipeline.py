@@ -1,26 +1,13 @@
 """`howtobench build`: a corpus of human texts in, a benchmark data folder out.
 
-The steps, in the paper's order (sections 4.3-4.6), after one of ours: drop the second
-copies of a text (equal once whitespace, punctuation and case are set aside) and find
-the near-duplicates to report, before any model is asked; classify the texts without a genre,
-rate every text 1-5 and drop those below the threshold, cap each genre at N texts
-(optional), give each text one task, make completion items by the gap rule and guide
-and open items by back-construction, then screen every item: its personal details are
-replaced by placeholders, and an item with unsafe content or advertising is rejected.
-The LLM steps are inspect tasks run with `eval_set` (`howtobench.construct.runs`):
-resumable, cached, every call in the logs. The output folder holds:
-
-- `<task>/aligned.jsonl`: the published format plus each item's `language`, which
-  `-T dataset=DIR` reads;
-- `items.jsonl`: the same items in the package's own JSONL format;
-- `rejected.jsonl`: every text not used, with the step, a code and the reason;
-- `manifest.json` and `summary.md`: options, counts, the quality distribution, lengths,
-  the logs, what was de-identified (kinds and counts, not the details), and the items
-  awaiting the reference check;
-- `logs/<step>/` (inspect logs) and `work/` (each step's input): these hold the corpus
-  texts as given, personal details and all.
-
-Every corpus text ends up in exactly one item or one line of `rejected.jsonl`.
+The steps, in the paper's order (sections 4.3-4.6), after one of ours that drops second
+copies before any model is asked: classify, rate and filter, cap per genre (optional),
+assign each text one task, make its item (the gap rule, or back-construction), then
+screen every item, de-identifying its personal details or rejecting it for unsafe
+content or advertising. The LLM steps are inspect tasks run with `eval_set`
+(`construct.runs`): resumable, cached, every call in the logs. Every corpus text ends up
+in exactly one item or one line of `rejected.jsonl` (the folder's files:
+docs/construction.md, "The output folder").
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """The build steps' prompt files, the genre names they use, each genre's traits, the
 sections of a guide grounding, and the placeholders of de-identification.
 
-Genres are described once, in `prompts/genres.<language>.txt` (`id | name | phrase |
-definition`): the classifier reads the definitions, the back-constructor is told to ask
-for the genre by its phrase ("一首诗", "a poem"). A genre's traits, the points the
-quality filter rates, are the dimensions of the package's genre rubric
-(`howtobench.baselines.prompts`), so the build and the `rubric` judge agree on what a
-genre asks for. The sections of a guide grounding (`prompts/sections.<language>.txt`,
-`layout | id | title | what it holds`) are the headings the published guide items use,
-and the placeholders (`prompts/placeholders.<language>.txt`, `kind | placeholder |
-what counts`) are the forms the published data masks each kind of personal detail with
-(`[具体姓名]`, `[具体地名]`, `[具体民族]`, `[具体年份]`, `XX`, ...).
+Genres are described once, in `prompts/genres.<language>.txt`: the classifier reads the
+definitions, the back-constructor asks for the genre by its phrase. A genre's traits are
+the dimensions of the package's genre rubric (`baselines.prompts`), so the build and the
+`rubric` judge agree on what a genre asks for. The sections and placeholders files hold
+the published data's headings and masks.
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """Step 2, the quality filter (paper section 4.3, appendix E): s = Filter(T) in 1..5.
 
 The model rates each text 1-5 against its genre's points: the dimensions of the
-package's genre rubrics (the ones the `rubric` judge uses, without their 1-10 bands),
-which gives the paper's "12 genre-specific rubrics" and a general one for labels of
-your own. The paper keeps texts scoring 4 or more (its Table 13: most texts score 3-5);
-the threshold is applied by `howtobench build --threshold`, and this task's `kept`
-metric shows the share that would pass.
+package's genre rubrics, which gives the paper's "12 genre-specific rubrics" and a
+general one for labels of your own. `howtobench build --threshold` applies the threshold
+(the paper's 4); this task's `kept` metric shows the share that would pass.
 """
 
 from __future__ import annotations
@@ -93,9 +91,6 @@ def quality_step(corpus: str | None = None, threshold: int = DEFAULT_THRESHOLD) 
         corpus: a corpus JSONL file in which every text has a `genre`.
         threshold: the score a text needs to be kept (the paper's 4), for the `kept`
             metric; `howtobench build --threshold` applies it.
-
-    Returns:
-        The task: one question per text to the evaluated model (`--model`).
     """
     limit = check_threshold(threshold)
     texts = corpus_texts(corpus, genre_needed=True)

@@ -1,9 +1,5 @@
-"""`summary.md`: a build's manifest (`manifest`) as Markdown tables, for people.
-
-Rendered from the manifest alone, so that the summary says nothing the facts do not:
-the steps, the duplicates (the first `NEAR_SHOWN` near-duplicate pairs), what was
-de-identified by kind and by item, items per genre and task, the quality scores by
-source (like Table 13), the lengths (like Table 2) and the pending reference check.
+"""`summary.md`: a build's manifest (`manifest`) as Markdown tables, for people; rendered
+from the manifest alone, so that the summary says nothing the facts do not.
 """
 
 from __future__ import annotations

@@ -1,13 +1,10 @@
 """Running one build step as an inspect eval set, and reading what each text got.
 
 Each step runs with `eval_set` in its own log folder (`DIR/logs/<step>/`), so a rerun
-of the build reuses a finished step's log and retries an unfinished one, where inspect
-keeps the samples already done; the reply store answers every question already checked
-(`howtobench.construct.steps`). A step's input is written to `DIR/work/<step>-<hash>.jsonl`,
-named by its content: another threshold, seed or cap changes what later steps get, and
-then their task arguments differ and inspect runs them anew (in the same log folder,
-which is allowed to hold the earlier runs) instead of taking an old log for the new
-input.
+of the build reuses a finished step's log and retries an unfinished one. A step's input
+is named by its content (`DIR/work/<step>-<hash>.jsonl`): another threshold, seed or cap
+changes what later steps get, and their task arguments then differ, so inspect runs them
+anew instead of taking an old log for the new input.
 """
 
 from __future__ import annotations

@@ -1,17 +1,11 @@
 """Step 4, screening (paper section 4.6): personal information, unsafe content and
 advertisements in an item's instruction, grounding and reference.
 
-The paper's experts removed or de-identified what a DeepSeek-R1 detector helped them
-find. Here the model is the detector: it quotes, word for word, each passage of the
-three kinds, each piece of personal information with its kind (`name`, `phone`, ...,
-`prompts/placeholders.*.txt`), and a quote that is not in the item is asked again, so
-every flag carries its evidence. `howtobench build` de-identifies what the quotes of
-personal information name (`howtobench.construct.deidentify`) and keeps the item; only an
-item with unsafe content or advertising, which no placeholder can mend, is rejected,
-with its quotes.
-
-The task screens any data source of the package: a built folder, the published data, or
-a JSONL file of writing tasks.
+The model is the detector the paper's experts had: it quotes each passage word for word,
+and a quote that is not in the item is asked again, so every flag carries its evidence.
+`howtobench build` de-identifies what the quotes of personal information name
+(`construct.deidentify`) and keeps the item; only unsafe content or advertising, which
+no placeholder can mend, rejects it. The task screens any data source of the package.
 """
 
 from __future__ import annotations
@@ -190,9 +184,6 @@ def screen_step(dataset: str | None = None) -> Task:
         dataset: a data folder (`<task>/aligned.jsonl`, e.g. one `howtobench build`
             wrote), `hub`, `demo`, or a JSONL file of writing tasks (`instruction`,
             `grounding`, `reference`, ...).
-
-    Returns:
-        The task: one question per item to the evaluated model (`--model`).
     """
     records = screen_records(dataset)
     return step_task(

@@ -1,12 +1,10 @@
 """Which kept texts a build uses, and for which task: the per-genre cap and the task
 assignment, both seeded.
 
-The paper does not say how its 1,302 texts were shared among the three tasks (a text's
-reference serves guide and open alike in 177 cases). Here every text goes to exactly one
-task, so no reference is seen twice by a writer: within each genre, in a seeded random
-order, a text goes to the chosen task that has the fewest texts of that genre so far
-(ties in the order the tasks were given), among the tasks it can make. Any text can make
-a guide or open item; a completion item needs a gap (`howtobench.construct.completion`).
+The paper does not say how its texts were shared among the three tasks. Here every text
+goes to exactly one task, so no reference is seen twice by a writer: within each genre,
+in a seeded order, to the task with the fewest texts of that genre so far among those it
+can make (docs/construction.md).
 """
 
 from __future__ import annotations

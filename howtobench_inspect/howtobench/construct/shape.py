@@ -1,28 +1,14 @@
 """What a back-constructed item looks like: the shape of the published guide and open
-items, measured on their 746 distinct instructions (177 of the 923 are shared by a guide
-and an open item) and 456 guide groundings.
+items, measured on their 746 distinct instructions and 456 guide groundings.
 
-Two kinds of item are in the published data, and a genre decides between them:
-
-- literary: a chatty request ("我想写一篇2000字左右的纪实文学，主题是……能帮我写一下吗？"),
-  most often with a target length, and a grounding in trait sections (人物塑造 : ...);
-- practical: a businesslike request ("请撰写一篇关于……的……，重点……"), never with a length,
-  and a grounding of key points ("- 要点：内容").
-
-Per genre (`SHAPES`): fiction states a length in 98 of its 100 instructions, prose in 49
-of 102, poems in 3 of 50, every other genre in none of 494. Fiction's guide groundings
-are in sections in 64 of 65, poems' in 31 of 32, prose's in 27 of 54, and those 27 are
-exactly the prose items with a length; every other genre's are key points. One seeded
-draw per text (`item_shape`) decides both, so prose's two shares stay tied.
-
-The stated length (`target_length`) is the reference's length rounded up to the next
-500 characters: that rule gives the stated number exactly for 105 of the 150 distinct
-instructions with a length (prose 46 of 49, 纪实 41 of 50, poems 3 of 3, 小说 15 of 48,
-whose lengths scatter round the count: 19 are its nearest 500, 10 are rounded to 100);
-140 of the 150 are multiples of 500, and none is stated for a reference under 511
-characters, so a reference shorter than one step (500) gets none. The published data is
-Chinese; for other languages the build counts words and rounds up to the next 100, a
-rule of ours.
+A genre decides between two kinds of item: literary (a chatty request, most often with
+a target length, and a grounding in trait sections) and practical (a businesslike
+request, never with a length, and a grounding of key points). `SHAPES` holds each
+genre's shares as measured, and one seeded draw per text (`item_shape`) decides both, so
+prose's two shares stay tied; the stated length (`target_length`) is the reference's
+rounded up to the next 500 characters (words to the next 100 in other languages, a rule
+of ours). The figures: docs/construction.md, "Requests and groundings like the published
+ones".
 """
 
 from __future__ import annotations

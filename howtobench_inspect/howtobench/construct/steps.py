@@ -2,14 +2,10 @@
 its reply checked and asked again with the error stated, and then the checked answer or
 the failure with its reason, never a default.
 
-Each step is an inspect task whose solver asks `get_model()`: the `--model` of
-`inspect eval howtobench/<step>`, or the model `howtobench build` runs the steps with.
-Questions go through the judges' `ask` (`howtobench.judge.replies`): a reply that breaks
-the step's form is asked again (three tries in all), and only a checked reply is kept in
-the reply store, so a rerun, or a resumed build, asks nothing already answered and asks
+Each step is an inspect task whose solver asks `get_model()` through the judges' `ask`
+(`judge.replies`), so only a checked reply is kept in the reply store and a rerun asks
 again exactly the questions that failed. The solver records the outcome in the sample
-metadata (`ANSWER`); the step's scorer turns it into the score the log shows and the
-pipeline reads: the checked answer, or an unscored score whose explanation is the reason.
+metadata (`ANSWER`); the step's scorer turns it into the score the pipeline reads.
 """
 
 from __future__ import annotations
@@ -158,13 +154,8 @@ def step_score(state: TaskState, present: Callable[[dict[str, Any]], Score]) -> 
 @metric
 def answered_means(keys: list[str]) -> Metric:
     """The mean of each of `keys` of the step's scores over the texts that got a checked
-    answer: the numbers of a step's table in inspect's results.
-
-    inspect leaves unscored samples (no usable reply) out of a metric, and where no text
-    of the step got an answer it would print `nan` for every mean (for a dict of metrics
-    by key, too: an empty metric falls back to NaN). A mapping's None is left out of the
-    results instead, so then the table shows the step's name and no number; the build's
-    summary counts the texts without a usable reply.
+    answer. Where no text got one, inspect would print `nan` for every mean; a None is left
+    out of the results instead, and the build's summary counts the texts without a reply.
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:

@@ -1,11 +1,8 @@
 """Where the benchmark's records and stored writings come from: the `dataset` parameter,
-resolved once into a `DataSource` that the tasks and the construction pipeline ask for
-`records(task)` and `generations(task, model)`.
-
-Sources: `hub` (the default, `hub.py`), a folder in the paper repository's layout
-(`folder.py`), a JSONL file of the user's own writing tasks, and `demo`, that source on the
-file shipped in the package (`jsonl.py`). A new source is one module with a `DataSource`
-subclass, one line in `open_source`, and its test (docs/data.md, "Adding a data source").
+resolved once into a `DataSource` (`hub`, the default; a folder in the paper
+repository's layout; a user's JSONL file; `demo`). A new source is one module with a
+`DataSource` subclass, one line in `open_source`, and its test (docs/data.md, "Adding a
+data source").
 """
 
 from __future__ import annotations

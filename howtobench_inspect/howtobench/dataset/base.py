@@ -1,9 +1,7 @@
 """What every data source answers, whatever it reads: the records of a task, the writings
 stored for them, and the checks that hold for all sources (a known task, one record per
-id, a stored writing for every record a run scores).
-
-A source is opened once (`howtobench.dataset.open_source`) and then asked; each kind of
-source is one module of this package that fills in the abstract methods.
+id, a stored writing for every record a run scores). Each kind of source fills in the
+abstract methods.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """The published benchmark pinned by content, since its hub repository has no tags.
 
-`datasets.load_dataset` reads the hub repository at `main`, which its owners may change at
-any time. A score is only comparable with the paper's (and with last month's) on the same
-items, so the hub source (`howtobench.dataset.hub`) checks each task's records against the
-fingerprint of the data published with the paper (its repository's `data/`): the number of
-records, and one hash over the id, instruction and reference of every record, in id order
-so that row order does not matter. A mismatch is logged, not refused: the data may have
-been fixed on purpose.
+`datasets.load_dataset` reads the hub at `main`, which its owners may change at any time,
+and a score compares only on the same items: so the hub source checks each task's
+records against the fingerprint of the data published with the paper (the count, and one
+hash over every record's id, instruction and reference in id order). A mismatch is
+logged, not refused: the data may have been fixed on purpose.
 """
 
 from __future__ import annotations

@@ -18,6 +18,7 @@ from howtobench.dataset.records import (
     parse_inference,
     read_jsonl,
 )
+from howtobench.vocabulary.credentials import without_credentials
 from howtobench.vocabulary.words import TASKS
 
 __all__ = ["FolderSource", "PROVENANCE"]
@@ -67,15 +68,16 @@ class FolderSource(DataSource):
         if not path.is_file():
             return None
         try:
-            found = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError) as err:
+            # one written by an earlier import may hold credentials: the log gets none
+            found = without_credentials(json.loads(path.read_text("utf-8")))
+        except (OSError, ValueError, RecursionError) as err:
             raise DataError(str(path), f"not a JSON object ({err})") from None
         if not isinstance(found, dict):
             raise DataError(str(path), "not a JSON object")
         return found
 
     def provenance_path(self, task: str, model: str) -> Path:
-        return self.path / task / "inferences" / f"{model}{PROVENANCE}"
+        return self._writer_file(task, model, PROVENANCE)
 
     def _read(self, task: str) -> list[WritingRecord]:
         path = self.path / task / "aligned.jsonl"
@@ -93,4 +95,16 @@ class FolderSource(DataSource):
         return str(self._inferences(task, model)), "infer_id"
 
     def _inferences(self, task: str, model: str) -> Path:
-        return self.path / task / "inferences" / f"{model}.jsonl"
+        return self._writer_file(task, model, ".jsonl")
+
+    def _writer_file(self, task: str, model: str, suffix: str) -> Path:
+        """A writer's file in `<task>/inferences/`; a name that would lead out of that
+        folder (`replay/../..`) is refused."""
+        folder = self.path / task / "inferences"
+        if any(mark in model for mark in ("/", "\\", "\0")):
+            raise DataError(
+                str(folder),
+                f"'{model}' is no writer's name in a data folder: a writer's writings are "
+                "<name>.jsonl in this folder, and a name holding '/' or '\\' would lead out of it",
+            )
+        return folder / f"{model}{suffix}"

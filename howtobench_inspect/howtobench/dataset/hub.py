@@ -1,10 +1,6 @@
 """The published benchmark on the Hugging Face hub (the default source), checked by content
-against the data published with the paper (`howtobench.dataset.fingerprint`).
-
-The hub holds the records only, in the published `aligned.jsonl` format, every task in one
-split; it stores no model's writings, so replay needs a local source. `datasets` is
-imported on first use (it is slow to import and only this source needs it), and the rows
-are fetched once for all the tasks asked of the source.
+against the data published with the paper (`dataset.fingerprint`). It holds no model's
+writings, so replay needs a local source; `datasets` is imported on first use.
 """
 
 from __future__ import annotations

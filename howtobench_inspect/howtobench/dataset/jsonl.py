@@ -1,9 +1,6 @@
-"""One JSONL file of the user's own writing tasks (`howtobench.dataset.records.parse_user_record`),
-each record with its stored writings under `generations`; `demo` is this source on the
-small original file shipped in the package.
-
-The file is read once, on first use, for every task and model asked of it: a record
-without `task` belongs to whichever task is asked, so each task parses the same lines.
+"""One JSONL file of the user's own writing tasks (`dataset.records.parse_user_record`),
+with stored writings under `generations`; `demo` is this source on the small file
+shipped in the package. The file is read once, on first use, for every task asked of it.
 """
 
 from __future__ import annotations

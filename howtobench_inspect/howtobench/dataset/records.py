@@ -1,13 +1,10 @@
 """Writing records: their type, the two record formats, validated, and inspect samples.
 
-Where records come from (the `dataset` task parameter: the hub, a data folder, a JSONL
-file, the demo) is `howtobench.dataset`; this module is what every source shares: the
-published `aligned.jsonl` format and that of a user's JSONL file (`parse_benchmark_record`,
-`parse_user_record`), how a JSONL file is read (`read_jsonl`), and the sample a record
-becomes (`record_to_sample`).
-
-Every record passes one validation path; a bad record raises `DataError` naming the
-file, the line and the field. Nothing is skipped silently.
+What every data source shares: the published `aligned.jsonl` format and a user's JSONL
+format (`parse_benchmark_record`, `parse_user_record`), how a JSONL file is read
+(`read_jsonl`), and the sample a record becomes (`record_to_sample`). Every record passes
+one validation path; a bad record raises `DataError` naming the file, the line and the
+field. Nothing is skipped silently.
 """
 
 from __future__ import annotations
@@ -97,11 +94,8 @@ def jsonl_text(rows: Iterable[Mapping[str, Any]]) -> str:
 
 def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each non-blank line; a malformed line, bytes that are not
-    UTF-8 or a file without any record raise `DataError`.
-
-    The file is split on newline bytes and each line decoded alone, so that an encoding error
-    names its line; a UTF-8 byte order mark (as some editors write) and CRLF line ends are
-    accepted.
+    UTF-8 (each line decoded alone, so the error names it) or a file without any record
+    raise `DataError`. A UTF-8 byte order mark and CRLF line ends are accepted.
     """
     if not path.is_file():
         raise DataError(str(path), "file not found")
@@ -225,12 +219,8 @@ def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> Wr
 def parse_user_record(
     obj: Mapping[str, Any], source: str, line: int, default_id: str, task: str
 ) -> WritingRecord:
-    """A record of a user's own JSONL file.
-
-    Fields: `instruction` (required), `id`, `task`, `genre`, `grounding`, `reference`,
-    `language` (`zh`, `en`, ...; detected when absent) and `generations`
-    (an object model name -> stored writing, for replay). A record without `task`
-    belongs to whichever task is run.
+    """A record of a user's own JSONL file (its fields: docs/data.md); a record without
+    `task` belongs to whichever task is run.
     """
     record_task = _text(obj, "task", source, line, required=False) or task
     _check_task(record_task, source, line, "task")

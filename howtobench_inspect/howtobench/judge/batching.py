@@ -1,15 +1,11 @@
 """A judge in batch mode: its batch API checked, its wait for the batch bounded.
 
-A judge in batch mode (its role's own `batch` setting, on a provider that batches)
-waits for its batch, which inspect polls with no bound at all. Two more ways it cannot
-answer end the run as an outage does: its endpoint has no batch API (asked once per
-judge and run before the first batch is sent, since a failed batch creation inside
-inspect would bring the eval down with a traceback and no word in the log), and its
-batch did not finish within `HOWTOBENCH_BATCH_WAIT` seconds, counted from when the call
-was queued (`BatchUnfinished`, naming the batches). The answered questions are in the
-reply store either way. A batch that inspect's OpenAI batcher failed as a whole (one
-failed request in it is enough) is read back from the provider's files
-(`howtobench.judge.lost_batches`).
+inspect polls a batch with no bound at all, so two more ways a batched judge cannot
+answer end the run as an outage does: its endpoint has no batch API (asked once per judge
+and run before the first batch, since a failed batch creation inside inspect brings the
+eval down with a traceback), and its batch did not finish within `HOWTOBENCH_BATCH_WAIT`
+seconds of the call being queued (`BatchUnfinished`, naming the batches). The answered
+questions are in the reply store either way (docs/large-runs.md, "Batch mode").
 """
 
 from __future__ import annotations
@@ -72,11 +68,8 @@ async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateC
 
 def batch_wait() -> float:
     """Seconds a batched judge call waits for its batch: `HOWTOBENCH_BATCH_WAIT`, or 24 h.
-
-    An environment variable rather than a scorer option: the wait changes no answer, so
-    it belongs with the operational settings, not the task's arguments; it reaches every
-    judge scorer, `inspect score` and `inspect eval-retry` alike; and a role's generate
-    config cannot carry it (inspect forbids unknown settings there).
+    An environment variable, not a scorer option: it changes no answer, reaches every judge
+    scorer, `inspect score` and `eval-retry` alike, and a role's config cannot carry it.
     """
     return wait_setting(
         BATCH_WAIT_VARIABLE, DEFAULT_BATCH_WAIT, "a batched judge call may wait for its batch"

@@ -1,18 +1,13 @@
 """What a failed judge call means: this question fails, or the judge is gone.
 
-inspect retries transient faults (429, 5xx, dropped connections, attempt timeouts) with
-backoff. What is left after that falls in two classes:
-
-- the judge cannot answer *this* question: the provider refuses the request (a 4xx
-  such as 400 or 413), answers 200 with a body that is not a chat completion, or stops
-  on its content filter (`CallFailed`). The question fails (it counts as a try), and the
-  sample is left unscored with the reason when its tries are spent; the run goes on.
-- the judge cannot answer *at all*: it refused connections, timed out, or kept
-  answering 429/5xx through every retry (`Lasting`, which `howtobench.judge.outages`
-  tells from a question the server keeps failing). Scoring more samples would only wait
-  out the same retries, so `JudgeUnavailable` ends the run with one line naming the
-  model and its base URL; `inspect eval-retry` finishes it once the judge is back, and
-  every answered question is kept in the reply store.
+inspect retries transient faults (429, 5xx, dropped connections, attempt timeouts). What
+is left falls in two classes: the judge cannot answer *this* question (a 4xx refusal, a
+200 body that is no completion, its content filter: `CallFailed`), so the question fails
+and its sample is left unscored when its tries are spent; or it cannot answer *at all*
+(refused connections, timeouts, 429/5xx through every retry: `Lasting`), so scoring more
+samples would only wait out the same retries, and `JudgeUnavailable` ends the run with
+one line naming the model and its base URL. `inspect eval-retry` finishes it once the
+judge is back, every answered question kept in the reply store.
 """
 
 from __future__ import annotations

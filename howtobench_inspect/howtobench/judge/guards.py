@@ -1,18 +1,13 @@
 """Writings a scorer must not score, and how every scorer of the package says it did not.
 
 Unscored samples follow inspect's convention (`model_graded_qa`): the reason is one of
-inspect's `ScoreReason` codes, `grader_failed` when a judge's replies were unusable and
-`scoring_failed` when the scorer could not run (no reference, a writing that must not be
-sent to a judge), and the detail is in the explanation, so logs can be filtered by code.
-
-Every score names the state of a writing that is not simply whole (cut, filtered,
-empty, reasoning or artifacts removed: `noted`), in its metadata and its explanation, so
-a cut writing is never read as a whole one.
-
-A solver that could not produce the writing under test (a perturber that refused or
-returned nothing) marks the sample with `SampleKey.UNSCORABLE` and the reason instead of letting
-the original text be scored as if it were the disturbed one; every scorer of the
-package, the overlap ones included, leaves such a sample unscored with that reason.
+inspect's `ScoreReason` codes (`grader_failed` for unusable replies, `scoring_failed`
+when the scorer could not run) and the detail is in the explanation, so logs can be
+filtered by code. Every score names the state of a writing that is not simply whole
+(cut, filtered, empty, refused, reasoning or artifacts removed, a reasoning tag kept:
+`noted`), so a cut writing is never read as a whole one. A solver that could not produce
+the writing under test marks the sample `SampleKey.UNSCORABLE`, and every scorer leaves
+it unscored with that reason rather than score the original as the disturbed one.
 """
 
 from __future__ import annotations

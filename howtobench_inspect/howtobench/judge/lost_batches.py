@@ -1,28 +1,14 @@
 """Judge questions of an OpenAI batch that inspect gave up on, read back from the batch's
 own files.
 
-inspect 0.3.285's OpenAI batcher reads every line of a finished batch's output and error
-files as a chat completion. A request that failed at the provider has a line of its own
-there (its HTTP status and an error body, with `"error": null`), which is no completion:
-reading it raises a pydantic `ValidationError`, and inspect then fails every request of
-the batch with that one error, saying so only in its batch log ("Batch {id} failed
-(obtaining results), failing all N requests in batch"). Asked again, the questions go
-into a new batch with the failing request among them, which fails the same way: with 10%
-of requests refused, three rounds of asking billed 210 requests and scored nothing.
-
-Yet the provider answered every other request, and its answers are in the batch's output
-file. So when a batched call fails after a batch was lost this way, its question is
-looked up in that batch's input file (by its messages), and its own line of the output
-or error file is its answer: the reply, at no new cost, or the provider's error for that
-request, which then costs its sample alone (as with Anthropic, whose batcher reads failed
-requests itself). No request is sent again. The files of a batch are read once, by the
-first of its questions to ask.
-
-When the files cannot be read, the call fails with a reason that names the batch, its
-id, what inspect raised and the first failed request's error (`lost_reason`), which
-`howtobench check-logs` recognises: a rerun asks such questions again. A call whose
-question is in none of the lost batches failed on its own, and is treated as before. The tokens of a reply read back here are not in inspect's
-usage accounting (inspect recorded the call as failed).
+inspect 0.3.285's OpenAI batcher reads a failed request's line of the batch's files as a
+chat completion, and fails every request of the batch when it cannot; asked again, they
+fail the same way in a new batch. Yet the provider answered the others, in the batch's
+output file: so a batched call that fails after a batch was lost this way looks its
+question up in that batch's input file and takes its own line of the output or error
+file, at no new cost (docs/large-runs.md, "Batch mode"). When the files cannot be read,
+the reason names the batch (`lost_reason`), which `check-logs` recognises. The tokens of
+a reply read back here are not in inspect's usage accounting.
 """
 
 from __future__ import annotations

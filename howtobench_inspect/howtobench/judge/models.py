@@ -36,14 +36,11 @@ def panel_models(judges: str | Sequence[str | Model] | None) -> list[str | Model
 
 
 def grader() -> Model:
-    """inspect's `grader` role; with none bound, inspect gives the evaluated model, which
-    then judges its own writing: said in a warning line once per model and run
-    (`howtobench.judge.runs`), whether the task build or a sample meets it first.
-
-    Raises `UserError` when that is 'none' or a replay model (a replay run without a
-    judge bound: a stored writer never judges), and
-    `ValueError` when no eval is under way (a task built from Python before `eval()`:
-    the model in context, if any, is an earlier eval's)."""
+    """inspect's `grader` role; with none bound, the evaluated model, which then judges its
+    own writing (said once per model and run). Raises `UserError` when that is 'none' or a
+    replay model (a stored writer never judges), and `ValueError` when no eval is under way
+    (the model in context, if any, is an earlier eval's).
+    """
     if not eval_running():
         raise ValueError("no eval is under way: the grader role is not known yet")
     try:

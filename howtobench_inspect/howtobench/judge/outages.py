@@ -89,12 +89,9 @@ def _overloaded(model: Model, cause: BaseException) -> JudgeUnavailable:
 
 
 async def surface_outage(judging: Awaitable[T]) -> T:
-    """`judging`, with an outage raised as its own one-line `JudgeUnavailable`.
-
-    A writing's judge calls run concurrently, so when the judge is gone several of them
-    fail at once and reach inspect as an exception group ("unhandled errors in a
-    TaskGroup"), which would hide the reason: the first outage is raised instead, and
-    any other error out of a group as itself.
+    """`judging`, with an outage raised as its own one-line `JudgeUnavailable`: a writing's
+    calls run concurrently, so a gone judge fails several at once, and the exception group
+    inspect would show hides the reason.
     """
     try:
         return await judging

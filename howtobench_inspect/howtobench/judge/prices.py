@@ -2,21 +2,12 @@
 
 Here, below both, because `howtobench cost` and `howtobench judge-check` price tokens
 alike, and the check runs in the core install: nothing here needs the studies extra.
-
-Prices come from a YAML/JSON file in the format of inspect's `--model-cost-config` (model
-name -> `input`, `output`, `input_cache_write`, `input_cache_read`, in dollars per
-million tokens), or else from inspect's own model data (`get_model_info(...).cost`). The
-file may name any model, a local or simulated one included. A usage that inspect already
-priced (`total_cost`) is taken as logged.
-
-Batch calls are cheaper: OpenAI, Anthropic and Google bill every token of a call sent
-through their batch APIs at half the standard rate (cache reads and writes included), and
-inspect's own pricing does not know it. A model's entry may say otherwise with `batch:`,
-either the share of the standard prices paid (`batch: 0.5`) or batch prices of their own
-(`batch: {input: ..., output: ..., input_cache_write: ..., input_cache_read: ...}`);
-inspect's `--model-cost-config` ignores the key, so one file serves both. Neither a log's
-usage nor its model calls say that a call was batched, so a role counts as batched when
-the log's header says its model ran in batch mode (`batched_roles`).
+Prices come from a file in the format of inspect's `--model-cost-config`, which may add a
+`batch:` share or batch prices (inspect ignores the key, so one file serves both), else
+from inspect's own model data; a usage inspect already priced is taken as logged. Batch
+APIs bill at half the standard rate, which inspect's pricing does not know, and neither
+usage nor calls say a call was batched: a role counts as batched when the log's header
+says its model ran in batch mode (`batched_roles`).
 """
 
 from __future__ import annotations

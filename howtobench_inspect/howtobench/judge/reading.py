@@ -168,14 +168,12 @@ class Form(Generic[T]):
     """What a question's answer must look like: the keys that mark the answer object
     (so drafts and echoes are passed over), and the check that turns it into a value.
 
-    `salvage` names the number keys that may still be read from an answer object that
-    does not parse, when each occurs in it exactly once as `"key": <number>` (or a
-    quoted number), as a member of the object (after its brace or a comma), and the
-    object closes: the reading says it was recovered, and the check still applies. Two
-    of them are two answers (one may stand inside the judge's reason, quoted from the
-    rubric), one inside a string is not the judge's number, and an object cut off before
-    it closes may have lost the real one: no number is read, and the question is asked
-    again."""
+    `salvage` names the number keys that may still be read from an answer object that does
+    not parse, when each occurs in it exactly once as a member of the object and the object
+    closes: the reading says it was recovered, and the check still applies. Otherwise (two
+    of them, one inside a string, an object cut off) no number is read, and the question is
+    asked again.
+    """
 
     keys: tuple[str, ...]
     check: Callable[[dict[str, Any]], T]

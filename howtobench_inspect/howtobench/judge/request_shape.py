@@ -16,13 +16,10 @@ __all__ = ["endpoint_key", "folded", "sendable"]
 def sendable(model: Model, conversation: Sequence[ChatMessage]) -> list[ChatMessage]:
     """The conversation as the judge's server accepts it.
 
-    Our prompts mark the end of a writing's shared materials as a prompt-cache
-    breakpoint, which makes a message's content a list of text parts. Only Anthropic's
-    API needs the parts (for `cache_control`); OpenAI caches long prefixes by itself,
-    and several OpenAI-compatible servers refuse a list (llama-cpp-python answers HTTP
-    500, "can only concatenate str (not "list") to str"). Everywhere else the parts are
-    joined into the plain string they stand for, exactly `message.text`, so the reply
-    store's key (which reads `message.text`) is the same either way. An endpoint the run
+    Our prompts' cache breakpoint makes a message's content a list of text parts, which
+    only Anthropic's API needs and several OpenAI-compatible servers refuse
+    (llama-cpp-python answers 500); everywhere else the parts are joined into exactly
+    `message.text`, so the reply store's key is the same either way. An endpoint the run
     learnt has no system role (`RunNotes.no_system`) gets the conversation `folded`.
     """
     if any(cls.__name__ == "AnthropicAPI" for cls in type(model.api).__mro__):

@@ -1,38 +1,16 @@
 """What one run has said and learnt about its judges, kept for that run and no longer.
 
-A warning meant to be said once ("this reply store cannot be written", "no judge bound")
-is said once per run, not once per process: a second `eval()` in the same Python process
-(a notebook cell, the next pass of an eval set, a script that runs two evals) is a run of
-its own, and its console and log get the line again. What a run learns about an
-endpoint, that its chat template refuses a system message, is learnt again by the next
-run at the price of one refused request: the server behind a URL may have been restarted
-with another model or template since, and each run's log then says why its system
-prompts travelled in the first user message. A batched judge's endpoint is likewise
-asked once per run whether it has a batch API (`judge.batching`). A negotiation that
-found no usable weights is asked once per run too (`tree.negotiator.SettledWeights`):
-every other writing, epoch and task of the instruction takes that failure rather than
-asking three times more, and the next run asks again, since the failure is not kept in
-the reply store.
+A warning is said once per run, not per process: a second `eval()` in one process (a
+notebook cell, an eval set's next pass) gets the line again in its console and log. What
+a run learns about an endpoint (a refused system role, no batch API, a negotiation with
+no usable weights) is learnt again by the next one, since the server behind a URL may
+have changed since. Kept by the run, not the Model (inspect memoizes models for the
+process) nor the scorer (built per task, and absent where calls are made).
 
-The run, not the Model: inspect memoizes models for the whole process, so a memo on one
-would outlive the run. Not the scorer: it is built per task (two tasks of one run would
-each warn), the task build and the build steps' solver have none, and the memo of a
-refused system role is needed below it, where the call is made.
-
-Which run is in progress:
-
-- while a sample runs, inspect's run (`run_id`: one per `eval()` call, also per eval-set
-  pass and per notebook cell, where inspect re-enters the notebook's own event loop);
-- else the event loop: `inspect score` (and `score()`) runs in a loop of its own, and
-  under `inspect eval` the tasks are built inside the eval's loop before any sample
-  runs. The first sample of a run takes over what was said while its tasks were built,
-  so a warning the task build gave is not given again by the same run;
-- outside any event loop (a task built from Python before `eval()`) there is no run:
-  nothing is kept and a warning is said each time.
-
-The notes are held by the event loop (weakly), so they go with the loop; a notebook's
-loop keeps one small entry per run. Two `score()` calls from one notebook share the
-notebook's loop, and so their notes.
+The run in progress: while a sample runs, inspect's `run_id`; else the event loop's own
+notes (`inspect score`, or the task build before the first sample, which takes them
+over); outside any event loop, none: nothing is kept. The notes are held weakly by the
+event loop, so they go with it.
 """
 
 from __future__ import annotations

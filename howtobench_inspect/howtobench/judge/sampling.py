@@ -1,11 +1,10 @@
 """Self-consistency for any judge scorer: n samples of the judge per writing, reduced by mean.
 
-Each judge sample runs the scorer's whole judging once with its own number, which is part of
-its questions' scope in the reply store, so a repeated run still reuses every sample.
-The spread (population standard deviation per score key), every sample's value and how
-many samples were usable are recorded in the metadata. A writing is scored only when at
-least half of its judge samples are usable (`enough_samples`): a mean of one sample out
-of five is not the self-consistent score it claims to be.
+Each judge sample runs the scorer's whole judging once with its own number, part of its
+questions' scope in the reply store, so a repeated run reuses every sample. The spread,
+every sample's value and how many were usable are recorded. A writing is scored only when
+at least half of its judge samples are usable (`enough_samples`): a mean of one sample
+out of five is not the self-consistent score it claims to be.
 """
 
 from __future__ import annotations

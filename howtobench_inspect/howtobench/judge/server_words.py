@@ -1,18 +1,12 @@
 """What a judge's server said: its status, its own words, and the phrases we act on.
 
-Servers refuse a request in their own error bodies and their own words; the judge
-reads the words out of any of those shapes (`server_message`) and recognises a few
-phrases by their meaning (`PHRASES`): a prompt longer than the model's context (asked
-again, it is cut the same way: the question fails for good), and a chat template that
-has no system role (the conversation is sent again with the system prompt folded into
-the first user message). Every other refusal is judged by its status alone
-(`howtobench.judge.failures`): an overloaded server answers 429/5xx, a request shape a
-server cannot handle shows when a tiny request still gets an answer
-(`howtobench.judge.outages`), neither by its words.
-
-The table names the simulator's profiles (`howtobench.simulator.profiles`) that send
-each phrase, or where a real server was seen to say it when no profile plays it;
-`tests/test_server_phrases.py` keeps the two in step.
+Servers refuse a request in their own error bodies and words; the judge reads the words
+out of any of those shapes (`server_message`) and recognises two meanings by their
+phrases (`PHRASES`): a prompt over the model's context (asked again, it is cut the same
+way: the question fails for good), and a chat template with no system role (the system
+prompt is then folded into the first user message). Every other refusal is judged by its
+status alone (`judge.failures`). The table names the simulator's profiles that send each
+phrase, or where a real server said it; `tests/test_server_phrases.py` keeps them in step.
 """
 
 from __future__ import annotations
@@ -155,13 +149,10 @@ def context_size(message: str) -> str | None:
 
 
 def status_of(error: Exception) -> int | None:
-    """The HTTP status an error stands for.
-
-    The SDK's error class says it first where it names one (`BadRequestError`: 400):
-    inspect builds the error of a request that failed inside an Anthropic batch as the
-    class of its error type but with status 500, which would turn a refused question
-    into an outage that ends the run. inspect raises a provider's error as its own
-    `ModelGenerateError`, with the provider's error as the cause.
+    """The HTTP status an error stands for: the SDK error class's first where it names one
+    (inspect gives a request that failed inside an Anthropic batch the class of its error
+    type but status 500, which would turn a refused question into an outage), then the
+    error's or its cause's (inspect's `ModelGenerateError` wraps the provider's).
     """
     if _error_in_reply(error) is not None:
         return 200
@@ -174,14 +165,11 @@ def status_of(error: Exception) -> int | None:
 
 
 def server_message(error: Exception) -> str:
-    """The server's own words, on one line, whatever shape its refusal took.
-
-    From an SDK error's body, in any of the shapes servers use: `{"error": {"message":
-    ...}}` (OpenAI, vLLM, llama.cpp, Anthropic), a string under `"error"` (LM Studio,
-    TGI), a top-level `"message"` (SGLang), plain text, or an HTML page (a proxy's
-    502, read as its title or its text); inspect's own error keeps the SDK's error as its
-    cause. An error object in a 200 answer (`_error_in_reply`) and a redirect loop
-    (`stopped_redirects`) are said too. Else the error's text."""
+    """The server's own words, on one line, whatever shape its refusal took: from an SDK
+    error's body in any shape servers use (an `error` object or string, a top-level
+    `message`, plain text, an HTML page's title), an error object in a 200 answer or a
+    redirect loop; else the error's text.
+    """
     if loop := stopped_redirects(error):
         return loop
     in_reply = _error_in_reply(error)
@@ -233,12 +221,9 @@ def _page_text(body: str) -> str:
 def _error_in_reply(error: BaseException) -> str | None:
     """The error object of a 200 answer that is no chat completion, in its own words.
 
-    A server that answers HTTP 200 with `{"error": {"message": ...}}` (seen from
-    OpenAI-compatible proxies and overloaded local servers) gets through the openai SDK
-    as a completion with no `choices`; inspect 0.3.285 then reads `choices` and raises
-    `TypeError: 'NoneType' object is not iterable`, which says nothing of the server's
-    words. The parsed completion is still a local (`completion`) of the provider's
-    frame that raised, where it is read from.
+    A 200 `{"error": {...}}` (from proxies and overloaded local servers) gets through the
+    openai SDK as a completion with no `choices`, on which inspect 0.3.285 raises a bare
+    `TypeError`; the parsed completion is still a local of the frame that raised.
     """
     if not isinstance(error, TypeError | AttributeError):
         return None

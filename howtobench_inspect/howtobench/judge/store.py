@@ -38,10 +38,12 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, cache_path
+from pydantic_core import to_jsonable_python
 
 from howtobench.judge.runs import this_run
+from howtobench.vocabulary.credentials import digest, without_credentials
 
-__all__ = ["ReplyStore", "logger"]
+__all__ = ["KEY_VERSION", "ReplyStore", "logger"]
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +60,11 @@ _OPERATIONAL = {
     "batch",
     "fail_on_refusal",
 }
+
+# The version of what a key holds. 2: the model's arguments too. A key of version 1 (no
+# version in it) did not say which arguments the judge had, so no reply kept under one
+# can be told to be this judge's: none is read, and each question is asked once more.
+KEY_VERSION = 2
 
 # A serial for this process's temporary files: with the process id, a name no other
 # writer of the store uses at the same time.
@@ -86,24 +93,40 @@ class ReplyStore:
         config: GenerateConfig,
         scope: Mapping[str, str],
     ) -> str:
-        """Everything that changes the judge's answer: the model and its endpoint, the
-        generation settings (the role's and the scorer's), the messages, and the scope
-        (epoch, judge sample)."""
+        """The question's key: the SHA-256 of its `identity`."""
+        text = ReplyStore.identity(model, messages, config, scope)
+        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    @staticmethod
+    def identity(
+        model: Model,
+        messages: Sequence[ChatMessage],
+        config: GenerateConfig,
+        scope: Mapping[str, str],
+    ) -> str:
+        """Everything that changes the judge's answer, as text: the model, its arguments
+        (a role's `model_args`, which inspect tells its models apart by: `towsim/judge`
+        with `rate_malformed` is another judge than without; a credential among them by
+        its digest only, `vocabulary.credentials`) and its endpoint, the generation
+        settings (the role's and the scorer's), the messages, the scope (epoch, judge
+        sample), and the version of this list, `KEY_VERSION`."""
         # what `model.config.merge(config)` holds, without its deep copies: the call's
         # settings over the role's, key by key (the text, so the key, is the same)
         settings = {
             **model.config.model_dump(exclude_none=True),
             **config.model_dump(exclude_none=True),
         }
+        arguments = to_jsonable_python(model.model_args, fallback=lambda v: type(v).__qualname__)
         identity: dict[str, Any] = {
+            "version": KEY_VERSION,
             "model": str(model),
+            "model_args": without_credentials(arguments, digest),
             "base_url": model.api.base_url,
             "config": {k: v for k, v in settings.items() if k not in _OPERATIONAL},
             "messages": [[message.role, message.text] for message in messages],
             "scope": dict(sorted(scope.items())),
         }
-        text = json.dumps(identity, ensure_ascii=False, sort_keys=True, default=str)
-        return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        return json.dumps(identity, ensure_ascii=False, sort_keys=True, default=str)
 
     def _path(self, key: str) -> str:
         return os.path.join(self._replies, key[:2], f"{key}.json")

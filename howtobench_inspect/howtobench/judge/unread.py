@@ -1,32 +1,15 @@
 """A prompt the judge's server did not read: its reply is not scored.
 
-Ollama past its `num_ctx`, and llama.cpp started with a small `-c` (context shift), do
-not refuse a prompt longer than their context: they keep its first few tokens and its
-tail, and the model answers what is left (a rubric without the writing, a writing
-without its instruction). The reply looks like any other, so the one sign of it is the
-reply's usage: far fewer prompt tokens than the request carried.
+Ollama past its `num_ctx`, and llama.cpp with a small `-c`, cut an overlong prompt
+without a word and answer what is left; the one sign is the reply's usage, far fewer
+prompt tokens than the request carried. The prompt's tokens are estimated low on purpose
+(docs/judges.md, "Context length"), so that a dense tokenizer is rarely taken for a cut.
 
-The prompt's tokens are estimated low on purpose, so that a long reply from a tokenizer
-that packs text densely is rarely taken for a cut one: Chinese text takes about one token
-per 1 to 1.5 characters with the tokenizers of the judges in use (counted here at 1.5
-characters a token; Qwen2.5's tokenizer packs the judges' Chinese prompts a little
-tighter, at 0.91-1.34 of the estimate, median 1.08-1.12 over 206 prompts), other text
-about four characters a token. A reply whose usage counts fewer than `READ_SHARE` of that
-estimate is not scored; a server that reports no prompt tokens (0 or none) is not ruled
-on.
-
-A server can also count fewer prompt tokens than it read: one that counts only the tokens
-past the prefix it reused from an earlier prompt's cache, and does not report the cached
-ones apart (Ollama 0.30.x did: ollama issue 16414, fixed by its PR 16428). ToW's leaf
-prompts share their first ~1,770 characters, so through such a server every leaf after
-the first would look cut. So a reply that looks cut is measured again against the part of
-its prompt past the longest prefix it shares with the judge's last `RECENT_PROMPTS`
-prompts of the run: when the usage is about that part's size (from `READ_SHARE` to
-`UNCACHED_AT_MOST` times its estimate), the server read the prompt and counted only what
-it had not cached; the reply is scored and the run says once what the server does. A
-prompt cut to a context counts the context, which is told apart unless it happens to be
-about the size of the uncached part (a cut is then missed; the first prompt of a run,
-sharing nothing, is always ruled on).
+A server may also count only the tokens past a prefix it reused from its cache (Ollama
+0.30.x, ollama issue 16414), and ToW's leaf prompts share their first ~1,770 characters:
+so a reply that looks cut is measured again against the part of its prompt past the
+longest prefix shared with the run's last `RECENT_PROMPTS` prompts, and scored, with one
+line saying what the server does, when its usage is about that part's size.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """`judge-check --against LOGS`: does this judge agree with a judge you trust?
 
-The reference is another judge's ToW logs of the same stored writings (the same writer,
-task and sample id), such as a run with a strong judge or an earlier check kept with
-`--log-dir`. Each writing the check judged is set beside the reference's score of it:
-ToW `overall`, the mean over epochs on each side (the originals only; damaged copies
-are not in a reference run). The agreement is Pearson's r and Kendall's tau-b with their
-p-values (`studies.correlation`, scipy), and the mean difference (this judge minus the
-reference). A ranking of systems needs several writers, and the check replays one, so
-none is given; `howtobench judges` compares judges over a whole run.
-
-Reported, not ruled on: how close is close enough depends on the reference.
+The reference is another judge's ToW logs of the same stored writings. Each writing the
+check judged (the originals only) is set beside the reference's `overall` of it, each the
+mean over epochs: Pearson's r and Kendall's tau-b with their p-values, and the mean
+difference. The check replays one writer, so no ranking of systems is given. Reported,
+not ruled on: how close is close enough depends on the reference.
 """
 
 from __future__ import annotations

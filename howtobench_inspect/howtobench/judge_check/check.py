@@ -1,29 +1,19 @@
 """The whole check (`judge_check`): every input checked, then the probes, then a small
 ToW eval with a fresh reply store, then the summary of its logs.
 
-Two bounds keep the check honest about a slow local judge:
-
-- `--max-connections` (default `DEFAULT_MAX_CONNECTIONS`, 1): the eval's connections to
-  the judge. A local server with one slot (llama.cpp's `--parallel 1`, Ollama's
-  `OLLAMA_NUM_PARALLEL=1`) queues every request it is not serving, and inspect's default
-  of 10 connections would make each call's measured time the server's queue plus its
-  answer; with no more connections than slots, the time measured is the server's answer.
-- `--time-limit` (default `DEFAULT_TIME_LIMIT`, 900 s): the whole check, probes and eval.
-  inspect's `time_limit` and `working_limit` bound each sample, not the run, and a
-  per-sample bound would still let many slow writings add up; so the check bounds its
-  own run: the eval is cancelled at the deadline (inspect writes the cancelled log with
-  the writings judged so far), and the report shows those, with a verdict that says the
-  check ran out of time.
+Two bounds keep the check honest about a slow local judge (docs/judges.md):
+`--max-connections` defaults to 1, since a server with one slot queues the rest and each
+call's time would be its queue plus its answer; and `--time-limit` bounds the whole check
+by our own deadline, since inspect's `time_limit` bounds each sample, not the run: at it
+the eval is cancelled and the report shows the writings judged so far.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -48,6 +38,7 @@ from howtobench.judge_check.role import ROLE, parse_role
 from howtobench.judge_check.summary import summarize
 from howtobench.judge_check.text import many, one_line, shorten
 from howtobench.judge_check.writings import check_tasks, default_replay, present_tasks
+from howtobench.vocabulary.environment import environment
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import replay_model
 
@@ -81,14 +72,10 @@ def judge_check(
 ) -> Report:
     """Check the judge: probes, then a small ToW eval, then the log's summary.
 
-    Every input is checked before the first request (bad input is a `UserError`; for
-    `against`, which needs the studies extra for its p-values, a `StudyError`). The eval
-    runs with `INSPECT_CACHE_DIR` set to a new empty folder, so no reply store answers
-    for the judge; its logs go to `log_dir`, or to a temporary folder removed afterwards. With `quality` the eval
-    also judges damaged copies and a retest (`judge_check.quality`), and the report
-    carries the quality verdict; with `against` (a reference judge's logs) it carries
-    the agreement with that judge (`judge_check.agreement`). `weights` is the tasks'
-    `-T weights=`: `uniform` or a plan file checks a judge whose negotiator is not asked.
+    Every input is checked before the first request (`UserError`; `StudyError` for
+    `against`, which needs the studies extra). The eval runs with `INSPECT_CACHE_DIR` set to
+    a new empty folder, so no reply store answers for the judge; its logs go to `log_dir`,
+    or to a temporary folder removed afterwards.
     """
     if against:  # the agreement's p-values
         check_extra("studies", "--against")
@@ -125,7 +112,7 @@ def judge_check(
         f"judging up to {many(limit, 'writing')} per task of {dataset}{extra} ({', '.join(run)}) ..."
     )
     with tempfile.TemporaryDirectory(prefix="howtobench-judge-check-") as scratch:
-        with _environment("INSPECT_CACHE_DIR", str(Path(scratch) / "cache")):
+        with environment({"INSPECT_CACHE_DIR": str(Path(scratch) / "cache")}):
             folder = log_dir or str(Path(scratch) / "logs")
             before = _log_files(folder)
             run_eval = _evaluate(evaluated, writer, spec.model(), limit, folder, max_connections)
@@ -185,7 +172,7 @@ def _no_display() -> None:
     model call looks, so before the probes), and `eval_async()` shows its plain display
     unless a display is set by then. A display an earlier eval of the process chose (a
     notebook's) is kept."""
-    with _environment("INSPECT_DISPLAY", "none"):
+    with environment({"INSPECT_DISPLAY": "none"}):
         display_type()
 
 
@@ -221,20 +208,6 @@ def _ran_out(limit: float, when: str) -> str:
         "was judged by then. Give it more time (--time-limit), fewer writings (--limit), or "
         "more connections where the server has the slots (--max-connections)"
     )
-
-
-@contextlib.contextmanager
-def _environment(name: str, value: str) -> Iterator[None]:
-    """`name=value` inside the block: the caller's environment is as it was after."""
-    before = os.environ.get(name)
-    os.environ[name] = value
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = before
 
 
 def _stopped(report: Report, plain: Probe) -> str:

@@ -1,8 +1,5 @@
-"""`howtobench judge-check`: the command of this package, registered by `howtobench.cli`.
-
-The check imports inspect-ai as it loads, so it is imported when the command runs: the
-parser needs only light modules and `judge-check --help` stays light. A judge that cannot
-serve raises `JudgeCannotServe`, which `cli.main` prints as one line, status 1.
+"""`howtobench judge-check`: the command's parser, which imports the check (and inspect-ai)
+only when the command runs, so that `judge-check --help` stays light.
 """
 
 from __future__ import annotations

@@ -2,18 +2,12 @@
 scores' records rather than from ToW's `overall`.
 
 ToW's `overall` mixes the judge's verdicts with a rule: the `formatting` leaf is scored
-by code (`tree.headings`), and a damage that cuts or moves a numbered heading moves it
-with no judge involved. With a 0.5B judge that gave originals and damaged copies the same
-scores, the one pair the original won came from `formatting` (10 to 0 on a dropped copy).
-So two judgings of a writing are compared on the judge's leaves alone (`compare`): the
-second's rule leaves are given the first's scores and the tree is aggregated again
-(`tree.aggregate`), so each node's difference is what the judge decided; the rule's own
-change is kept apart, to be shown apart.
-
-The weights are the judge's too, where its negotiator gave them. Where it gave none, the
-writing is unscored, but each expert leaf it judged is in the score's record: the pair is
-then read with equal weights in each group, the tree that `-T weights=uniform` judges with
-(`tree.negotiator.fixed_weights`), and the comparison says so.
+by code, and a damage that cuts or moves a numbered heading moves it with no judge
+involved. So two judgings of a writing are compared on the judge's leaves alone
+(`compare`): the second's rule leaves get the first's scores and the tree is aggregated
+again, the rule's own change kept apart. Where the negotiator gave no weights, the pair
+is read with equal weights in each group (`tree.negotiator.fixed_weights`), and the
+comparison says so.
 """
 
 from __future__ import annotations
@@ -144,7 +138,8 @@ def compare(first: Judging, second: Judging) -> Comparison | None:
 def why_unscored(found: Sequence[Judging]) -> str:
     """The leaf most often without a usable verdict, how often, and its last reason: why
     pairs could not be compared."""
-    counts = Counter(leaf for judging in found for leaf in judging.missing)
+    # a copy the damage left unchanged is unscored on purpose (`writing.perturb`)
+    counts = Counter(leaf for judging in found if judging.changed for leaf in judging.missing)
     if not counts:
         return "every judging had a verdict on every leaf"
     leaf, n = counts.most_common(1)[0]

@@ -1,16 +1,10 @@
 """The probes: a handful of tiny direct calls (a few tokens each, no cache), made before
-the eval, that say which request shapes the endpoint refuses. The first of them also
-tells an endpoint that answers nothing from one that answers badly, in seconds rather
-than after a run's retries. The tiny ones are reported, not ruled on: what ToW needs
-from them (a system message for the negotiator, temperature 0 for judging, 0.7 for
-re-asks) the eval has already exercised. The last one sends a prompt as long as a ToW
-question's and reads the reply's usage: a server that cut it to its context (Ollama's
-`num_ctx`, llama.cpp's `-c`) answers anyway, and only its usage says so
-(`howtobench.judge.unread`). That one is ruled on (`Probe.cut`): the demo's prompts are
-shorter than the benchmark's, so the eval may not meet the cut.
-
-Each probe is labelled by what the server did (`Probe.state`): "answered", "refused:
-HTTP 500: <its message>", "no answer (timeout)".
+the eval, that say which request shapes the endpoint refuses. The first also tells an
+endpoint that answers nothing from one that answers badly, in seconds. The tiny ones are
+reported, not ruled on: the eval exercises what ToW needs of them. The last sends a
+prompt as long as a ToW question and is ruled on (`Probe.cut`): a server that cut it to
+its context answers anyway, and only its usage says so (`judge.unread`), while the
+demo's prompts may be too short for the eval to meet the cut.
 """
 
 from __future__ import annotations

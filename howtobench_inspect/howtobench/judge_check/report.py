@@ -8,8 +8,7 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_ai.model import ModelUsage
-
+from howtobench.judge.unread import prompt_tokens
 from howtobench.judge_check.agreement import Agreement, agreement_json, render_agreement
 from howtobench.judge_check.probes import NEEDED_FOR, Probe
 from howtobench.judge_check.quality import Quality
@@ -129,19 +128,10 @@ def _table(summary: Summary) -> list[str]:
             f"{kind.name:<15}{kind.asked:>6}{kind.at_once:>9}{kind.after_reask:>10}"
             f"{kind.unusable:>10}{'-' if median is None else f'{median:.2f}':>10}"
             f"{'-' if wait is None else f'{wait:.2f}':>10}"
-            f"{_prompt_tokens(kind.usage) / calls:>12,.0f}{kind.usage.output_tokens / calls:>11,.0f}"
+            f"{prompt_tokens(kind.usage) / calls:>12,.0f}{kind.usage.output_tokens / calls:>11,.0f}"
             + (f"  ({kind.from_store} from store)" if kind.from_store else "")
         )
     return rows
-
-
-def _prompt_tokens(usage: ModelUsage) -> int:
-    """A prompt's whole size: inspect counts cache reads and writes apart from input."""
-    return (
-        usage.input_tokens
-        + (usage.input_tokens_cache_read or 0)
-        + (usage.input_tokens_cache_write or 0)
-    )
 
 
 def _tokens(report: Report, summary: Summary) -> list[str]:

@@ -42,13 +42,9 @@ class JudgeSpec:
 
 
 def parse_role(roles: Sequence[str]) -> JudgeSpec:
-    """The judge of `--model-role grader=VALUE`, read as inspect reads the option.
-
-    VALUE is a model name or inline YAML/JSON (`{model: ..., temperature: 0.7,
-    model_args: {...}}`). inspect's parser (`parse_model_role_cli_args`) lives in its
-    private `_cli` package in 0.3.285, so its rules are repeated here: the text after
-    the first `=` is YAML, a mapping names the model and its settings. A list (a panel)
-    is refused: the check is of one judge.
+    """The judge of `--model-role grader=VALUE`, read as inspect reads the option: the text
+    after the first `=` is YAML, a mapping names the model and its settings (inspect's own
+    parser is private in 0.3.285). A list (a panel) is refused: the check is of one judge.
     """
     judge: JudgeSpec | None = None
     for text in roles:

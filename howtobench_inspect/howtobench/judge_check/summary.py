@@ -1,20 +1,11 @@
 """What a check's logs say about the judge, read the way the scorer wrote them.
 
-The rule (`USABLE_SHARE`): the judge can serve ToW when every kind of question (the
-negotiator, unless the tasks weight without it, and each LLM leaf of the tasks run) got a
-usable reply, at once or after re-asks, in at least 75% of its asks (3 of 4, 5 of 6),
-every eval finished, and no writing ended in an error. One failure in four is allowed because a single timeout or
-odd reply on a small sample says little; a kind that fails more often will leave a
-matching share of a large run's writings unscored.
-
-A call's latency is the time the server took to answer it (inspect's `working_time`:
-the HTTP request that succeeded, measured by the provider's client), apart from the time
-the call waited in the client (for one of `--max-connections` slots, and through retries
-and their backoff): the rest of its span from `timestamp` to `completed`. A server with
-fewer slots than the client's connections queues the rest itself, which only a lower
-`--max-connections` shows.
-
-Reads logs only, so it can be tested and reused without an endpoint.
+The rule (`USABLE_SHARE`): the judge can serve ToW when every kind of question got a
+usable reply, at once or after re-asks, in at least 75% of its asks, every eval finished,
+and no writing ended in an error. One failure in four is allowed because a single
+timeout or odd reply on a small sample says little. A call's latency is the time the
+server took (inspect's `working_time`), apart from its wait in the client for a
+connection and through retries. Reads logs only, so it can be tested without an endpoint.
 """
 
 from __future__ import annotations
@@ -125,13 +116,11 @@ class Summary:
 
 
 def summarize(logs: Sequence[EvalLog], ran_out: str | None = None) -> Summary:
-    """Per kind of question: how many asks were usable at once, after re-asks, or not
-    (with the scorer's recorded reason); each call's latency and tokens, found by the
-    span of the question it was made in (`negotiator`, or the leaf's id under
-    `experts`), since a writing's calls run concurrently.
-
-    `ran_out`: why the check stopped early (its time limit); the evals it cancelled and
-    their unfinished writings are then not errors but the part not run."""
+    """Per kind of question: how many asks were usable at once, after re-asks, or not, and
+    each call's latency and tokens, found by the span of the question it was made in, since
+    a writing's calls run concurrently. With `ran_out` (the time limit), the cancelled
+    evals' unfinished writings are the part not run, not errors.
+    """
     expected = {
         leaf.id for log in logs for leaf in tree_for(_task_of(log)).leaves if leaf.judge == "llm"
     }

@@ -1,14 +1,10 @@
 """HoWToBench for lm-evaluation-harness: its tasks, and judging its writings with ToW.
 
-Many teams generate with lm-evaluation-harness (its vLLM, HF and API backends) and have
-nothing to judge Chinese writing with. `tasks/` is a folder of lm-eval task files
-(`howtobench_completion`, `howtobench_guide`, `howtobench_open`, the group `howtobench`)
-that `howtobench lm-eval path` prints for `lm_eval --include_path`: they ask the inspect
-tasks' writer prompts on the inspect tasks' data and report the package's BLEU and
-ROUGE-L. `howtobench lm-eval import` (`imports.py`) turns lm-eval's `--log_samples`
-output into a data folder whose writings `--model replay/<writer>` hands to the ToW judge
-in inspect. Nothing here imports lm-eval: its output is JSON, and its task files call
-plain functions (`tasks/hooks.py`), so the core install runs without it.
+Many teams generate with lm-evaluation-harness and have nothing to judge Chinese writing
+with. `tasks/` holds lm-eval task files that ask the inspect tasks' writer prompts on
+their data (`howtobench lm-eval path`), and `howtobench lm-eval import` turns lm-eval's
+`--log_samples` output into a data folder that `--model replay/<writer>` hands to the ToW
+judge (docs/lm-eval.md). Nothing here imports lm-eval, so the core install runs without it.
 """
 
 from __future__ import annotations

@@ -10,12 +10,16 @@ inspect task records in its log (`writer_provenance`). `inspect eval howtobench/
 writer prompt lm-eval sent, and names the writer in the log.
 
 A second writer's output may go into the same folder when it answered the same items;
-anything else there is refused rather than overwritten.
+anything else there is refused rather than overwritten. Every check comes before the
+first file is written, and the files are written beside their places and renamed into
+them once all are written: an import that fails leaves the folder as it found it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -52,17 +56,20 @@ def import_output(output: Path, writer: str | None, out: Path) -> list[str]:
             f"--writer {name!r}: a writer's name is letters, digits, '.', '_' and '-' "
             "(it names a file and the model replay/<name>)"
         )
+    if out.exists() and not out.is_dir():
+        raise OutputError(f"--out {out}: a file, not a folder: give the folder to write")
     folder = FolderSource(out.absolute(), str(out))
-    planned = [(found, _aligned(found)) for found in answered]
-    for found, aligned in planned:  # every check before any file is written
+    files: dict[Path, str] = {}
+    for found in answered:  # every check before any file is written
+        aligned = _aligned(found)
         _check_free(folder, found.task, name, aligned)
-    lines = []
-    for found, aligned in planned:
-        _write(folder, found, name, aligned)
-        lines.append(
-            f"{found.task}: {len(found.docs)} writings of {name} ({found.run.model}) "
-            f"in {out / found.task}"
-        )
+        files.update(_files(folder, found, name, aligned))
+    _write_all(out, files)
+    lines = [
+        f"{found.task}: {len(found.docs)} writings of {name} ({found.run.model}) "
+        f"in {out / found.task}"
+        for found in answered
+    ]
     tasks = " ".join(f"howtobench/{found.task}" for found in answered)
     command = "eval" if len(answered) == 1 else "eval-set"
     lines.append(
@@ -107,16 +114,46 @@ def _check_free(folder: FolderSource, task: str, writer: str, aligned: str) -> N
         )
 
 
-def _write(folder: FolderSource, found: Answered, writer: str, aligned: str) -> None:
-    inferences = folder.path / found.task / "inferences"
-    inferences.mkdir(parents=True, exist_ok=True)
-    (folder.path / found.task / "aligned.jsonl").write_text(aligned, "utf-8")
+def _files(folder: FolderSource, found: Answered, writer: str, aligned: str) -> dict[Path, str]:
+    """The files of one task and their text (its items only when not there yet)."""
+    items = folder.path / found.task / "aligned.jsonl"
     outputs = [
         {"infer_id": doc["infer_id"], "output": writing}
         for doc, writing in zip(found.docs, found.writings, strict=True)
     ]
-    (inferences / f"{writer}.jsonl").write_text(jsonl_text(outputs), "utf-8")
     provenance: dict[str, Any] = {"writer": writer, **found.run.provenance(found.task)}
-    folder.provenance_path(found.task, writer).write_text(
-        json.dumps(provenance, ensure_ascii=False, indent=2) + "\n", "utf-8"
+    files = {} if items.is_file() else {items: aligned}
+    files[folder.path / found.task / "inferences" / f"{writer}.jsonl"] = jsonl_text(outputs)
+    files[folder.provenance_path(found.task, writer)] = (
+        json.dumps(provenance, ensure_ascii=False, indent=2) + "\n"
     )
+    return files
+
+
+def _write_all(out: Path, files: dict[Path, str]) -> None:
+    """Write every file or none (the module docstring): on a failure the files, their
+    temporary copies and the folders this import made are removed, and one line says
+    what could not be written. (The files were not there: `_check_free`.)"""
+    folders: list[Path] = []
+    temporary = {path: path.with_name(f".{path.name}.{os.getpid()}.tmp") for path in files}
+    try:
+        for path in files:
+            missing = [p for p in (path.parent, *path.parent.parents) if not p.exists()]
+            for folder in reversed(missing):
+                folder.mkdir()
+                folders.append(folder)
+        for path, text in files.items():
+            temporary[path].write_text(text, "utf-8")
+        for path in files:
+            os.replace(temporary[path], path)
+    except OSError as error:
+        for path in [*files, *temporary.values()]:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        for folder in reversed(folders):
+            with contextlib.suppress(OSError):
+                folder.rmdir()
+        raise OutputError(
+            f"--out {out}: cannot write {error.filename or out} "
+            f"({error.strerror or error}); nothing was imported"
+        ) from None

@@ -1,35 +1,34 @@
 """lm-eval's `--log_samples` output, read for `howtobench lm-eval import`.
 
-lm-eval writes, under `--output_path`, one folder per model holding a
-`results_<date>.json` for each run and, with `--log_samples`, a
-`samples_<task>_<date>.jsonl` for each task of that run (lm-eval 0.4.x). The results
-file says what was run (the model, its arguments, `--limit`, the generation settings of
-each task); each samples line holds the item as our task file made it (`doc`, with the
-record and its writer prompt: `tasks/hooks.row`) and the generation (`filtered_resps`).
-
-What cannot make one writer's data folder is refused in one line: output of other tasks
-only, a results file without its samples file, a samples file of another task or cut
-short, one task answered in two runs, runs of different models or limits.
+lm-eval 0.4.x writes one folder per model under `--output_path`: a `results_<date>.json`
+per run (what was run) and a `samples_<task>_<date>.jsonl` per task (each item as our
+task file made it, `tasks/hooks.row`, and its generation). What cannot make one writer's
+data folder is refused in one line: other tasks' output only, a results file without its
+samples, a samples file cut short, one task answered in two runs, runs of different
+models or limits, a file nested too deep to read, an item answered twice, a generation
+longer than a judge is sent. The model's arguments are read as pairs, whether lm-eval
+recorded a dict or the string it was given, and every credential in them is left out
+(`vocabulary.credentials`) before anything is kept or printed.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from howtobench.dataset.records import read_jsonl
+from howtobench.judge.defaults import LONGEST_WRITING
 from howtobench.lmeval import TASK_PREFIX
+from howtobench.vocabulary.credentials import parse_pairs, without_credentials
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASKS
 
-__all__ = ["Answered", "DOC_FIELDS", "OutputError", "Run", "SECRET_WORDS", "read_output"]
+__all__ = ["Answered", "DOC_FIELDS", "OutputError", "Run", "read_output"]
 
 # What a samples line's `doc` must hold to be one of our items (`tasks/hooks.row`).
 DOC_FIELDS = ("infer_id", "task_type", "basic_instruction", "reference", "language", "prompt")
-# Model arguments not kept as provenance: credentials have no place in a data folder.
-SECRET_WORDS = ("key", "token", "secret", "password")
 
 
 class OutputError(UserError):
@@ -49,12 +48,20 @@ class Run:
         return self.path.stem.removeprefix("results_")
 
     @property
+    def model_args(self) -> dict[str, Any]:
+        """The model's arguments as pairs (from the string lm-eval was given, too),
+        credentials left out."""
+        args = (self.results.get("config") or {}).get("model_args") or {}
+        pairs = parse_pairs(args) if isinstance(args, str) else args
+        return self._cleaned(pairs) if isinstance(pairs, dict) else {}
+
+    @property
     def model(self) -> str:
         """lm-eval's backend and the model it served, e.g. `vllm Qwen/Qwen2.5-7B`."""
-        config = self.results.get("config") or {}
-        args = config.get("model_args") or {}
-        named = args.get("model") or args.get("pretrained") if isinstance(args, dict) else args
-        return " ".join(str(part) for part in (config.get("model"), named) if part)
+        args = self.model_args
+        named = args.get("model") or args.get("pretrained")
+        backend = (self.results.get("config") or {}).get("model")
+        return " ".join(str(part) for part in (backend, named) if part)
 
     @property
     def limit(self) -> float | None:
@@ -74,19 +81,16 @@ class Run:
         the command line's over them, the chat template, the system instruction and
         `--limit`."""
         config = self.results.get("config") or {}
-        args = config.get("model_args") or {}
-        if isinstance(args, dict):
-            args = {k: v for k, v in args.items() if not _secret(k)}
         task_config = (self.results.get("configs") or {}).get(f"{TASK_PREFIX}{task}") or {}
         settings = {
             **(task_config.get("generation_kwargs") or {}),
             **(config.get("gen_kwargs") or {}),
         }
-        return {
+        provenance = {
             "harness": "lm-evaluation-harness",
             "lm_eval_version": self.results.get("lm_eval_version"),
             "model": config.get("model"),
-            "model_args": args,
+            "model_args": self.model_args,
             "generation_kwargs": settings,
             # lm-eval records None without --apply_chat_template, the template (or "" for
             # a chat API, whose server applies its own) with it
@@ -96,6 +100,14 @@ class Run:
             "limit": self.limit,
             "results_file": self.path.name,
         }
+        return self._cleaned(provenance)  # the generation settings' credentials too
+
+    def _cleaned(self, value: dict[str, Any]) -> dict[str, Any]:
+        try:
+            cleaned: dict[str, Any] = without_credentials(value)
+        except ValueError as error:
+            raise OutputError(f"{self.path}: its model settings are {error}") from None
+        return cleaned
 
 
 @dataclass(frozen=True)
@@ -166,7 +178,8 @@ def _answered(run: Run, task: str) -> Answered:
             f"{run.path}: no samples file {path.name} beside it: rerun lm_eval with --log_samples"
         )
     docs, writings = [], []
-    for number, line in _lines(path):
+    lines: dict[str, int] = {}  # item id -> the line that answered it
+    for number, line in read_jsonl(path):
         doc = line.get("doc")
         if not isinstance(doc, dict) or any(field not in doc for field in DOC_FIELDS):
             raise OutputError(
@@ -177,6 +190,13 @@ def _answered(run: Run, task: str) -> Answered:
                 f"{path}, line {number}: an item of task '{doc['task_type']}' in the samples of "
                 f"{TASK_PREFIX}{task}"
             )
+        item = str(doc["infer_id"])
+        if item in lines:
+            raise OutputError(
+                f"{path}, line {number}: item '{item}' answered twice (lines {lines[item]} and "
+                f"{number}): import the output of one lm_eval run, which answers each item once"
+            )
+        lines[item] = number
         writings.append(_writing(line, path, number))
         docs.append(doc)
     counted = ((run.results.get("n-samples") or {}).get(f"{TASK_PREFIX}{task}") or {}).get(
@@ -195,19 +215,15 @@ def _writing(line: dict[str, Any], path: Path, number: int) -> str:
     that answered no text (a content filter) left None: an empty writing, which ToW
     scores at every leaf's lowest, as inspect scores an empty live writing."""
     found = line.get("filtered_resps")
-    if isinstance(found, list) and found and (found[0] is None or isinstance(found[0], str)):
-        return found[0] or ""
-    raise OutputError(f"{path}, line {number}: no generation (filtered_resps) to import")
-
-
-def _lines(path: Path) -> Iterable[tuple[int, dict[str, Any]]]:
-    with path.open(encoding="utf-8") as file:
-        for number, text in enumerate(file, start=1):
-            if text.strip():
-                try:
-                    yield number, json.loads(text)
-                except json.JSONDecodeError as err:
-                    raise OutputError(f"{path}, line {number}: not JSON ({err.msg})") from None
+    if not (isinstance(found, list) and found and (found[0] is None or isinstance(found[0], str))):
+        raise OutputError(f"{path}, line {number}: no generation (filtered_resps) to import")
+    writing: str = found[0] or ""
+    if len(writing) > LONGEST_WRITING:
+        raise OutputError(
+            f"{path}, line {number}: a generation of {len(writing):,} characters, more than "
+            f"the {LONGEST_WRITING:,} a judge is sent: rerun lm_eval with a lower max_gen_toks"
+        )
+    return writing
 
 
 def _json(path: Path) -> dict[str, Any]:
@@ -215,13 +231,11 @@ def _json(path: Path) -> dict[str, Any]:
         found = json.loads(path.read_text("utf-8"))
     except (OSError, ValueError) as err:
         raise OutputError(f"{path}: not an lm-eval results file ({err})") from None
+    except RecursionError:
+        raise OutputError(f"{path}: not an lm-eval results file (nested too deep)") from None
     if not isinstance(found, dict) or "config" not in found:
         raise OutputError(f"{path}: not an lm-eval results file (no 'config')")
     return found
-
-
-def _secret(name: str) -> bool:
-    return any(word in name.lower() for word in SECRET_WORDS)
 
 
 def _shown(limit: float | None) -> str:

@@ -1,16 +1,11 @@
 """inspect's run options, checked when one of our tasks is built.
 
-`inspect eval` takes `--max-connections 0` (or any negative count) without a word and
-then waits forever: with 0 connections no call can start, and `--max-samples` defaults
-to `--max-connections`, so not even a replay run with overlap scorers moves. A negative
-`--max-retries`, or a `--timeout` of 0, is taken as silently. While inspect builds the
-tasks, the eval's generation settings are known (the evaluated model's config:
-`howtobench._inspect.eval_config`), so a task can refuse them in one line (a
-`UserError`, printed without a traceback) before anything runs.
-
-`--max-samples` is not among those settings in inspect-ai 0.3.285 (it belongs to the
-eval's own config, which is made after the tasks are built), so a task cannot see it:
-`--max-samples 0` still waits forever, and that is inspect's to refuse.
+`inspect eval` takes `--max-connections 0` (or any negative count), a negative
+`--max-retries` or a `--timeout` of 0 without a word, and then waits forever or misbehaves.
+While inspect builds the tasks the eval's generation settings are known
+(`_inspect.eval_config`), so a task refuses them in one line before anything runs.
+`--max-samples` is not among those settings in inspect-ai 0.3.285, so `--max-samples 0`
+is inspect's to refuse.
 """
 
 from __future__ import annotations
@@ -32,12 +27,9 @@ BOUNDS = {
 
 
 def check_run_options(config: GenerateConfig | None = None) -> None:
-    """Refuse counts and timeouts out of range in `config`, by default the eval's
-    (unset values are inspect's defaults, and fine).
-
-    Built from Python before `eval()`, or with a `Model` object as the eval's model, the
-    eval's settings are not known and nothing is checked; `howtobench build` checks its
-    own options when they are parsed.
+    """Refuse counts and timeouts out of range in `config`, by default the eval's. Built
+    from Python before `eval()`, or with a `Model` object as the eval's model, the eval's
+    settings are not known and nothing is checked.
     """
     found = config if config is not None else eval_config()
     for option, (field, lowest) in BOUNDS.items():

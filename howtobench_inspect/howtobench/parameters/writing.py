@@ -118,9 +118,11 @@ def writing_parameters(
         cut: a writing the writer was stopped in (the length limit, the context; a stored
             writing that ends mid-sentence): `scored` as written and flagged (the
             default), or `unscored` with the reason.
-        artifacts: the explanation blocks and generation tags of the paper's completion
-            prompt: `strip` (the default) judges the fill alone, as appendix J's raters
-            did; `keep` judges the writing as published, as the paper's ToW read it.
+        artifacts: what the paper's prompts had writers add: `strip` (the default)
+            judges the completion's first answer without its explanations and tags, as
+            appendix J's raters did, and the guide and open writings without their
+            frame tags (docs/data.md); `keep` judges the writing as published, as the
+            paper's ToW read it.
         judge_system: send the ToW experts our system prompt (true, the default), or the
             question alone, as the paper's code does (false).
         genre_line: show the ToW negotiator and experts the genre line from our label

@@ -1,19 +1,11 @@
 """A worker's limits from inspect's variables, and the line that says what its connections are.
 
-`inspect eval-set` reads `INSPECT_EVAL_MAX_CONNECTIONS`, `_MAX_SAMPLES` and `_MAX_TASKS`
-for its options; `eval_set()` in Python does not, so the scale-out recipe
-(`docs/examples/scale_out.py`) takes them from here, and its worker entry
-(`howtobench.scale.workers.run`) checks them before anything runs, so that a value that is no
-whole number stops it in one line instead of a traceback from inside the eval.
-
-Left unset, the connections are not a fixed number: inspect-ai 0.3.285 then runs each
-model's calls under its adaptive concurrency (`AdaptiveConcurrency`: a limit that starts
-at `start`, doubles after each round of calls that filled it, up to `max`, and is cut
-only on rate-limit replies, down to `min`). A judge server of our own (vLLM, llama.cpp)
-queues what it cannot serve instead of refusing it, so the limit climbs to `max` per
-worker process however few slots the judge has, and every call waiting in that queue is
-asked again if the worker is killed. Hence the line each worker prints at its start,
-with the numbers read from inspect's own defaults.
+`eval_set()` in Python does not read `INSPECT_EVAL_MAX_CONNECTIONS`, `_MAX_SAMPLES` and
+`_MAX_TASKS` as `inspect eval-set` does, so the scale-out recipe takes them from here and
+the worker checks them before anything runs. Left unset, the connections follow inspect's
+adaptive concurrency, which climbs to its maximum against a judge server that queues
+rather than refuses: hence the line each worker prints (docs/cluster.md, "Judge
+connections").
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
-"""What a worker finds in the log folder it shares with other workers, and what it may
-do there: the units of its worker file, the logs of each (finished, stopped, another
-split's), which stopped log to continue, and which to delete once the unit has a
-finished one. The folder's files are the only state workers on many hosts share (see
-`scale/workers.py`); no finished log is ever deleted here.
+"""What a worker finds in the log folder it shares with other workers, and what it may do
+there: the units' logs (finished, stopped, another split's), which stopped log to
+continue, which to delete once the unit has a finished one. No finished log is ever
+deleted here.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -25,9 +25,12 @@ __all__ = [
     "survey",
     "tidy",
     "to_resume",
+    "why_stopped",
 ]
 
 FINISHED = "success"
+# `JudgeUnavailable('judge ... did not answer ...')`: the exception's name and its message
+_RAISED = re.compile(r"\w+\((['\"])(.*)\1\)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -185,6 +188,23 @@ def completed(path: str) -> int:
         return sum(1 for s in read_eval_log_sample_summaries(path) if s.error is None)
     except Exception:  # unreadable sample list: nothing to keep from it
         return 0
+
+
+def why_stopped(log: Found) -> str:
+    """Why a log's task did not finish: its error, else its first errored sample's
+    (selection mode ends a task whose samples errored, such as every sample a dead judge
+    stopped, in `success` with no error of its own: `all_done`); "" when neither says."""
+    if log.reason:
+        return log.reason
+    from inspect_ai.log import read_eval_log_sample_summaries
+
+    try:
+        summaries = read_eval_log_sample_summaries(log.path)
+    except Exception:  # unreadable sample list: nothing to say from it
+        return ""
+    error = next((sample.error for sample in summaries if sample.error), "")
+    said = _RAISED.fullmatch(error)  # a sample's error is the exception's repr
+    return stop_reason(said.group(2) if said else error)
 
 
 def to_resume(logs: Sequence[Found]) -> Found | None:

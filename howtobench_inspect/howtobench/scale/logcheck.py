@@ -1,25 +1,11 @@
 """`howtobench check-logs LOGS`: a non-zero exit status when a run did not finish.
 
-`inspect eval` exits 0 even when a task ends in error (a dead judge, a cancelled run):
-inspect keeps per-task outcomes in the logs, and only `inspect eval-set` exits 1. A
-script that runs `inspect eval` unattended, on one host or on many workers, therefore
-needs to read the logs to know; this reads their headers only (no samples), so it is
-quick on logs of any size and on remote log folders.
-
-A run that finished can still have left samples unscored that a rerun would score: the
-questions of a provider batch that failed as a whole (`howtobench.judge.lost_batches`),
-which a script should hear of as well. Only the logs whose header counts unscored
-samples have their sample summaries read, to find those reasons.
-
-A run continued with `inspect eval-retry` counts as finished when its newest log is:
-the logs of one run are grouped as the studies group them (`howtobench.studies.runs`),
-so the earlier failed log of a retried run does not fail the check. Samples that several
-runs score with one scorer (a copied log, two runs of one writer, two splits of one eval
-set in one folder) fail it with the account `report` refuses the folder with
-(`studies.runs.overlaps`): the logs that hold them, and which to keep.
-
-The command's parser is here too; the log reader (inspect-ai, pandas) is imported when the
-check runs, so that `check-logs --help` stays light.
+`inspect eval` exits 0 even when a task ends in error, so an unattended script must read
+the logs to know. This reads their headers only (the sample summaries only of logs that
+count unscored samples, for a lost batch's reason), so it is quick on any log folder. A
+run is grouped as the studies group runs (`studies.runs`): a retried run counts by its
+newest log, and samples scored twice fail it as `report` refuses them. The log reader is
+imported when the check runs, so that `check-logs --help` stays light.
 """
 
 from __future__ import annotations

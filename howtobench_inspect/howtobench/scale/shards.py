@@ -1,36 +1,13 @@
 """`howtobench shards split CAPTURE.json --workers N --out DIR`: worker files of equal work.
 
-An eval set's tasks are whole (writer × task) units of very different sizes (379 to 467
-writings, 5 judge calls a completion writing and 7 a guide or open one), so handing
-whole tasks to workers round-robin leaves some workers idle while others still judge.
-What costs time in a judging run is the judge's calls, so this cuts the eval set into N
-stretches of nearly equal numbers of judge calls, cutting a task by sample range where a
-stretch ends inside it.
-
-The calls a writing costs come from the task's arguments as inspect's capture records
-them (`args_full`) and from the tree itself (`howtobench.tree.spec`): one call per LLM
-leaf of the task's tree (node ablations narrowed), one negotiator call unless the
-weights come from a plan or are uniform, one call for each single-call baseline, times
-the judge panel, the judge samples and the epochs. Overlap scorers ask no judge.
-
-**Where the sample range goes.** inspect's selection format (`EvalSetSelection`,
-version 7) carries one `limit` per selection (`overrides.limit`), not per task, and
-forbids unknown fields. A worker file is therefore inspect's selection plus one field of
-ours, `howtobench`:
-
-    {"version": 7, "eval_set_id": "howtobench",
-     "tasks": [{"identifier": "howtobench/guide#.../replay/gpt-4o/..."}, ...],
-     "howtobench": {"limits": {"howtobench/guide#...": [120, 456]},
-                    "samples": 560, "judge_calls": 3920}}
-
-`limits` maps a task cut by range to its `[start, stop)` sample positions (inspect's
-`limit=(start, stop)`: zero-based, stop excluded); a task absent from it runs whole. The
-worker entry (`howtobench.scale.workers`) reads the file, and runs each cut task as a selection
-of its own with that range as `overrides.limit`. Plain inspect refuses the file (the
-unknown field), which is the safe failure: ignoring the range would run the whole task
-on every worker that holds a piece of it. A range does not change a task's identity
-(inspect leaves `limit` out of it), so the studies count the pieces of one writer's task
-as one row, each sample once.
+An eval set's tasks are (writer × task) units of very different sizes, and what costs
+time is the judge's calls; so this cuts the eval set into N stretches of nearly equal
+numbers of judge calls (counted from the task's captured `args_full` and the tree in
+`howtobench.tree.spec`), cutting a task by sample range where a stretch ends inside it.
+The range goes in one field of ours, `howtobench.limits`, beside inspect's selection
+format, which has one `limit` per selection: plain inspect refuses the file, the safe
+failure, where ignoring the range would run the whole task on every worker holding a
+piece of it (the format: docs/cluster.md, "The worker file").
 """
 
 from __future__ import annotations
@@ -67,7 +44,7 @@ __all__ = [
 ]
 
 FIELD = "howtobench"
-"""Our field in a worker file (see the module docstring)."""
+"""Our field in a worker file, beside inspect's selection (`limits`, `samples`, `judge_calls`)."""
 
 SELECTION_VERSION = 7
 """inspect's selection schema the worker files declare (`EVAL_SET_SELECTION_VERSION` of
@@ -166,12 +143,10 @@ def read_capture(path: Path) -> tuple[str, list[Task]]:
 
 
 def cut(tasks: Sequence[Task], workers: int) -> list[list[Piece]]:
-    """The tasks, in capture order, cut into `workers` stretches of nearly equal weight.
-
-    Every sample goes to exactly one worker and every worker gets at least one; each
-    stretch is contiguous, so a worker holds at most two cut tasks and no task twice.
-    Worker k ends at the sample where the running weight comes closest to k/N of the
-    total (so no worker is more than one sample's calls off its share).
+    """The tasks, in capture order, cut into `workers` contiguous stretches of nearly equal
+    weight: every sample goes to exactly one worker and every worker gets one at least, so a
+    worker holds at most two cut tasks and no task twice; worker k ends at the sample where
+    the running weight comes closest to k/N of the total.
     """
     from howtobench.vocabulary.errors import UserError
 
@@ -207,7 +182,7 @@ def cut(tasks: Sequence[Task], workers: int) -> list[list[Piece]]:
 
 
 def worker_file(eval_set_id: str, pieces: Sequence[Piece]) -> dict[str, Any]:
-    """A worker's selection, in the format the module docstring describes."""
+    """A worker's selection: inspect's, plus our `FIELD` (docs/cluster.md, "The worker file")."""
     return {
         "version": SELECTION_VERSION,
         "eval_set_id": eval_set_id,

@@ -1,41 +1,12 @@
 """A worker of an eval set that owns its bookkeeping: rerun after any kill, it resumes.
 
-inspect's selection mode (`INSPECT_EVAL_SET_SELECTION`) runs the tasks a file names "with
-no eval-set bookkeeping": a rerun does not skip a finished task, does not continue a log
-that stopped, and leaves the stopped log beside the new one, so a folder a killed worker
-wrote into needs a person before `howtobench check-logs` or `report` accept it. The
-runner owns that, and a job runner (Slurm, Kubernetes) knows nothing of logs; so the
-worker does it itself, from the one thing workers on many hosts share, the log folder's
-files (no lock, no database):
-
-- A task (a unit: its identifier and, for a task cut by `howtobench shards split`, its
-  sample range) with a finished log in the folder is skipped.
-- A task whose log stopped (`started` after a kill, `error`, `cancelled`) is continued
-  with inspect's own retry of that log (the selection's `resume`), so its finished
-  samples are kept and only the rest run; the judge replies of samples that finished
-  but were not yet in the log come from the reply store (`INSPECT_CACHE_DIR`), so only
-  the questions in flight at the kill are asked again.
-- Once a task has a finished log, the stopped logs of its run are deleted (the killed
-  log, inspect's `-recovered` copy of it, an earlier retry: inspect's retry keeps the
-  task id), here and on the next start (a kill between the two leaves them for then), so
-  the folder holds one finished log per task. No finished log is ever deleted: a second
-  one of a unit (a copy, a log from another host, a run against another judge endpoint)
-  is named with what differs, and the worker exits 1, as `check-logs` fails on it.
-- A folder holding finished logs of another split of the same tasks (ranges that overlap
-  this worker's) is refused before anything runs: the two splits would score samples
-  twice.
-
-Logs are matched to units as inspect's eval-set matches them, by `task_identifier` of the
-log header, plus the eval set id and the range (`limit`) the header records. Each unit
-belongs to one worker file, so two workers never touch one unit's logs.
-
-`run(define, log_dir, judges)` is the whole entry: `docs/examples/scale_out.py` calls it
-with the function that calls `eval_set()`. Outside selection mode it changes nothing,
-except in capture mode (`INSPECT_EVAL_SET_CAPTURE`), where building the tasks builds the
-judge roles' models and an `openai-api/<service>/...` judge would refuse to start without
-`<SERVICE>_BASE_URL`: there it fills the judge's endpoint and key variables, when unset,
-with placeholders nothing calls. inspect leaves a role's base URL and key out of a task's
-identity, so the captured identifiers are those the workers run with their real endpoint.
+inspect's selection mode (`INSPECT_EVAL_SET_SELECTION`) runs the tasks a file names with
+no eval-set bookkeeping, and a job runner knows nothing of logs; so the worker keeps the
+books itself from the log folder's files, the one thing workers on many hosts share:
+finished units are skipped, stopped ones continued with inspect's retry, their stopped
+logs then deleted (never a finished one), and a second split over the folder refused
+(docs/cluster.md, "Workers and resuming"). `run(define, log_dir, judges)` is the whole
+entry; in capture mode it only fills unset judge endpoint variables with placeholders.
 """
 
 from __future__ import annotations
@@ -43,8 +14,7 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +25,10 @@ from howtobench.scale.log_folder import (
     survey,
     tidy,
     to_resume,
+    why_stopped,
 )
 from howtobench.scale.logcheck import stopped_runs
+from howtobench.vocabulary.environment import environment
 from howtobench.vocabulary.errors import UserError
 
 __all__ = ["CAPTURE", "SELECTION", "capture_variables", "run"]
@@ -109,7 +81,7 @@ def run_selection(
             continue
         group = scratch / f"selection-{index}.json"
         group.write_text(worker.selection_for(limit, entries), "utf-8")
-        with _environment({SELECTION: str(group)}):
+        with environment({SELECTION: str(group)}):
             define()
     logs = survey(log_dir, eval_set_id, worker.units).logs
     unfinished, doubled = [], []
@@ -119,12 +91,19 @@ def run_selection(
             unfinished.append(unit)
         if (line := second_finished(unit, logs[unit])) is not None:
             doubled.append(line)
-    for unit in unfinished:
-        newest = logs[unit][-1] if logs[unit] else None
-        why = f" ({newest.reason})" if newest is not None and newest.reason else ""
-        say(f"{unit.describe()} did not finish{why}; run the same command again to continue it")
     for line in doubled:
         say(line)
+    reasons = []  # why each unfinished unit stopped; one that has no log never started
+    for unit in unfinished:
+        reason = why_stopped(logs[unit][-1]) if logs[unit] else ""
+        reasons += [reason] if reason else []
+        say(f"{unit.describe()} did not finish ({reason or 'not started'})")
+    if unfinished:  # the last line: what, why, and what to do
+        why = f" (the first stopped: {reasons[0]})" if reasons else ""
+        say(
+            f"{len(unfinished)} of {len(worker.units)} tasks did not finish{why}; run the same "
+            "command again to continue them"
+        )
     return 1 if unfinished or doubled else 0
 
 
@@ -144,33 +123,12 @@ def capture_variables(models: Iterable[str]) -> dict[str, str]:
     return values
 
 
-@contextmanager
-def _environment(values: dict[str, str], keep: bool = False) -> Iterator[None]:
-    """Set these variables (only those unset, with `keep`) for the block."""
-    before = {name: os.environ.get(name) for name in values}
-    for name, value in values.items():
-        if not (keep and os.environ.get(name)):
-            os.environ[name] = value
-    try:
-        yield
-    finally:
-        for name, earlier in before.items():
-            if earlier is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = earlier
-
-
 def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> int:
     """Run the eval set `define` calls `eval_set()` for, as the environment asks: a
-    capture (with placeholder judge endpoints), a worker (with its bookkeeping), or
-    eval-set's own one-process run. Returns the exit status: 0 done, 1 a unit left
-    unfinished or with two finished logs, a one-process run whose `define` returned False
-    (eval_set's verdict) or a bad limit, 2 a folder or file refused before any run.
-
-    The limits `define` takes from inspect's variables (`worker_limits.limits`) are
-    checked first: a bad one is a line on stderr and status 1, before anything runs. A
-    run that calls the judge starts with a line saying what its connections are."""
+    capture, a worker, or eval-set's own one-process run. Returns the exit status: 0 done,
+    1 a unit left unfinished or with two finished logs, eval_set's False or a bad limit
+    (checked first, before anything runs), 2 a folder or file refused before any run.
+    """
     try:
         chosen = limits()
     except UserError as error:
@@ -178,7 +136,8 @@ def run(define: Callable[[], object], log_dir: str, judges: Sequence[str]) -> in
         return 1
     selection = os.environ.get(SELECTION, "").strip()
     if os.environ.get(CAPTURE, "").strip():
-        with _environment(capture_variables(judges), keep=True):
+        unset = {k: v for k, v in capture_variables(judges).items() if not os.environ.get(k)}
+        with environment(unset):
             define()  # inspect writes the manifest and exits
         return 0
     say(connections_line(chosen["max_connections"]))

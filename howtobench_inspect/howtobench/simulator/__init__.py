@@ -1,14 +1,9 @@
 """The judge simulator: an OpenAI- and Anthropic-compatible chat server for tests and
 benchmarks that answers by what each judge prompt asks.
 
-Its parts: `protocol` (what a prompt asks, read by its tag), `replies` (valid and unusable
-replies), `faults`, `billing` (tokens and simulated prompt caching), `wire` (the two APIs'
-shapes), `batches` (run alike for `openai_batches` and `anthropic_batches`), `profiles`
-(what other OpenAI-compatible servers refuse, rename or add; `refusals` applies them),
-`answers` (the answer chosen and billed, whatever carries it), `server` (the state and
-the answer to a request), `routes` (its HTTP side), `command` (`python -m
-howtobench.simulator`), `process` (the server as a child process) and `embedded` (the
-`towsim/<name>` inspect model provider: the same answers in process, with no server).
+`protocol` reads what a prompt asks, `replies` answers it, `answers` chooses and bills
+whatever carries it: the HTTP `server` (with `routes`, `wire`, `batches`, `profiles` and
+`faults`), or `embedded`, the `towsim/<name>` inspect model provider in process.
 """
 
 from howtobench.simulator.billing import Segment, Usage, tokens

@@ -1,13 +1,10 @@
 """What the simulator answers, whatever carried the question.
 
-Two carriers share this: the HTTP server (`server.py`), and the judge as an inspect
-model provider in the same process (`embedded.py`, `--model-role grader=towsim/judge`).
-Both read a request into the messages its model reads (`read_by`: the request's own, or
-the prompt a truncating server cut to its context), choose the answer (`choose`: what
-the messages ask, a script's answer, the fault scripted or drawn, and `Choice.reply`,
-the text of a 200 answer) and bill it (`bill`). What stays with each carrier is the
-carrying: the server's API shapes, status codes, refusals, latency, hung and dropped
-connections and batches; the provider's inspect `ModelOutput`.
+Two carriers share this: the HTTP server (`server.py`) and the in-process inspect model
+provider (`embedded.py`). Both read a request into the messages its model reads
+(`read_by`), choose the answer (`choose`, `Choice.reply`) and bill it (`bill`); what
+stays with each carrier is the carrying (the server's API shapes, statuses, refusals,
+latency, faults of the wire and batches; the provider's `ModelOutput`).
 """
 
 from __future__ import annotations

@@ -1,10 +1,5 @@
-"""Anthropic's Message Batches API, as the simulator serves it (the batches run in `batches`).
-
-`POST /v1/messages/batches` (`{"requests": [{"custom_id", "params"}]}`), `GET
-/v1/messages/batches` and `/v1/messages/batches/{id}`, `GET
-/v1/messages/batches/{id}/results` (JSONL of `{"custom_id", "result": {"type":
-"succeeded", "message": ...}}`, or `errored` with an error in the Messages API's shape,
-or `canceled`), and `POST /v1/messages/batches/{id}/cancel`.
+"""Anthropic's Message Batches API, as the simulator serves it (the batches run in `batches`):
+create, list, show, results (JSONL: `succeeded`, `errored` or `canceled`) and cancel.
 """
 
 from __future__ import annotations

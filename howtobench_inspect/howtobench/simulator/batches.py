@@ -1,23 +1,14 @@
 """The batches the simulator keeps, and how each one runs, for both providers' batch APIs.
 
-Batch mode halves a judge's price on a real provider, but its failures differ from a
-direct call's: a batch may take hours, never end, or the endpoint may have no batch API
-at all. To test a judge in batch mode offline, the simulator speaks OpenAI's Files and
-Batch API (`openai_batches`) and Anthropic's Message Batches API (`anthropic_batches`).
-Each provider's module holds its routes and shapes, and `routes` sends a batch path to
-its provider; this store is what they share, and imports neither: the batches and files,
-the routes both APIs have (list, show, cancel), and the running of a batch.
-
-Every request inside a batch is answered by the simulator's own answering code, exactly
-as the same request sent directly (script, faults, billing, counts by kind), in a thread
-of its own once the batch is created. A batch ends when all its requests are answered
-and `delay` seconds have passed since it was created; an infinite `delay` never ends it
-(and never answers its requests, as a provider whose queue is stuck). With `enabled`
-false every batch path answers 404, as an OpenAI-compatible server without a batch API.
-
-A fault drawn for a batched request becomes that request's error in the results (a
-status fault keeps its status; a dropped connection or a body that is no reply is a 500):
-inside a batch the provider, not the connection, reports what went wrong.
+A batch may take hours, never end, or the endpoint may have no batch API at all; to test
+a judge in batch mode offline, the simulator speaks OpenAI's (`openai_batches`) and
+Anthropic's (`anthropic_batches`) batch APIs over this shared store, which imports
+neither. Every request inside a batch is answered by the simulator's own answering code,
+as the same request sent directly, in a thread of its own once the batch is created. A
+batch ends when its requests are answered and `delay` seconds have passed (an infinite
+`delay` never ends it); with `enabled` false every batch path answers 404. A fault drawn
+for a batched request becomes that request's error in the results (a dropped connection
+or a bad body a 500): inside a batch the provider, not the connection, reports it.
 """
 
 from __future__ import annotations

@@ -1,27 +1,13 @@
 """The judge simulator as an inspect model provider, in process: `towsim/<any name>`.
 
 `--model-role grader=towsim/judge` judges with the simulator's replies with no server to
-start, no port and no key, as inspect's own `mockllm/` answers without one. A request
-gets the reply the HTTP simulator gives the same request from inspect's `openai-api`
-provider: the provider writes the messages as that provider sends them
-(`messages_to_openai`), and then the simulator's own code reads, answers and bills them
-(`answers`: `read_by`, `choose`, `Choice.reply`, `bill`) and writes the chat completion
-in the profile's shape (`wire.OpenAIChat`), which inspect reads back
-(`model_output_from_openai`) as its provider reads the server's.
-
-Model arguments (`-M name=value` for the evaluated model; for a role, `model_args` in
-its YAML: `--model-role 'grader={model: towsim/judge, model_args: {latency: 0.5}}'`):
-
-- `profile`: the server played (`profiles.PROFILES`; default `openai`): the shape of its
-  replies (a reasoning field, cached tokens or none) and, for Ollama, the prompt cut to
-  its context; not its refusals, which are HTTP answers (docs/simulator.md).
-- `context`: the profile's context in tokens (two characters a token).
-- `latency`: seconds added to every answer (default 0).
-- `rate_malformed`, `rate_out_of_range`: chances (0-1) of an unusable reply, and `seed`,
-  the seed they are drawn with. The wire's faults (429, 500, hang, drop, 400, an empty
-  or non-JSON body) have no wire here to happen on, and are refused with how to get them.
-
-An unknown name is refused in one line, with the name meant where one is near.
+start, no port and no key, as inspect's own `mockllm/` answers without one. A request is
+written as inspect's `openai-api` provider sends it, then read, answered and billed by
+the simulator's own code (`answers`) and written back in the profile's shape
+(`wire.OpenAIChat`), so it gets the reply the HTTP simulator gives. Its model arguments
+and what it cannot do without a wire: docs/simulator.md, "In process".
+An unknown argument, or a value out of its bounds (`MOST_LATENCY`, `MOST_CONTEXT`,
+`MOST_SEED`: a typo such as `latency: 1e9` would hang every sample), is refused in one line.
 """
 
 from __future__ import annotations
@@ -50,12 +36,22 @@ from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.in_process import InProcessModelAPI
 from howtobench.vocabulary.words import SIMULATOR_API
 
-__all__ = ["MODEL_ARGS", "SimulatorAPI", "SimulatorArgumentError"]
+__all__ = [
+    "MODEL_ARGS",
+    "MOST_CONTEXT",
+    "MOST_LATENCY",
+    "MOST_SEED",
+    "SimulatorAPI",
+    "SimulatorArgumentError",
+]
 
 # the reply faults: a 200 answer whose text is unusable, which needs no wire
 REPLY_FAULTS = ("malformed", "out_of_range")
 WIRE_FAULTS = tuple(name for name in FAULTS if name not in REPLY_FAULTS)
 MODEL_ARGS = ("profile", "context", "latency", *(f"rate_{n}" for n in REPLY_FAULTS), "seed")
+MOST_LATENCY = 600.0  # seconds: ten minutes, past any judge call's timeout
+MOST_CONTEXT = 10_000_000  # tokens: five times the longest context served today (2M)
+MOST_SEED = 2**32 - 1
 
 
 class SimulatorArgumentError(UserError):
@@ -75,15 +71,16 @@ class SimulatorAPI(InProcessModelAPI):
             )
         changes: dict[str, Any] = {}
         if "context" in model_args:
-            changes["context"] = _whole(name, "context", model_args["context"], low=1)
+            changes["context"] = _whole(name, "context", model_args["context"], 1, MOST_CONTEXT)
         rates = {
             arg: _number(name, arg, model_args.get(arg, 0), high=1)
             for arg in (f"rate_{n}" for n in REPLY_FAULTS)
         }
         if sum(rates.values()) > 1:
             raise SimulatorArgumentError(f"-M rate_*: {name}'s fault rates add up to over 1")
-        self.latency = _number(name, "latency", model_args.get("latency", 0))
-        self.faults = Faults(**rates, seed=_whole(name, "seed", model_args.get("seed", 0)))
+        self.latency = _number(name, "latency", model_args.get("latency", 0), high=MOST_LATENCY)
+        seed = _whole(name, "seed", model_args.get("seed", 0), 0, MOST_SEED)
+        self.faults = Faults(**rates, seed=seed)
         self.profile = get_profile(profile, **changes)
         self._rng = random.Random(self.faults.seed)
         self._cache = PromptCache()
@@ -128,21 +125,20 @@ def _refuse_unknown(name: str, model_args: dict[str, Any]) -> None:
     raise SimulatorArgumentError(f"-M {unknown}: not a model argument of {name}; {hint}")
 
 
-def _number(name: str, arg: str, value: Any, *, high: float | None = None) -> float:
-    """`value` as a number from 0 (to `high`), or one line saying what is wanted."""
+def _number(name: str, arg: str, value: Any, *, high: float) -> float:
+    """`value` as a number from 0 to `high`, or one line saying what is wanted."""
     number = _float(value)
-    if not 0 <= number <= (high if high is not None else number):
-        bound = f"from 0 to {high:g}" if high is not None else "of 0 or more"
-        raise SimulatorArgumentError(f"-M {arg}={value}: {name} takes a number {bound}")
+    if not 0 <= number <= high:
+        raise SimulatorArgumentError(f"-M {arg}={value}: {name} takes a number from 0 to {high:g}")
     return number
 
 
-def _whole(name: str, arg: str, value: Any, *, low: int = 0) -> int:
-    """`value` as a whole number from `low` up, or one line saying what is wanted."""
+def _whole(name: str, arg: str, value: Any, low: int, high: int) -> int:
+    """`value` as a whole number from `low` to `high`, or one line saying what is wanted."""
     number = _float(value)
-    if not number.is_integer() or number < low:
+    if not (number.is_integer() and low <= number <= high):
         raise SimulatorArgumentError(
-            f"-M {arg}={value}: {name} takes a whole number of {low} or more"
+            f"-M {arg}={value}: {name} takes a whole number from {low} to {high}"
         )
     return int(number)
 

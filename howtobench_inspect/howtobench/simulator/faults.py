@@ -1,11 +1,9 @@
 """The faults the simulator injects: which there are, how they are drawn, what each sends.
 
-A flaky provider does not always answer: it sends 429 or 500, hangs (for client
-timeouts), drops the connection, refuses a request (400), or answers 200 with a reply
-that is no use (`malformed`, `out_of_range`: `replies.reply_text`) or with a body that is
-no reply at all. `Faults` draws them by their rates; a script names one (`answers.Fault`),
-or one of two never drawn, `context` and `error_object`. `instead_of_reply` is what a
-fault sends on the wire.
+`Faults` draws them by their rates (a flaky provider's 429, 500, hang, dropped
+connection, 400, unusable reply or body that is no reply); a script names one
+(`answers.Fault`), or one of two never drawn, `context` and `error_object`.
+`instead_of_reply` is what a fault sends on the wire.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """OpenAI's Files and Batch API, as the simulator serves it (the batches run in `batches`).
 
-`POST /v1/files` (a multipart upload of a JSONL file, `purpose=batch`), `GET
-/v1/files/{id}` and `/v1/files/{id}/content`, `POST /v1/batches`, `GET /v1/batches` and
-`/v1/batches/{id}`, `POST /v1/batches/{id}/cancel`. Each input line is `{"custom_id",
-"method", "url": "/v1/chat/completions", "body"}`; the output file has a line per answered
-request, `{"id", "custom_id", "response": {"status_code": 200, "body": <chat
-completion>}, "error": null}`, and the error file one per failed request, with its status
-and an error body. The Responses API is refused (400).
+The files upload, the batches' create, list, show and cancel, with OpenAI's input,
+output and error line shapes; the Responses API is refused (400).
 """
 
 from __future__ import annotations

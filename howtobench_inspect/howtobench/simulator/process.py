@@ -1,11 +1,8 @@
 """The judge simulator as a child process: one way for tests and benchmarks to start it.
 
-A simulator in its own process does not share the interpreter (and its lock) with the
-inspect run it answers, as a real judge server would not. `served` starts
-`python -m howtobench.simulator` on a port the operating system picks (`--port 0`, so two
-starts never race for one), waits for the line the server prints once it listens, and
-stops it on leaving. A child that exits, or is not ready in time, is an error quoting
-its stderr.
+In its own process it does not share the interpreter (and its lock) with the inspect run
+it answers, as a real judge server would not. `served` starts it on a port the system
+picks, waits for the line it prints once it listens, and stops it on leaving.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """The prompt protocol: what a judge request asks, read from its messages alone.
 
 Judge calls run concurrently, so the simulator (and every scripted judge in the tests)
-tells questions apart by their content, never by call order: by the tag each prompt's
-owner declares beside its loader (`howtobench.vocabulary.templates.tagged`), never by the prompt's
-wording. The negotiator's, the single-call baselines' and the build steps' system
-prompts carry theirs; a leaf expert's criterion carries its leaf's. A request with no
-declared tag is the writer's, unless it asks for a JSON `"score"`: that is another
-benchmark's judge (`FOREIGN_JUDGE`, as inspect_evals' writingbench asks), answered with
-a score so that such a task can be measured against the same simulator
-(`bench/client_bench.py`).
+tells questions apart by the tag each prompt's owner declares (`vocabulary.templates`),
+never by call order or wording. A request with no declared tag is the writer's, unless
+it asks for a JSON `"score"`: another benchmark's judge (`FOREIGN_JUDGE`, as
+inspect_evals' writingbench asks), answered with a score so that such a task can be
+measured against the same simulator (`bench/client_bench.py`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """What a profiled server refuses, and how it words and wraps the refusal.
 
 A profile (`Profile`) lists a server's refusals as data, with its context and its reply's
-shape; it is defined here, beside the refusals it is made of and the check that reads it,
-and the table of profiles (`profiles.py`, where the sources are) imports both. `check`
-finds the refusal a request meets, in the order a server meets them, and `error_body`
-wraps a message in the server's own error body. `MEANT` says what each refusal means, as
-the judge reads it.
+shape; the table of profiles (`profiles.py`) imports it. `check` finds the refusal a
+request meets, in the order a server meets them, and `error_body` wraps a message in the
+server's own error body. `MEANT` says what each refusal means, as the judge reads it.
 """
 
 from __future__ import annotations
@@ -109,7 +107,7 @@ class Profile:
         self, status: int, message: str, refusal: Refusal | None = None, **extra: Any
     ) -> dict[str, Any]:
         """An error in this server's own body shape, with a refusal's type, code and
-        param where the shape has them (sources in `profiles.py`)."""
+        param where the shape has them (sources: docs/judges.md)."""
         shape = self.error_shape
         kind, code, param = (refusal.type, refusal.code, refusal.param) if refusal else (None,) * 3
         if shape == "openai":

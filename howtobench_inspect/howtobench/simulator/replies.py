@@ -2,13 +2,8 @@
 
 Valid replies are deterministic functions of the question: weights vary with the
 instruction (not with the writing), scores grow with the writing's length and vary with
-its text. The benchmark build's steps get plausible answers drawn from the text: a genre
-from its cues, a quality score from 2 to 5, a summary, theme, request and grounding
-(sections or outline, as asked) taken from its sentences, the request stating the
-length the question asks for, and screening flags for phone numbers, e-mail addresses,
-ID numbers, names after a contact cue, advertising and a few unsafe phrases. The reply
-faults' unusable replies are here too (`malformed`, `out_of_range`; the fault catalogue
-is `faults`).
+its text, and the build's steps get plausible answers drawn from the text. The reply
+faults' unusable replies are here too (`malformed`, `out_of_range`).
 """
 
 from __future__ import annotations

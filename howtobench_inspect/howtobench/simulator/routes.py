@@ -1,12 +1,9 @@
 """The simulator's HTTP side: where each request goes, and how its answer goes back.
 
-`JudgeSimulator` (`server.py`) keeps the state and answers a chat request; this module
-listens on 127.0.0.1 and routes to it: a POST to a batch path (its provider's module, over
-the store `batches`) or a chat request, a GET to `/stats` or a batch path, anything else
-404. It knows the simulator only by what it asks of it (`_Simulator`), so that the state
-does not import its HTTP side. An answer goes back as its status and body or, for a
-dropped connection, as a closed one; a client that gave up waiting (its timeout) gets
-nothing and is no error.
+It listens on 127.0.0.1 and routes a request to the batch store, a chat answer or
+`/stats`, anything else 404. It knows the simulator only by what it asks of it
+(`_Simulator`), so that the state does not import its HTTP side. A dropped connection is
+answered by closing it; a client that gave up waiting gets nothing and is no error.
 """
 
 from __future__ import annotations

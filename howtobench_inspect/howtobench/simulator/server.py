@@ -73,20 +73,10 @@ class JudgeSimulator:
     Random `faults` model a flaky provider; a `script` answers chosen questions as a
     test wants (a given reply, or a given fault), and may change its answers while the
     server runs (a judge that recovers). With `record`, every request is kept in
-    `requests` (its text included): for tests, not for runs of millions of calls.
-
-    Both batch APIs are served (`howtobench.simulator.batches`); a batched request is
-    answered and counted as the same request sent directly, and also counted in
-    `batched`. A batch ends `batch_delay` seconds after it was created at the earliest
-    (`math.inf`: never, to test a bounded wait); `batch_api=False` answers 404 on every
-    batch path, as a server without a batch API.
-
-    `profile` (a name in `profiles.PROFILES`, or a `Profile`) makes the OpenAI side play
-    that server: a request it would refuse gets its status and error body and is counted
-    in `refused` by reason (`list_content`, `system_role`, `temperature`, `n`, `stop`,
-    `context`, `max_tokens`); a prompt over the context of a server that truncates
-    (Ollama) is judged as cut (`truncated` counts them). The default, `openai`, answers
-    as the simulator always has. Anthropic's API is not profiled.
+    `requests` (its text included): for tests, not for runs of millions of calls. A batched
+    request is answered and counted as the same request sent directly, and also in
+    `batched`; `profile` makes the OpenAI side play another server, its refusals counted in
+    `refused` by reason (docs/simulator.md).
     """
 
     latency: float = 0.0

@@ -1,12 +1,9 @@
 """The two APIs the simulator speaks, as their SDKs send and read them.
 
 OpenAI's chat completions (any POST path but Anthropic's) and Anthropic's Messages API
-(`POST /v1/messages`, with or without `stream`; a streamed answer is sent as the SDK's
-server-sent events). Each reads a request body into a `Conversation`, and writes a reply
-(an `Outcome`, what goes back over HTTP), or an error in its own shape. OpenAI's side may
-play another server's shape of the same API (`refusals.Profile`): its error bodies, the
-field a reasoning parser puts the think text in, the fields it adds, whether usage
-reports cached tokens.
+(`POST /v1/messages`, streamed as the SDK's server-sent events or not). Each reads a
+request body into a `Conversation` and writes a reply (an `Outcome`) or an error in its
+own shape; OpenAI's side may play another server's shape of it (`refusals.Profile`).
 """
 
 from __future__ import annotations

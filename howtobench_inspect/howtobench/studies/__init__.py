@@ -1,22 +1,13 @@
 """The paper's analyses on inspect logs of our tasks: each study takes logs (or loaded
 `Samples`) and returns a `StudyResult` of tables and figures.
 
-One module per study, named for what it measures: `human_correlation` (`metaeval`, Table
-3), `judge_agreement` (`judges`, figure 4), `weight_consistency` (`consistency`, section
-5.3), `perturbation_effects` (`robustness`, Table 7), `length_bias` (`lengths`, Table 6),
-`leaderboard_report` (`report`, Table 4; the board's intervals in `leaderboard`, what
-it stands on in `provenance`, what its writers wrote in `writings`, its page in `page`) and `token_costs` (`cost`). They stand
-on `log_files` (finding and reading logs, from any fsspec URL), `logs` (their samples as
-one table), `runs`, `ratings`, `correlation`, `bootstrap`, `weighting`, `plots` and
-`tables` (showing and writing a result); `plans` exports judge plans. `commands` registers the studies and
-`plan export` as `howtobench` commands, from light modules alone: its table `STUDIES` has
-one entry per study (its module, summary, options and call), from which the commands and
-the public names below both come.
-
-The public names load on first use (PEP 562, `howtobench.commandline.lazy`), so that `howtobench
---help` and the commands' parsers do not pay for pandas, scipy, matplotlib or inspect-ai:
-`from howtobench.studies import report` imports the report's module then. No module is
-named as a public name, so `report` is the function whatever has been imported.
+One module per study, named for what it measures (`human_correlation` is `metaeval`,
+`leaderboard_report` is `report`, ...), standing on the readers (`log_files`, `logs`,
+`runs`, `ratings`) and the shared statistics and output (`correlation`, `bootstrap`,
+`weighting`, `plots`, `tables`). `commands.STUDIES` has one entry per study, from which
+both the `howtobench` commands and the public names below come. The public names load on
+first use (PEP 562, `commandline.lazy`), so that `howtobench --help` does not pay for
+pandas, scipy, matplotlib or inspect-ai.
 """
 
 from __future__ import annotations

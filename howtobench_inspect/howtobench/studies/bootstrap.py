@@ -1,14 +1,10 @@
 """Seeded cluster bootstrap of Pearson, Kendall tau-b and Spearman, vectorised over resamples.
 
-Drawing whole instructions with replacement gives every writing an integer weight (how
-often its instruction was drawn). Each coefficient is computed on the weighted sample,
-which is exactly its value on the expanded resample (ties included): sums for Pearson,
-average ranks of the weighted values for Spearman, and for Kendall the pair sums between
-instructions, computed once and combined per resample. A thousand resamples of the
-paper's ~2,000 rated writings take a fraction of a second per cell, not minutes.
-
-The draws themselves (`draws`, `stratified_draws`: how often each instruction is drawn,
-per resample) are shared with the leaderboard's intervals (`studies.leaderboard`).
+Drawing whole instructions with replacement gives every writing an integer weight, and
+each coefficient is computed on the weighted sample, which is exactly its value on the
+expanded resample (ties included): a thousand resamples of ~2,000 rated writings take a
+fraction of a second per cell, not minutes. The draws (`draws`, `stratified_draws`) are
+shared with the leaderboard's intervals.
 """
 
 from __future__ import annotations

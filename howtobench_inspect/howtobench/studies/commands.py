@@ -1,10 +1,8 @@
-"""The studies as `howtobench` commands (metaeval, judges, consistency, robustness, lengths,
-report, cost) and `howtobench plan export`, registered by `howtobench.cli`.
+"""The studies as `howtobench` commands, and `howtobench plan export`.
 
-Each study command runs one study of this package, prints its tables and notes, and with
-`--out DIR` writes them as CSV and Markdown with its PNG figures and its notes. The
-parsers need only light modules (and the package's `__init__` imports none); each command
-imports its study, with pandas and inspect-ai, when it runs, so its `--help` stays light.
+Each study command prints its tables and notes, and with `--out DIR` writes them as CSV
+and Markdown with its figures. The parsers need only light modules; each command imports
+its study, with pandas and inspect-ai, when it runs, so its `--help` stays light.
 """
 
 from __future__ import annotations

@@ -1,20 +1,10 @@
 """Meta-evaluation (paper section 5.2, Table 3): how well each metric agrees with humans.
 
-Per metric and scope (each task, and all tasks together), on the writings that have both
-a human score (the mean of their raters) and the metric (mean over epochs):
-- system level: one point per model, its mean metric against its mean human score over
-  those writings;
-- sample level: one point per writing.
-Each with Pearson, Kendall tau-b and Spearman, two-sided p-values, and a percentile
-bootstrap interval from resampling instructions (all writings of an instruction together)
-with a fixed seed, recomputing the model means at system level.
-
-A metric judged with self-consistency (`-T judge_samples=N`) also gets Table 3's rows
-"worst of the SC batch" and "best of the SC batch": each of the N judge samples is
-correlated with the humans on its own (as if it were a run of N=1), and per cell (scope,
-level and method) the lowest and the highest of the N coefficients are reported, as
-`<metric> [worst of N]` and `<metric> [best of N]`, with the p-value of the sample that
-gave it, the fewest points any sample had, and no interval.
+Per metric and scope, on the writings that have both a human score and the metric:
+Pearson, Kendall tau-b and Spearman at system level (model means) and sample level, with
+p-values and a bootstrap interval over instructions. A metric judged with
+self-consistency also gets Table 3's "worst" and "best of the SC batch" rows, each judge
+sample correlated on its own (docs/studies.md).
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """Agreement between judges (paper appendix B.1, figure 4): a Pearson matrix and heatmap.
 
-A judge's score of a writing comes from one of two places:
-- a panel inside one log: the ToW metadata `by_judge` ({judge model: overall}), which
-  says what each panel judge alone would have given;
-- a log without a panel: its grader model (`grader` role, else the evaluated model)
-  with the chosen metric (default `tow.overall`).
-Scores are averaged over epochs per writing (model, task, id); each pair of judges is
-correlated over the writings both scored (at least three), as the paper does by
-concatenating the writings of all models into one vector. With ratings, `human` (the
-mean of the raters) is one more judge.
+A judge's score of a writing comes from a panel inside one log (the ToW metadata
+`by_judge`) or from a log's grader with the chosen metric. Scores are averaged over
+epochs per writing, and each pair of judges is correlated over the writings both scored
+(at least three), as the paper concatenates the writings of all models; with ratings,
+`human` is one more judge.
 """
 
 from __future__ import annotations

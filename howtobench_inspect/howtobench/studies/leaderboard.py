@@ -1,29 +1,13 @@
 """Intervals and honest ranks for the leaderboard: a paired bootstrap over instructions.
 
 The paper's Table 4 gives means only, so two writers 0.05 apart look ranked. Here every
-cell of the board (writer × task × genre, each task's overall, all tasks) gets a 95 %
-percentile interval from resampling the cell's instructions with replacement:
-
-- paired: a resample draws the same instructions for every writer, so what makes an
-  instruction hard for all writers cancels out of their differences and ranks;
-- stratified by task: each task's instructions are drawn among themselves, since the
-  benchmark fixes how many each task has (379, 456 and 467 of the 1302);
-- with a panel (`-T judges=...`: score metadata `by_judge`, each judge's ToW overall),
-  the judges are drawn with replacement too, the same judges for every writing of a
-  resample. A writing's score then moves by the drawn judges' mean deviation from the
-  panel mean, so a resample that draws every judge once gives the score itself. Only
-  the overall is recorded per judge, so only `tow.overall` is resampled over judges.
-
-A cell's mean is the mean over its writings, as in the `leaderboard` table. A writer's
-rank is 1 + the number of writers with a higher mean. Its rank range is the 2.5th to
-97.5th percentile of its rank over the resamples. For neighbours on the board, the
-share of resamples in which the upper one's mean is higher is reported too.
-
-A cell of fewer than `MIN_INSTRUCTIONS` instructions, and a writer with fewer scored
-writings than that in a cell, get no interval and no rank range. With so few, the
-percentile interval is too narrow: it lacks the t quantile and the factor sqrt(n/(n-1)).
-At 10 instructions its 95 % interval still covers about 90 % of the time
-(`tests/test_studies_leaderboard.py`).
+cell of the board gets a 95 % percentile interval from resampling its instructions,
+paired across writers (what makes an instruction hard for all cancels out of their
+differences), stratified by task, and with a panel the judges drawn too (`tow.overall`
+only, the one score recorded per judge); each writer gets a rank range and the chance it
+is above the next (docs/studies.md, "Intervals and ranks in the report"). A cell of
+fewer than `MIN_INSTRUCTIONS` instructions gets none: with so few, the percentile
+interval is too narrow (it lacks the t quantile and the factor sqrt(n/(n-1))).
 """
 
 from __future__ import annotations

@@ -47,7 +47,14 @@ from howtobench.studies.plots import strips
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 from howtobench.studies.weighting import check_one_weighting
-from howtobench.studies.writings import LARGE_CUT_SHARE, cut_mark, cut_note, no_mean, unranked
+from howtobench.studies.writings import (
+    LARGE_CUT_SHARE,
+    cut_note,
+    marks,
+    no_mean,
+    stripped_note,
+    unranked,
+)
 from howtobench.tree.spec import LEAVES
 
 __all__ = ["publish", "ranking", "report", "with_files"]
@@ -152,8 +159,9 @@ def report(
     ranges from `bootstrap` resamples), `method` (how they were made), `leaderboard`
     (Table 4 layout), `counts` (scored writings per cell), `nodes` (mean of every key
     of the metric's scorer per task and model) and `writings` (every writer's writings,
-    those of a writer without a mean too: by state, how many scored, what cut them),
-    with `clipped` when there is something to show; figures `weights_<genre>`."""
+    those of a writer without a mean too: by state, complete, cut, filtered, empty,
+    refused; how many scored, what cut them), with `clipped` when there is something to
+    show; figures `weights_<genre>`."""
     samples = as_samples(logs)
     samples.require(metric)
     check_one_weighting(samples.frame)
@@ -195,8 +203,11 @@ def report(
     }
     if not ranked.writings.empty:
         tables["writings"] = ranked.writings.set_index(["task", "writer"])
-        marked = ranked.writings[ranked.writings["cut_share"] >= LARGE_CUT_SHARE]
-        notes += [cut_note(row) for _, row in marked[marked["task"] == "all"].iterrows()]
+        overall = ranked.writings[ranked.writings["task"] == "all"]
+        cut = overall[overall["cut_share"] >= LARGE_CUT_SHARE]
+        notes += [cut_note(row) for _, row in cut.iterrows()]
+        stripped = overall[overall["stripped_share"] >= LARGE_CUT_SHARE]
+        notes += [stripped_note(row) for _, row in stripped.iterrows()]
     found, said = _clipped(samples.frame)
     tables |= found
     notes += said
@@ -257,7 +268,7 @@ def ranking(found: Board) -> pd.DataFrame:
             "task (instr.)": overall["task"] + " (" + overall["instructions"].astype(str) + ")",
             "rank": overall.apply(_rank, axis=1),
             "writer": overall.apply(
-                lambda r: r["writer"] + cut_mark(states, r["task"], r["writer"]), axis=1
+                lambda r: r["writer"] + marks(states, r["task"], r["writer"]), axis=1
             ),
             "mean [95% CI]": overall.apply(_interval, axis=1, why=no_interval(found)),
             "P>next": overall["p_above_next"].map(lambda p: "" if np.isnan(p) else f"{p:.2f}"),
@@ -270,7 +281,7 @@ def ranking(found: Board) -> pd.DataFrame:
             "task": row["task"],
             "task (instr.)": f"{row['task']} ({instructions.get(row['task'], row['writings'])})",
             "rank": "-",
-            "writer": row["writer"] + cut_mark(states, row["task"], row["writer"]),
+            "writer": row["writer"] + marks(states, row["task"], row["writer"]),
             "mean [95% CI]": no_mean(row),
             "P>next": "",
             "n": "0",

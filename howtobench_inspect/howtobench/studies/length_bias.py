@@ -1,11 +1,8 @@
 """Length against score (paper section 6.1, Table 6 and figure 5).
 
-Per task, over the writings of every model: Pearson between input length (characters of
-instruction and grounding, sample metadata `input_length`) and output length (characters
-of the writing), and of each length with each score (default ToW overall and content),
-with two-sided p-values (** p < 0.05, * p < 0.1, as in the paper) and the least-squares
-line. A point is one distinct writing; its score is the mean over the epochs that judged
-it (replayed epochs judge the same text; generated epochs are different writings).
+Per task: Pearson between input and output length, and of each with each score, with
+p-values (** p < 0.05, * p < 0.1, as in the paper) and the least-squares line. A point
+is one distinct writing, its score the mean over the epochs that judged it.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Finding and reading inspect logs, and the error of input a study cannot use.
 
-Apart from the samples table (`logs`) because the studio's sources, the plan export and
-the cost study read logs too, and each bad file is one line (`StudyError`) saying why:
-empty, not a zip, cut short. Logs are read with inspect's own reader only (`read_eval_log`,
-`list_eval_logs`) from a local path or any fsspec URL (`storage`), skipping the transcript
-(messages, events), which no study needs and which dominates the size of a log.
+Apart from the samples table because the studio, the plan export and the cost study read
+logs too, and each bad file is one line (`StudyError`) saying why. Logs are read with
+inspect's own reader, from a local path or any fsspec URL (`storage`), without the
+transcript, which no study needs and which dominates a log's size.
 """
 
 from __future__ import annotations

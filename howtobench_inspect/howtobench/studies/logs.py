@@ -1,10 +1,9 @@
 """Inspect logs of our tasks as one tidy table: one row per sample and epoch.
 
-Logs are found and read by `log_files`, without their transcripts. Score values become float columns named `<scorer>` (a float value)
-or `<scorer>.<key>` (a dict value); an unscored sample (NaN value) stays as NaN and is
-counted, so that every study can leave it out and say how many it left out. A log and
-its eval-retry continuations are one run whose samples count once (`runs`); a sample
-that ended in an error has no writing to study and is left out, and counted.
+Score values become float columns `<scorer>` or `<scorer>.<key>`; an unscored sample
+stays NaN and is counted, so that every study can leave it out and say so. A log and its
+eval-retry continuations are one run whose samples count once (`runs`); a sample that
+ended in an error is left out, and counted.
 """
 
 from __future__ import annotations

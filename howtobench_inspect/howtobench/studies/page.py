@@ -1,12 +1,9 @@
 """`report.html`: the report as one self-contained page that opens from disk, offline.
 
-Everything is inline: the styles in the template (`templates/report.html`), the board's
-interval bars as small SVG drawn here, the weight figures as base64 PNG. The page has no
-script at all, and its Content-Security-Policy allows no request but `data:` images.
-Every text that comes from the logs (writer, genre and judge names, notes, provenance)
-is HTML-escaped, since a writer's name is whatever a run called it; the names are shown
-through `howtobench.vocabulary.names` (hidden characters made visible, long names cut, the whole
-name on hover), so that no two writers look alike.
+Everything is inline (the template's styles, SVG interval bars, base64 PNG figures),
+there is no script, and the Content-Security-Policy allows no request but `data:`
+images. Every text from the logs is HTML-escaped and shown through `vocabulary.names`,
+since a writer's name is whatever a run called it.
 """
 
 from __future__ import annotations
@@ -27,7 +24,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from howtobench.studies.leaderboard import ALL, MIN_INSTRUCTIONS, Board, no_interval
-from howtobench.studies.writings import COUNTS, LARGE_CUT_SHARE, cut_mark, no_mean, unranked
+from howtobench.studies.writings import COUNTS, LARGE_CUT_SHARE, marks, no_mean, unranked
 from howtobench.vocabulary.names import html_name, shown_name
 
 __all__ = ["page"]
@@ -105,8 +102,9 @@ def _scope_table(rows: pd.DataFrame, why: str, states: pd.DataFrame) -> str:
 
 
 def _marked(writer: str, task: str, states: pd.DataFrame) -> str:
-    """A writer's name, with ` [cut 27%]` after it as in the text ranking (`cut_mark`)."""
-    mark = cut_mark(states, task, writer)
+    """A writer's name, with ` [cut 27%]` or ` [stripped 6%]` after it as in the text
+    ranking (`writings.marks`)."""
+    mark = marks(states, task, writer)
     return html_name(writer) + (f" <span class=cut>{escape(mark.strip())}</span>" if mark else "")
 
 
@@ -221,22 +219,23 @@ def _provenance(items: dict[str, Any]) -> str:
 
 
 def _writings(board: Board) -> str:
-    """Each writer's writings by state per task: how many were whole, cut, filtered or
-    empty, how many scored, from how many reasoning or completion artifacts were
-    removed, and what cut them."""
+    """Each writer's writings by state per task: how many were whole, cut, filtered,
+    empty or refused, how many scored, from how many reasoning or the paper's prompt
+    artifacts were removed, how many were mostly artifacts, and what cut them."""
     states = board.writings
     if states.empty:
         return "<p class=key>The logs record no writing states (task version 6 or earlier).</p>"
     head = "".join(
-        f"<th{' class=num' if name in COUNTS or name == 'cut share' else ''}>{escape(name)}</th>"
-        for name in ("task", "writer", *COUNTS, "cut share", "cut by")
+        f"<th{' class=num' if name not in ('task', 'writer', 'cut by') else ''}>{escape(name)}</th>"
+        for name in ("task", "writer", *COUNTS, "cut share", "stripped share", "cut by")
     )
     rows = []
     for _, row in states.iterrows():
         cells = [f"<td>{escape(row['task'])}</td><td>{html_name(row['writer'])}</td>"]
         cells += [f"<td class=num>{row[name]}</td>" for name in COUNTS]
-        marked = " style='font-weight:600'" if row["cut_share"] >= LARGE_CUT_SHARE else ""
-        cells.append(f"<td class=num{marked}>{row['cut_share']:.0%}</td>")
+        for share in (row["cut_share"], row["stripped_share"]):
+            marked = " style='font-weight:600'" if share >= LARGE_CUT_SHARE else ""
+            cells.append(f"<td class=num{marked}>{share:.0%}</td>")
         cells.append(f"<td>{escape(row['cut_by'])}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"

@@ -1,14 +1,10 @@
 """Robustness to disturbances (paper section 6.2, Table 7): score change per metric.
 
-A perturbed log judges disturbed versions of a clean log's writings; its task metadata
-`perturb` names the disturbance (drop, repeat, transfer:letter, inject, ...). The paper
-disturbs 5 writings of each of 10 models, so the clean side may be several runs, one per
-writer (and task), pooled: each perturbed sample is paired with the clean sample of the
-same writer, task, sample id and epoch. A cell is the mean over all pairs (both scored)
-of perturbed minus clean score, pooled over writers and over the perturbed logs of the
-same disturbance; the detail table says how many pairs and writers each cell has. The
-disturbances only spoil a writing, so a metric whose mean rises under one is flagged: it
-rewards the disturbance.
+Each perturbed sample is paired with the clean sample of the same writer, task, sample
+id and epoch (the clean side may be several runs, as the paper disturbs writings of 10
+models); a cell is the mean of perturbed minus clean over the pairs, pooled over writers.
+The disturbances only spoil a writing, so a metric whose mean rises under one is flagged:
+it rewards the disturbance.
 """
 
 from __future__ import annotations

@@ -105,11 +105,10 @@ def heatmap(matrix: pd.DataFrame, title: str, counts: pd.DataFrame | None = None
 def scatter_grid(
     points: pd.DataFrame, fits: pd.DataFrame, hue: str, title: str, labels: Mapping[str, str]
 ) -> Figure:
-    """One scatter per row of `fits` (columns x, y, n, pearson, pearson_p, slope,
-    intercept: the study's own fit), coloured by `hue`, with that least-squares line in
-    bold black where the study fitted one (figure 5), in rows of `PANELS_PER_ROW`. Each
-    panel's title gives r, p and n, so that a steep line through five points reads as what it is; axis labels are
-    `labels` of the column names (the score's own name, e.g. `tow.overall`, if none)."""
+    """One scatter per row of `fits` (the study's own fits), coloured by `hue`, with its
+    least-squares line where the study fitted one (figure 5), in rows of `PANELS_PER_ROW`;
+    each title gives r, p and n, so that a steep line through five points reads as what it is.
+    """
     columns = min(len(fits), PANELS_PER_ROW)
     rows = -(-len(fits) // columns)
     figure = Figure(figsize=(4.2 * columns + 2, 4 * rows + 0.5), layout="constrained")
@@ -140,12 +139,10 @@ def scatter_grid(
 def strips(
     values: pd.DataFrame, title: str, xlabel: str, point: str, groups: Mapping[str, str]
 ) -> Figure:
-    """One row per column of `values` (e.g. a leaf's weight over a genre's instructions,
-    figure 3), first column on top: every value is a point, jittered across the row so
-    equal values stay visible, coloured by its column's entry in `groups` (a legend
-    names them); a row of at least `FEW` values also gets its box plot behind the
-    points, which beyond `DENSE` values are small and faint. The right margin gives each
-    row's n. `point` says what a point is."""
+    """One row per column of `values` (figure 3), first column on top: every value a jittered
+    point coloured by its column's `groups` entry, with a box plot behind a row of at least
+    `FEW` values; the right margin gives each row's n. `point` says what a point is.
+    """
     columns = [str(c) for c in values.columns]
     present = dict.fromkeys(groups[c] for c in columns if c in groups)
     colours = {group: f"C{k}" for k, group in enumerate(present)}

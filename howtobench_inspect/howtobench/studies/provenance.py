@@ -1,10 +1,5 @@
-"""What a leaderboard stands on: where its scores came from.
-
-Apart from the intervals (`leaderboard`) because these are facts read from the logs, not
-statistics: the runs' task metadata, versions, judges, plans and weights, so that two
-boards can be told apart. What the writers wrote (their writings by state) is
-`writings`.
-"""
+"""What a leaderboard stands on: the runs' metadata, versions, judges, plans and weights,
+so that two boards can be told apart (what the writers wrote is `writings`)."""
 
 from __future__ import annotations
 

@@ -161,13 +161,10 @@ def cohen_kappa(
     weights: str | None = None,
 ) -> float:
     """Cohen's kappa between two raters' labels of the same items, as scikit-learn's
-    `cohen_kappa_score` computes it: 1 - sum(w * observed) / sum(w * expected) over the
-    confusion matrix of `labels` (default: every label given, sorted; a pair with a label
-    outside them is left out), where expected is the product of the two raters' margins
-    and w is 1 off the diagonal (`weights=None`), or the distance |i - j| between the
-    labels' positions in `labels` (`"linear"`) or its square (`"quadratic"`). NaN where
-    kappa is undefined: no pair left, or no disagreement to expect (both raters gave one
-    and the same label only)."""
+    `cohen_kappa_score` computes it (scikit-learn is no dependency), with `weights` None,
+    `"linear"` or `"quadratic"`; a pair with a label outside `labels` is left out. NaN where
+    kappa is undefined: no pair left, or no disagreement to expect.
+    """
     if weights not in (None, "linear", "quadratic"):
         raise ValueError(f"weights={weights!r}: None, 'linear' or 'quadratic'")
     chosen = sorted(set(a) | set(b)) if labels is None else list(labels)
@@ -188,13 +185,6 @@ def cohen_kappa(
     return 1 - float((weight * observed).sum()) / disagreement
 
 
-def _kappas(a: np.ndarray, b: np.ndarray, labels: list[float]) -> tuple[float, float]:
-    """Cohen's kappa and its quadratic-weighted form between two raters' scores (NaN when
-    both raters gave one and the same score only: kappa is undefined, and left out of
-    the mean)."""
-    return cohen_kappa(a, b, labels), cohen_kappa(a, b, labels, weights=KAPPA_WEIGHTS)
-
-
 def _categories(scores: pd.Series) -> list[float]:
     """Kappa's categories: every whole number from the lowest score to the highest, so
     that a weight is the distance in points even across a score nobody gave; none (no
@@ -213,8 +203,9 @@ def _statistics(a: np.ndarray, b: np.ndarray, labels: list[float]) -> tuple[floa
         return math.nan, math.nan, math.nan
     pearson = float(np.corrcoef(a, b)[0, 1]) if a.std() > 0 and b.std() > 0 else math.nan
     whole = bool(labels) and bool((a == a.round()).all() and (b == b.round()).all())
-    kappa, weighted = _kappas(a, b, labels) if whole else (math.nan, math.nan)
-    return pearson, kappa, weighted
+    if not whole:
+        return pearson, math.nan, math.nan
+    return pearson, cohen_kappa(a, b, labels), cohen_kappa(a, b, labels, weights=KAPPA_WEIGHTS)
 
 
 def rating_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
@@ -268,16 +259,9 @@ def _pairwise(ratings: pd.DataFrame, labels: list[float]) -> list[tuple[float, f
 
 
 def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Simple agreement statistics, one row.
-
-    - rater pairs / mean pairwise Pearson: Pearson between two raters over the writings
-      both rated, for every pair of raters sharing at least three writings (with
-      variation), averaged with equal weight per pair;
-    - mean pairwise kappa / weighted kappa: Cohen's kappa (paper section 5.2) and its
-      quadratic-weighted form (see `KAPPA_WEIGHTS`), per pair of raters sharing at least
-      three writings, averaged alike (categories: see `_categories`);
-    - rating pairs, overall Pearson, kappa and weighted kappa, mean |difference| and
-      exact agreement: over every writing's two ratings pooled (`pooled_agreement`).
+    """Simple agreement statistics, one row: Pearson, Cohen's kappa and its quadratic form
+    averaged over every pair of raters sharing at least three writings, and the same over
+    every writing's two ratings pooled (`pooled_agreement`), as docs/studies.md lists them.
     """
     found = _pairwise(ratings, _categories(ratings["score"]))
     pearsons = [p for p, _, _ in found if not math.isnan(p)]

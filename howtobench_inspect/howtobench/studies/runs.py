@@ -1,18 +1,12 @@
 """Which logs are one run, and what a run lacks.
 
-`inspect eval-retry` continues an interrupted or failed log in a new file: the new log
-keeps the task id (`eval.task_id`) but gets a new `eval_id` and `run_id`, carries over
-the samples the old log completed, and rolls the old log's token usage into its own.
-Counting both files would count those samples (and tokens) twice. So logs with the same
-task id, task, writer, judge and task arguments but different eval ids are one run, and
-each sample (id and epoch) comes from the newest log that holds it. Two separate
-`inspect eval` runs (those the consistency study compares) have different task ids and
-stay apart; one log named twice (same eval id) is no continuation and is left to the
-studies' check for writings counted twice.
-
-A run whose newest log did not finish (`status` other than `success`), or that lacks
-samples of its dataset (`eval.dataset.sample_ids` × epochs), is used as it is, with a
-note of how many samples it lacks: never run, or ended in an error.
+`inspect eval-retry` continues a log in a new file with the same task id, a new eval id,
+the finished samples carried over and the old usage rolled in, so counting both files
+would count those samples (and tokens) twice. Logs with the same task id, task, writer,
+judge and task arguments but different eval ids are one run, each sample taken from the
+newest log that holds it; a run that did not finish, or lacks samples of its dataset, is
+used as it is with a note of what it lacks (docs/studies.md, "Interrupted and resumed
+runs").
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Where logs live: a local path, or any fsspec URL that inspect takes for `--log-dir`.
 
-Inspect writes and reads its logs through fsspec, so `inspect eval --log-dir s3://b/logs`
-puts them on object storage; the studies must find and read them there too. A plain path
-is still handled with `pathlib` (as it always was, so that its messages and the way a file
-named twice through a link is recognised stay the same); anything with a protocol
-(`s3://`, `gs://`, `file://`, `memory://`, ...) goes to fsspec. Credentials and endpoints
-come from the usual places of the filesystem's library (for S3: botocore's environment
-variables and config files, `AWS_ENDPOINT_URL` for an S3-compatible server), exactly as
-for inspect's own writer, so one environment serves both.
+inspect writes and reads its logs through fsspec, so the studies must find and read them
+there too. A plain path stays with `pathlib` (its messages, and how a file named twice
+through a link is recognised, stay the same); a URL goes to fsspec, with credentials from
+the filesystem library's usual places, as for inspect's own writer.
 """
 
 from __future__ import annotations
@@ -36,12 +32,9 @@ def first_line(err: BaseException) -> str:
 
 
 def kind(name: str) -> Kind | None:
-    """What `name` is: a file, a folder (on object storage: a prefix with objects under it,
-    or a bucket), or nothing (None).
-
-    Only a missing object counts as nothing; any other failure (no credentials, an
-    unreachable endpoint, an unknown protocol, the filesystem's package not installed)
-    propagates, so that it is not reported as a missing file.
+    """What `name` is: a file, a folder (on object storage a prefix or a bucket), or nothing
+    (None). Only a missing object is nothing; any other failure propagates, so that it is
+    not reported as a missing file.
     """
     if not is_url(name):
         path = Path(name)

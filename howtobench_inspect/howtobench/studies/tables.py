@@ -1,13 +1,9 @@
 """What a study returns, and how its tables and figures reach the terminal and the disk.
 
-CSV files keep full precision (for further analysis); Markdown and the terminal show
-three decimals (p-values three significant digits) and leave missing cells blank; their
-headers, index labels and name columns (writers, judges, genres) show each name through
-`howtobench.vocabulary.names.shown_name`, so that no two look alike and none is wider than a
-screen. A CSV's
-text cells (model names, labels and ids from the logs) are written safe for a
-spreadsheet (`howtobench.vocabulary.csv_safety`: a quote in front of a cell that would be a
-formula, text quoted); its numeric columns are written as they are.
+CSV files keep full precision, for further analysis, with text cells written safe for a
+spreadsheet (`vocabulary.csv_safety`); Markdown and the terminal show three decimals and
+each name through `vocabulary.names.shown_name`, so that no two look alike and none is
+wider than a screen.
 """
 
 from __future__ import annotations

@@ -1,19 +1,11 @@
 """What a run cost: tokens per model and role from the logs, priced with inspect's model costs.
 
-Logs are read as every study reads them (`studies.log_files`: the headers suffice, and a
-log and its eval-retry continuations are one run, counted by its newest log, whose usage
-includes the others'). Each model of a run gets a row of its own, with the roles it
-played: the evaluated model (`model`), each role bound to it (a role bound to a list of
-models, `--model-role grader=a,b`, names each of them), and `judges` for a panel named
-with `-T judges=a,b` (`unbound` for any other model called by name). A row counts the
-model's input tokens (at the full rate), cache writes, cache reads and output tokens, as
-inspect logged them (`ModelUsage`); a model that played a role alone and also another
-part is split by inspect's per-role usage. Calls answered from inspect's cache record no
-tokens, so a repeated run costs nothing here.
-
-Prices are `howtobench.judge.prices`' (shared with `judge-check`). A row counts as
-batched (the `batch` column) when its model ran in batch mode in every role of the row
-(`judge.prices.batched_roles`).
+Logs are read as every study reads them (`studies.log_files`), a run counted by its
+newest log, whose usage includes its continuations'. Each model of a run gets a row with
+the roles it played, counting its tokens as inspect logged them (`ModelUsage`, split by
+inspect's per-role usage where a model played several parts); calls answered from
+inspect's cache record none. Prices and the batch rates are `judge.prices`' (shared with
+`judge-check`).
 """
 
 from __future__ import annotations

@@ -1,22 +1,16 @@
 """Fluctuation of the aggregation across repeated judge runs (paper section 5.3).
 
-For each sample (one log, one sample id) judged in N epochs t = 1..N (in epoch order),
-and each share k (a ToW leaf weight w_k, or an autoplan sub-score share l_k = s_k / S):
+For each sample judged in N epochs t = 1..N (in epoch order), and each share k (a ToW
+leaf weight w_k, or an autoplan sub-score share l_k = s_k / S):
 
     delta_k = sum_{t=2..N} |l_k(t) - l_k(1)|
     sigma_k = sqrt( sum_{t=1..N} (l_k(t) - mu_k)^2 ),   mu_k = mean of l_k over the N runs
 
 exactly as in the paper (sigma is not divided by N). A sample's delta and sigma are the
-means over its keys k; a table cell is the mean over samples (each sample counts once).
-Keys are the union over the runs; a key missing from a run (an autoplan dimension that
-run did not plan) counts as share 0 there. Epochs without shares (unscored) are left
-out and counted; a sample left with fewer than two is left out and counted. A sample is
-one id of one run (a log and its eval-retry continuations), so two runs stay apart.
-
-The ToW scorer by default negotiates an instruction's weights once and reuses them
-(`reuse_weights=true`): every epoch then judges with the same weights and their delta =
-sigma = 0 by design. The `reused_weights` column counts such samples and a note says
-so; `-T reuse_weights=false` measures the negotiator itself.
+means over its keys (a key missing from a run counts as share 0 there); a table cell is
+the mean over samples. Epochs without shares, and samples left with fewer than two, are
+left out and counted. Samples whose weights were reused by design (δ = σ = 0) are
+counted in `reused_weights`, and a note says so.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ A mean hides what it is a mean of. A writer whose writings were often cut is mar
 (`[cut 27%]`), with what cut them: the writer's length limit or context (a live writer's
 stop reason), lm-eval's `max_gen_toks` (writings imported by `howtobench lm-eval import`,
 whose provenance the log records) or the storing of the paper's writings (they end
-mid-sentence, with no stop reason). Under `-T cut=unscored` a writer's mean is that of
+mid-sentence, with no stop reason); one whose writings were often mostly the paper's
+prompt artifacts is marked too (`[stripped 6%]`). Under `-T cut=unscored` a writer's mean is that of
 its whole writings only, and a writer all of whose writings were left unscored has no
 mean at all: it keeps its rows here and a line in the ranking that says why, instead of
 vanishing from the board.
@@ -24,21 +25,35 @@ from howtobench.writing.state import CUT, STATES, STORED, count_states
 __all__ = [
     "COUNTS",
     "LARGE_CUT_SHARE",
-    "cut_mark",
     "cut_note",
+    "marks",
     "no_mean",
+    "stripped_note",
     "unranked",
     "writing_states",
 ]
 
 # A writer with at least this share of cut writings in a row is marked in the ranking:
-# the seven stored writers whose writings are whole have under 1 %, the three cut ones
-# 22-30 % in guide and open; a share of 5 % moves a mean by more than its interval does.
+# the seven stored writers whose writings are whole have at most 2.1 % in a task, the
+# three cut ones 30-37 % in guide and open (docs/data.md); a share of 5 % moves a mean by
+# more than its interval does. The same share of writings that were mostly artifacts
+# (`heavy_strip`) is marked too.
 LARGE_CUT_SHARE = 0.05
 # The writings table's counts: all, those with a score (the mean's), each state, those
-# with reasoning removed and those with completion artifacts.
-COUNTS = ("writings", "scored", *STATES, "reasoning", "artifacts")
-_COLUMNS = ["task", "writer", *COUNTS, "cut_share", "cut_unscored", "cut_by", "cut_policy"]
+# with reasoning removed, with the paper's prompt artifacts, and mostly artifacts.
+COUNTS = ("writings", "scored", *STATES, "reasoning", "artifacts", "heavy_strip")
+_COLUMNS = [
+    "task",
+    "writer",
+    *COUNTS,
+    "cut_share",
+    "stripped_share",
+    "cut_unscored",
+    "cut_by",
+    "cut_policy",
+]
+# The ranking's marks: the share that earns each, and its word.
+_MARKS = (("cut_share", "cut"), ("stripped_share", "stripped"))
 # What cut a live writer's writing, by its stop reason.
 _STOPPED = {
     "max_tokens": "by the writer's length limit (max_tokens)",
@@ -67,7 +82,8 @@ def _cause(row: pd.Series) -> str:
 
 def writing_states(frame: pd.DataFrame, metric: str, writers: list[str]) -> pd.DataFrame:
     """Per task (and all tasks) and writer: its writings by state (`COUNTS`), those the
-    mean counts (`scored`, with a value of `metric`), the share cut, the cut ones left
+    mean counts (`scored`, with a value of `metric`), the shares cut and mostly
+    artifacts (`stripped_share`), the cut ones left
     unscored, what cut them (`cut_by`, most frequent first) and the runs' `-T cut`. Every
     writer of the frame has its rows, `writers` first (the board's order), then the
     others (those without a mean), from each writing's first sample (its state is the
@@ -95,6 +111,7 @@ def writing_states(frame: pd.DataFrame, metric: str, writers: list[str]) -> pd.D
             row |= {column: counts[column] for column in COUNTS if column != "scored"}
             row["scored"] = int(mine["scored"].sum())
             row["cut_share"] = counts[CUT] / counts["writings"]
+            row["stripped_share"] = counts["heavy_strip"] / counts["writings"]
             row["cut_unscored"] = int((~cuts["scored"].astype(bool)).sum())
             row["cut_by"] = "; ".join(cause for cause, _ in causes.most_common())
             row["cut_policy"] = ", ".join(sorted(set(policies))) or None
@@ -109,13 +126,16 @@ def _row(states: pd.DataFrame, task: str, writer: str) -> pd.Series | None:
     return None if mine.empty else mine.iloc[0]
 
 
-def cut_mark(states: pd.DataFrame, task: str, writer: str) -> str:
+def marks(states: pd.DataFrame, task: str, writer: str) -> str:
     """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
-    its writings in the row's task were cut (`LARGE_CUT_SHARE`), else nothing."""
+    its writings in the row's task were cut, ` [stripped 6%]` when a large share were
+    mostly the paper's prompt artifacts (`LARGE_CUT_SHARE` each), else nothing."""
     row = _row(states, task, writer)
-    if row is None or row["cut_share"] < LARGE_CUT_SHARE:
+    if row is None:
         return ""
-    return f" [cut {row['cut_share']:.0%}]"
+    return "".join(
+        f" [{word} {row[share]:.0%}]" for share, word in _MARKS if row[share] >= LARGE_CUT_SHARE
+    )
 
 
 def unranked(states: pd.DataFrame) -> pd.DataFrame:
@@ -141,6 +161,15 @@ def no_mean(row: pd.Series) -> str:
     return f"no mean: none of its {n} writings scored ({'; '.join(parts)})"
 
 
+def stripped_note(row: pd.Series) -> str:
+    """The report's note on a writer many of whose writings were mostly artifacts."""
+    return (
+        f"{row['writer']}: {row['heavy_strip']} of {row['writings']} writings were mostly the "
+        f"paper's prompt artifacts ({row['stripped_share']:.0%}), judged on what was left "
+        "(marked [stripped] in the ranking)"
+    )
+
+
 def cut_note(row: pd.Series) -> str:
     """The report's note on a writer with many cut writings (a row of `writing_states`):
     how many, what cut them, and what its mean is then."""
@@ -148,12 +177,16 @@ def cut_note(row: pd.Series) -> str:
     said = f"{row['writer']}: {cut} of {n} writings cut ({row['cut_share']:.0%}) {row['cut_by']}"
     if _STORED in row["cut_by"]:
         said += ", no stop reason recorded: a live rerun of this model is not comparable"
-    if not unscored:
-        return f"{said}; scored as written, so its mean is not that of whole writings{_MARKED}"
+    if unscored < cut:  # some cut writings are in the mean
+        scored = (
+            "scored as written"
+            if not unscored
+            else f"{cut - unscored} scored as written, {unscored} {_left_unscored(row)}"
+        )
+        return f"{said}; {scored}, so its mean is not that of whole writings{_MARKED}"
     if not row["scored"]:
         return f"{said}; {_left_unscored(row)}: it has no mean{_MARKED}"
-    kept = f"; {cut - unscored} scored as written" if unscored < cut else ""
     return (
-        f"{said}; {unscored} {_left_unscored(row)}{kept}: its mean is that of its "
-        f"{'scored' if kept else 'whole'} writings only, {row['scored']} of {n}{_MARKED}"
+        f"{said}; {_left_unscored(row)}: its mean is that of its whole writings only, "
+        f"{row['scored']} of {n}{_MARKED}"
     )

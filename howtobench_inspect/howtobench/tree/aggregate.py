@@ -4,16 +4,10 @@ Pure functions of the tree, the negotiated weights and the leaf scores:
 node = Σ weight · leaf for content and format, impression is its own leaf, and the
 root averages the nodes weighted by their leaf counts:
 overall = (4·content + 3·format + impression) / 8, or (4·content + impression) / 5
-for completion.
-
-The paper lets a weight be negative (any value in (−1, 1), each group summing to 1),
-so a weighted sum can leave its node's scale: weights 0.9 and 0.9 and −0.8 on leaves
-10, 10 and 1 give 17.2. Such a node is clipped to its scale (content 1-10, format
-0-10) before the root is computed, so the overall stays on 0-10 too, and the raw value
-is kept in `Aggregate.clipped` for the metadata, the explanation and `howtobench report`.
-
-Every number of an `Aggregate` is rounded as the scores store them (`howtobench.vocabulary.rounding`),
-so the explanation rendered from it and the score's value show the same numbers.
+for completion. The paper lets a weight be negative, so a weighted sum can leave its
+node's scale: such a node is clipped to it before the root is computed, and the raw
+value kept in `Aggregate.clipped`. Every number is rounded as the scores store them
+(`vocabulary.rounding`), so the explanation and the score's value show the same numbers.
 """
 
 from __future__ import annotations

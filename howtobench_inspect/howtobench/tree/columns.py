@@ -1,21 +1,10 @@
 """One row per judged writing from inspect's own `samples_df`: the writer, the task, the
 genre, and ToW's overall score with every node and leaf as a column of its own.
 
-inspect's default columns give the ToW score as one JSON string per sample
-(`score_tow`) and no writer: the package's value is inside that string, and the writer is
-the eval's model. `TowColumns` are column definitions for `inspect_ai.analysis.samples_df`
-that spell them out, and `tow_samples` reads logs with them:
-
-    from inspect_ai.analysis import samples_df
-    from howtobench.tree.columns import TowColumns
-    df = samples_df("logs", columns=TowColumns)
-
-Columns: `writer` (the eval's model, `replay/` removed: a stored writer by its own name),
-`task` (`completion`, `guide`, `open`), `id`, `epoch`, `genre` (canonical), `writing`
-(the writing's state: `complete`, `cut`, `filtered`, `empty`), `tow_overall` and
-`tow_<node or leaf>` for each of the task's tree (an ablated node, or an unscored
-writing, leaves its cells empty), and the overlap scorers' `rouge_l`, `bleu_1`, `bleu_4`
-where they ran. This module imports inspect's analysis (and pandas) when imported: the
+inspect's default columns give the ToW score as one JSON string per sample and no
+writer; `TowColumns` spell them out for `inspect_ai.analysis.samples_df`, and
+`tow_samples` reads logs with them (the columns: docs/lm-eval.md, "One row per
+writing"). This module imports inspect's analysis (and pandas) when imported: the
 registry never imports it.
 """
 
@@ -53,7 +42,7 @@ TowColumns: list[Column] = [
     SampleColumn("rouge_l", path="scores.rouge_l.value"),
     SampleColumn("*", path="scores.bleu.value"),  # bleu_1, bleu_4
 ]
-"""Column definitions for `samples_df` (see the module docstring)."""
+"""Column definitions for `samples_df` (listed in docs/lm-eval.md)."""
 
 
 def tow_samples(logs: str | Sequence[str] | Sequence[EvalLog]) -> pd.DataFrame:

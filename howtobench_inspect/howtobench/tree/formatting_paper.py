@@ -3,22 +3,9 @@
 This follows `score_formatting` in the paper repository's
 `code/tow/evaluation/format_node.py` step by step, in our own code: the paper's text leaves
 the leaf's criteria to Table 10, which is not in it, so the code is the only statement of
-the rule there is. Its steps:
-
-1. Every non-empty line (stripped) that is a markdown heading (`#` to `######`, a space,
-   then text) is a title at its number of `#`; else a line that opens with a Chinese
-   number and `、`/`.`/`．` (`一、`), a `第…章/节/部分` or an Arabic number and
-   `、`/`.`/`．` (`1.`, so list items count too) is a title with no level.
-2. No title at all: 10 under 500 characters (the whole text, as given), else 5.
-3. Two titles or more: 0 when a markdown heading is more than one level deeper than the
-   markdown heading before it (`#` then `###`); going back up is free.
-4. Otherwise 10.
-
-The code also notes bullet and numbered list lines, but the branch that would read them
-(lists without titles) comes after the no-title return and can never run, so they change
-no score and are not read here. The rule never looks at numbering, so it gives no 0 on
-the published writings (`bench/formatting_rules.py`), and it gives 5 to most untitled
-prose, the human references included.
+the rule there is (docs/tree-of-writing.md, "Formatting rule"). The code also notes list
+lines, but the branch that would read them comes after the no-title return and can never
+run, so they are not read here.
 """
 
 from __future__ import annotations

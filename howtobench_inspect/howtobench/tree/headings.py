@@ -1,30 +1,13 @@
 """The `formatting` leaf: a rule on the writing's headings and lists, no LLM.
 
-Lines are read as headings in the spirit of the paper's appendix M.8 parser (markdown
-`#`, Chinese section numbers `一、`, sub-sections `（一）`, ordered `1.` / `（1）`
-items and unordered `-` bullets), keeping their indentation; a label line carrying the
-first item of a list (`附件：1. 报名表`) counts as that item. Then the structure is checked:
-
-- 0: the hierarchy is broken: a markdown level jump (`###` right under `#`) or a
-  numbering break (`一、` then `三、`, `1.` then `3.` in one list, a repeated number);
-- 5: the structure is inconsistent: sub-section numbers `（一）` used before any section
-  `一、`, two heading systems for sections (markdown headings beside `一、` headings), or a
-  text that is mostly bullets (at least 4 bullet lines and at least half of all lines);
-- 10: a consistent hierarchy, or plain prose that needs none.
-
-Numbering is checked per list, as a reader sees it, so valid layouts found in the
-published generations are not read as breaks: a `1.` always starts a new list (after
-prose, a heading, a label such as `附件：`); a list indented under an item or a bullet has
-its own numbers, and the parent list continues after it; numbered headings (`## 1.`,
-a wholly bold `**1. …**`) count apart from the plain list items under them; item numbers
-may run on across sections (`一、` 1. 2. `二、` 3.); and a title on the first line set in a
-smaller heading than its sections (`### 关于……的通知` over `## 一、`) is not a level.
-The rule reads a whole writing: a completion passage that takes up its given text's
-numbering (`三、` first) would read as a gap, but the completion tree has no format node,
-so the rule never scores one.
-
-Whether a genre wants headings at all is left to the LLM leaves (`plots`,
-`paragraphing`) and to the negotiated weight of this leaf.
+Lines are read as headings in the spirit of the paper's appendix M.8 parser (markdown,
+`一、`, `（一）`, `1.`/`（1）` items and `-` bullets, with their indentation), then the
+structure is checked: 0 for a broken hierarchy (a level jump, a numbering break), 5 for
+an inconsistent one (two heading systems, `（一）` before `一、`, mostly bullets), 10
+otherwise. Numbering is checked per list, as a reader sees it, so that the valid layouts
+found in the published generations are not read as breaks; the rule and its figures on
+them: docs/tree-of-writing.md, "Formatting rule". Whether a genre wants headings at all
+is left to the LLM leaves and to the negotiated weight of this leaf.
 """
 
 from __future__ import annotations

@@ -2,14 +2,11 @@
 
 It reads task type, genre, instruction and grounding, never the writing or the
 reference, so its weights are a property of the instruction, and every writer of an
-instruction must be judged with the same weights. They are negotiated once per
-instruction and judge model: concurrent epochs and writings wait for the same call
-(`SettledWeights`, owned by the scorer), and across processes sharing a reply store the
-question's lock (`howtobench.judge.question_locks`, as every judge question) makes the
-others wait and then read the kept reply; later runs read it too. A negotiation that
-gave no usable weights is asked once per run (`judge.runs.RunNotes`): every other
-judging of the instruction in the run is left unscored with that reason without asking
-again, and the next run asks anew. Each score records the weights' fingerprint.
+instruction must be judged with the same weights: negotiated once per instruction and
+judge model, concurrent epochs and writings wait for the same call (`SettledWeights`),
+other processes for the question's lock and then the kept reply. A negotiation that gave
+no usable weights is asked once per run (`judge.runs.RunNotes`). Each score records the
+weights' fingerprint.
 """
 
 from __future__ import annotations
@@ -148,13 +145,10 @@ class SettledWeights:
     """The weights one tow scorer has settled, so concurrent writings, epochs and judge
     samples of one instruction wait for one negotiation instead of starting their own.
 
-    Each scorer owns one (made when the scorer is built), so a new task or `inspect
-    score` starts empty, and with `cache=False` nothing outlives the scorer. Keyed on
-    the reply store and the question's key (model, endpoint, generation settings,
-    messages), so a different judge or setting negotiates anew. Across processes and
-    runs the store's file lock and its kept reply do the same. A failed negotiation is
-    kept in the run's notes instead, for every scorer of the run (the check's originals
-    and damaged copies are tasks of their own), and never in the store.
+    Owned by the scorer, so a new task or `inspect score` starts empty; keyed on the reply
+    store and the question's key, so a different judge or setting negotiates anew. Across
+    processes the store's lock and kept reply do the same; a failed negotiation is kept in
+    the run's notes instead, never in the store.
     """
 
     def __init__(self) -> None:

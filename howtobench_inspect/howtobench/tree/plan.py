@@ -7,27 +7,10 @@ again, and a judge that samples its weights would judge the writers differently.
 plan makes the weights an artifact instead: negotiated once (`howtobench/negotiate`),
 exported (`howtobench plan export`), and read by every worker (`-T weights=PLAN.jsonl`).
 
-The file is JSON Lines. The first line is the manifest, every other line one
-instruction:
-
-    {"howtobench_plan": 1, "tree": 1, "prompts": "<12 hex>", "judge": "<model>",
-     "temperature": 0.0, "data": {"guide": {"count": 456, "sha256": "..."}},
-     "instructions": 456, "digest": "<sha256 of the instruction lines>", "sources": [...]}
-    {"task": "guide", "id": "infer_1", "weights": {"opening_ending": 0.3, ...},
-     "fingerprint": "<12 hex>", "explanation": "..."}
-
-`digest` is the SHA-256 of the instruction lines exactly as written (each with its line
-end, `plan_digest`), so an edited or truncated plan is refused, and two plans with the
-same weights have the same digest whatever logs they came from. `data` is the
-fingerprint of each task's records in the data source (`howtobench.dataset.fingerprint`), `tree`
-the version of the tree's negotiated leaves, `prompts` a digest of the negotiator's
-prompt files.
-
-A digest proves only that the file is whole, not that whoever recomputed it kept the
-weights sound, so every entry is also held to the rules a negotiator's reply is
-(`negotiator.weights_form`, one rule in one place): the tree's leaves exactly, finite
-weights inside (-1, 1) as the paper's (§3.3), each group summing to 1 within the
-negotiator's tolerance; and one line per instruction, so that none silently wins.
+The file (docs/large-runs.md, "Scale out: one plan, many workers") is JSON Lines: a manifest, then one line
+per instruction. Its `digest` proves only that the file is whole, so every entry is also
+held to the rules a negotiator's reply is (`negotiator.weights_form`), and one line per
+instruction, so that none silently wins.
 """
 
 from __future__ import annotations

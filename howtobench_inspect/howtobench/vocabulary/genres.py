@@ -3,15 +3,9 @@
 The published data carries 21 raw Chinese genre labels (`sub_task`); the paper reports
 12 genres but publishes no mapping. Ours is chosen so that Table 4 adds up: its genre
 rows partition the 1,302 items, so for every model the item-weighted mean of the genre
-rows must equal the All row. With 公文 under `others` every model overshoots (RMSE 0.111
-over the 10 models); among the plausible mappings (each raw label to a genre a reader
-would accept; docs/reproduction.md lists the search) this one fits best up to noise:
-RMSE 0.017, against 0.003 (at most 0.0045) from the table's rounding alone. Two moves
-carry the fit: 公文 (178 items) to `report` and 纪实 (100) to `fiction`; the six small
-labels with more than one plausible genre (16 items) keep the RMSE within 0.0157-0.0170
-wherever they go, so Table 4 cannot place them and they stay where their meaning puts them. The residual says the paper's own grouping was not
-exactly this one (its genres came from a classifier, per item, §4.3). The raw label
-stays in the sample metadata (`genre_raw`), so users can regroup.
+rows must equal the All row. Among the plausible mappings this one fits best up to noise
+(RMSE 0.017 against 0.003 from rounding alone; the search: docs/reproduction.md,
+"Genres"). The raw label stays in the sample metadata (`genre_raw`), so users can regroup.
 """
 
 __all__ = ["CANONICAL_GENRES", "DEFAULT_GENRE", "RAW_TO_CANONICAL", "canonical_genre"]
@@ -65,12 +59,9 @@ DEFAULT_GENRE = "others"
 
 
 def canonical_genre(label: str) -> str:
-    """Canonical genre of a raw label.
-
-    Known raw labels map through `RAW_TO_CANONICAL`; a canonical name (any case) is
-    kept; any other label (a user's own genre) is kept as given, so that their
-    results are grouped by their own genres rather than folded into `others`.
-    An empty label is `others`.
+    """Canonical genre of a raw label: known raw labels through `RAW_TO_CANONICAL`, a
+    canonical name (any case) as it is, any other label as given (so a user's own genres
+    stay their own), and an empty one `others`.
     """
     label = label.strip()
     if not label:

@@ -2,16 +2,9 @@
 
 The log is a contract between the tasks and scorers that write it and the studies that
 read it; naming each key once here keeps the two sides from drifting apart (inspect_evals'
-`mask` names its keys the same way). The values are the strings the logs have always
-carried, except for the one renamed in task version 4 (below).
-
-The keys are plain `str` constants rather than an `Enum`: a sample's metadata goes
-through pydantic and JSON, and a plain string is written and looked up as itself on
-every Python the package supports (3.10 has no `StrEnum`).
-
-Task version 4 renamed one key: what the judges were shown is `anchor` in the score and
-task metadata (it was `reference`, the name the human text keeps). `RENAMED` maps each
-old name to its new one, and the studies read a log of either version through it.
+`mask` names its keys the same way). Plain `str` constants rather than an `Enum`, since
+metadata goes through pydantic and JSON and 3.10 has no `StrEnum`. Task version 4 renamed
+`reference` to `anchor`; `RENAMED` lets the studies read a log of either version.
 """
 
 from __future__ import annotations
@@ -39,8 +32,9 @@ class SampleKey:
     ANCHOR_SOURCE: Final = "anchor_source"  # "human" or the model that wrote the anchor
     PERTURBATION: Final = "perturbation"
     UNSCORABLE: Final = "unscorable"  # why the writing under test cannot be judged
-    # the writing's state (`writing_state.WritingState.record`): complete, cut, filtered or
-    # empty, the reasoning removed and the artifacts found; written by `writer.final_writing`
+    # the writing's state (`writing.state.WritingState.record`): complete, cut, filtered,
+    # empty or refused, the reasoning removed and the artifacts found; written by
+    # `writer.final_writing`
     WRITING: Final = "writing"
     # the sample's data source, as a `-T dataset=` value that opens it again (an absolute
     # path, `demo` or `hub`): where `--model replay/<writer>` finds the stored writing

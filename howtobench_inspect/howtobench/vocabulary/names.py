@@ -1,24 +1,13 @@
 """Names from the logs (writers, judges, genres) shown so that no two can look alike.
 
-A writer's name is whatever a run called it. A zero-width space (U+200B), a byte-order
-mark or a direction override (U+202E, which shows `abc` as `cba`) makes two different
-names look the same, or one name look like another, on the report page and in the
-terminal tables; a 3,000-character name widens every table it is in. So every table
-shows a name through `shown_name`:
-
-- each invisible or direction-changing character is written as its escape (`\\u200b`,
-  `\\u202e`), and a backslash as `\\\\`, so that an escape in a name stays readable as
-  one: format characters (Unicode category Cf: zero-width characters, direction marks,
-  embeddings, overrides and isolates, the byte-order mark, tag characters), control
-  characters (Cc), line and paragraph separators, every space but U+0020 (U+00A0 looks
-  like a space and is not one), variation selectors and the blank-looking letters
-  (Hangul fillers, the Braille blank);
-- a name wider than `NAME_LIMIT` columns (as shown; a Chinese character takes two, as
-  in a terminal) is cut with an ellipsis and a short digest of the whole name, so two
-  long names that share their first characters still differ; the page puts the whole
-  name (escaped the same way) in a `title=`.
-
-The CSV and JSON files keep every name exactly as the logs have it.
+A writer's name is whatever a run called it: a zero-width space or a direction override
+(U+202E shows `abc` as `cba`) makes two names look the same, and a 3,000-character name
+widens every table it is in. So every table shows a name through `shown_name`: each
+invisible, direction-changing or blank-looking character is written as its escape
+(`\\u200b`; a backslash as `\\\\`, so an escape stays readable as one), and a name wider
+than `NAME_LIMIT` columns is cut with an ellipsis and a short digest of the whole name, so
+two long names that share their first characters still differ. The CSV and JSON files
+keep every name exactly as the logs have it.
 """
 
 from __future__ import annotations

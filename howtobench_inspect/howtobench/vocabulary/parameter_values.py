@@ -44,20 +44,18 @@ __all__ = [
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
 # Spellings of "no anchor" for `anchor`; YAML gives False for false/no/off and 0 for 0.
-_NO_ANCHOR = {"false", "no", "off", "0", "none", "null"}
-_HUMAN_ANCHOR = {"true", "yes", "on", "1", "human"}
+_NO_ANCHOR = _FALSE | {"none", "null"}
+_HUMAN_ANCHOR = _TRUE | {"human"}
 
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def signature_of(reader: Callable[..., Any]) -> Callable[[F], F]:
-    """Give a factory (`def task(**given)`) the parameters of the function that reads them.
-
-    inspect reads a task's or scorer's parameters from its signature: to hand it the
-    `-T`/`-S` values, to record them with their defaults in the log and to build it again
-    (`eval-retry`, `inspect score`). Factories that take the same parameters share the
-    one signature, documented once, of their reader; the factory's return type is kept.
+    """Give a factory (`def task(**given)`) the parameters of the function that reads them:
+    inspect reads a task's or scorer's parameters from its signature (to pass, record and
+    rebuild them), so factories that take the same parameters share one signature,
+    documented once. The factory's return type is kept.
     """
 
     def shared(factory: F) -> F:
@@ -129,15 +127,10 @@ def refuse_unknown(
     owner: str,
     error: type[ParameterError] | type[ScorerParameterError],
 ) -> None:
-    """Refuse the first name in `given` that `taker`'s signature does not name, in one line.
-
-    The line names the parameter as the user gave it (`-T` or `-S`, from `error`) and
-    `owner` ("the writing tasks", "howtobench/tow"), then the new name of one that task
-    version 4 renamed, or what replaces one that a task version removed (`REMOVED`), else
-    the nearest known name, else all of them: inspect itself would only warn about an
-    unknown `-T` name and run without it, and for an unknown `-S` name print Python's
-    TypeError with its whole traceback. The usual mistakes fit the 80 columns that rich
-    wraps inspect's message at when it does not print to a terminal.
+    """Refuse the first name in `given` that `taker`'s signature does not name, in one line
+    naming the parameter as given (`-T`/`-S`) and `owner`, then its new name, what replaces
+    it (`REMOVED`), the nearest known name, or all of them: inspect itself would only warn
+    about an unknown `-T` name, and print a traceback for an unknown `-S` one.
     """
     known = [
         p.name
@@ -165,12 +158,9 @@ def refuse_unknown(
 
 def refuses_unknown(scorer: str) -> Callable[[F], F]:
     """Make a scorer factory refuse a keyword it does not take with one line
-    (`refuse_unknown`) naming `-S`, the scorer and the name meant.
-
-    Goes between inspect's `@scorer` (registered as `howtobench/<scorer>`) and the factory.
-    The factory keeps its own signature (`functools.wraps`), with no `**kwargs` added to
-    it: inspect reads that signature to record the scorer's parameters in the log and to
-    make the scorer again from them (`inspect score`, `eval-retry`).
+    (`refuse_unknown`) naming `-S`, the scorer and the name meant. Goes between inspect's
+    `@scorer` and the factory, which keeps its own signature (`functools.wraps`): inspect
+    reads it to record the scorer's parameters and to make the scorer again.
     """
     owner = f"{TASK_PREFIX}{scorer}"  # as `--scorer` names it
 
@@ -232,11 +222,7 @@ def temperature(value: Any, name: str) -> float | None:
     """A sampling temperature from 0 to 2, or None (not set)."""
     if value is None:
         return None
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            pass
+    value = unquoted(value, float)
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 2:
         raise ParameterError(name, f"expected a temperature from 0 to 2, got {_shown(value)}")
     return float(value)

@@ -1,14 +1,10 @@
 """Prompt templates: text files kept in a `prompts/` folder beside the code that uses them.
 
-Templates use `$name` placeholders (string.Template), so JSON examples in them need no
-escaping.
-
-A prompt that the judge simulator (and the tests' scripted judges) must tell apart from
-the others carries a tag: a line `[howtobench:<tag>]` that its loader puts above it
-(`tagged`), declared beside the loader by the prompt's owner, so that rewording a
-template never changes which question it is. It is the one carrier that every route
-keeps: OpenAI's and Anthropic's requests, a system prompt folded into the first user
-message, batch request bodies, and inspect's ChatMessages in process.
+Templates use `$name` placeholders (string.Template), so JSON examples need no escaping.
+A prompt that the judge simulator and the tests' scripted judges must tell apart carries
+a tag line `[howtobench:<tag>]` that its loader puts above it (`tagged`), so that
+rewording a template never changes which question it is: the one carrier every route
+keeps (both APIs, a folded system prompt, batch bodies, inspect's ChatMessages).
 """
 
 import re

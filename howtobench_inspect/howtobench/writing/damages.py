@@ -5,7 +5,7 @@ tests), and it imports nothing heavy, so that `judge-check --help` can list them
 genre transfer is a model's rewrite, not a function of the text (`writing.perturb`).
 Each function draws from the generator the solver seeds with the task's seed and the
 sample id; its detail goes into the sample metadata `perturbation`, with a `note` when
-the text was too short to change."""
+the text was too short to change (and the solver leaves that copy unscored)."""
 
 from __future__ import annotations
 

@@ -4,7 +4,9 @@ A damage the text undergoes by itself is an entry of `writing.damages.DAMAGES`. 
 here is the paper's third, `transfer:<genre>`: an LLM (the `perturber` role) rewrites the
 writing into another genre. A rewrite that did not happen (refused, filtered, empty) is
 not scored as if it were the transferred writing: the sample is marked unscorable with
-the reason (`howtobench.judge.guards`), and every scorer leaves it unscored.
+the reason (`howtobench.judge.guards`), and every scorer leaves it unscored. So is a copy
+a damage left unchanged (a one-sentence writing has nothing to shuffle): scored, it would
+count as a damaged writing that the judge did not mark down.
 """
 
 from __future__ import annotations
@@ -106,6 +108,11 @@ def perturb(spec: str, seed: int = 0) -> Solver:
         damage = NAMED.get(perturbation.kind)
         if damage is not None:
             text, detail = damage.function(original, rng, language)
+            if detail.get("note"):
+                state.metadata[SampleKey.UNSCORABLE] = (
+                    f"perturbation {perturbation.name}: the writing is {detail['note']}, so "
+                    "the copy is unchanged and not scored as a damaged one"
+                )
         else:
             model, genre = rewriter(), perturbation.target_genre
             prompt = render(PROMPTS, f"transfer_{genre}", language, writing=original)

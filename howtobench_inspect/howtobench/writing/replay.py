@@ -1,18 +1,13 @@
 """Stored writings as a model: `--model replay/<writer>` answers each sample of a
 howtobench task with that writer's stored writing for the sample.
 
-Naming the writer as the evaluated model is what lets inspect's own model axis carry the
-writers: the log's model, the viewer's MODEL column, `evals_df`, `samples_df` with
-`howtobench.tree.columns.TowColumns`, and
-`inspect eval-set ... --model replay/a,replay/b`, whose matrix of writers x tasks resumes
-like any eval set. The writings come from the data source the task was built on: each
-sample carries its source's location (`SampleKey.DATASET`), so the provider needs no
-option of its own and reads the same files as the task, however the task was built (the
-CLI, or `eval()` from Python, where the task is built before the model is known).
-
-The provider answers only the writer's question: a prompt that is not the sample's own
-input (a judge's or a perturber's question, reaching it through an unbound role) is
-refused rather than answered with a writing. Every answer costs zero tokens.
+Naming the writer as the evaluated model lets inspect's own model axis carry the
+writers: the log's model, the viewer's MODEL column, `samples_df`, and `inspect eval-set
+--model replay/a,replay/b`, which resumes like any eval set. Each sample carries its data
+source's location (`SampleKey.DATASET`), so the provider needs no option of its own and
+reads the same files as the task. It answers only the sample's own input: a judge's or a
+perturber's question reaching it through an unbound role is refused. Every answer costs
+zero tokens.
 """
 
 from __future__ import annotations

@@ -1,18 +1,32 @@
 """What a writer's reply holds, and the writing the judges read: the pure core.
 
 A reply is not always the writer's whole, final writing. It may be cut by the length
-limit (`max_tokens`) or the context (`model_length`), withheld by a content filter, empty,
-or led by a reasoning trace; a stored writing of the paper's may carry the explanation
-block and generation tags its completion prompt allowed. `examine` names each of these
-in a `WritingState` and returns the writing the judges read: the trace is always
-removed (reasoning is never judged), the completion artifacts when `artifacts="strip"`.
+limit (`max_tokens`) or the context (`model_length`), withheld or stopped by a content
+filter, empty, a refusal, or led by a reasoning trace; a writing of the paper's may carry
+the artifacts its prompt asked for (`artifacts`). `examine` names each of these in a
+`WritingState` and returns the writing the judges read.
+
+A reasoning trace is removed only where it leads the reply (`remove_reasoning`): a
+`<think>…</think>` block at its start (after blanks; an unclosed one is a trace the limit
+cut, and leaves nothing), or an R1-style trace closed by `</think>` alone (the chat
+template opened it in the prompt) when that tag is the reply's first, stands at the end
+of its line with the writing after it, and the text before it does not open like a
+writing (a `#`, `《`, `**` or `标题` heading, or a short first line without punctuation).
+Tag words anywhere else are the writing's own: the text is judged whole and its state
+says so (`ambiguous_reasoning`). Every search is one linear scan.
+
+A refusal (`is_refusal`) is a short reply (at most `MAX_REFUSAL` characters) that opens
+by declining: an apology with a "cannot" (`I'm sorry, but I can't help…`, `抱歉，我无法…`)
+or a "cannot" with the request (`I cannot help…`, `我不能写…`) in its first line, or the
+provider's own refusal. It is judged as written: it is the writer's answer, and leaving it
+unscored would reward refusing.
 
 A stored writing has no stop reason, so for it a cut is told by the text: it ends
 mid-sentence (`ends_mid_sentence`, a heuristic documented in docs/data.md, where its
 counts over the published writings are given).
 
 Nothing here imports inspect: the solver that applies it is `writer.final_writing`, the
-run's summary `writing_summary`.
+run's counts `writing.summary.writing_state`.
 """
 
 from __future__ import annotations
@@ -22,6 +36,9 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final
+
+from howtobench.writing.artifacts import HEAVY_STRIP, strip
+from howtobench.writing.endings import ends_mid_sentence
 
 __all__ = [
     "ARTIFACT_POLICIES",
@@ -33,23 +50,25 @@ __all__ = [
     "DEFAULT_CUT",
     "EMPTY",
     "FILTERED",
+    "MAX_REFUSAL",
+    "REFUSED",
     "STATES",
     "STORED",
     "WritingState",
-    "completion_artifacts",
     "count_states",
     "ends_mid_sentence",
     "examine",
+    "is_refusal",
     "remove_reasoning",
-    "strip_artifacts",
 ]
 
 # The states of a writing, as each sample records them (`SampleKey.WRITING`).
 COMPLETE: Final = "complete"
 CUT: Final = "cut"  # by the length limit or the context, or (stored) ending mid-sentence
-FILTERED: Final = "filtered"  # the provider's content filter withheld it
+FILTERED: Final = "filtered"  # the provider's content filter withheld or stopped it
 EMPTY: Final = "empty"  # nothing to judge once reasoning and artifacts are removed
-STATES: tuple[str, ...] = (COMPLETE, CUT, FILTERED, EMPTY)
+REFUSED: Final = "refused"  # the writer declined (`is_refusal`)
+STATES: tuple[str, ...] = (COMPLETE, CUT, FILTERED, EMPTY, REFUSED)
 
 # Stop reasons (inspect's `StopReason`) that mean the writer was stopped before its end.
 CUT_REASONS: frozenset[str] = frozenset({"max_tokens", "model_length"})
@@ -60,92 +79,98 @@ STORED: Final = "unknown"
 # `-T cut=`: a cut writing is judged as written and flagged (default), or left unscored.
 CUT_POLICIES: tuple[str, ...] = ("scored", "unscored")
 DEFAULT_CUT = "scored"
-# `-T artifacts=`: the completion artifacts are removed (the fill alone, appendix J's
-# raters' reading; default) or kept (the writing as published, what the paper's ToW read).
+# `-T artifacts=`: the paper's prompt artifacts are removed (`artifacts.strip`: a
+# completion's first answer, appendix J's raters' reading; default) or kept (the writing as
+# published, what the paper's ToW read).
 ARTIFACT_POLICIES: tuple[str, ...] = ("strip", "keep")
 DEFAULT_ARTIFACTS = "strip"
 
-# A reasoning trace: a whole <think>…</think> block, or one closed by </think> only (an
-# R1-style chat template opens it in the prompt, so the reply holds only its end).
-_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
-_THINK_CLOSE = re.compile(r"</think>", re.IGNORECASE)
-_THINK_OPEN = re.compile(r"<think>", re.IGNORECASE)
+# The reasoning tags (`<think>` may carry attributes, as inspect's own reading allows).
+_THINK_OPEN = re.compile(r"<think(?:\s[^<>]{0,200})?>", re.IGNORECASE)
+_THINK_CLOSE = re.compile(r"</think\s{0,3}>", re.IGNORECASE)
+_BLANKS = re.compile(r"\s*")
+# The first line of a writing, not of a trace: a heading, or a short line without
+# punctuation at its end (a title).
+_HEADING = re.compile(r"#|《|\*\*|标题")
+_TITLE_LINE = 30
+_LINE_END = frozenset('。！？.!?，,、：:；;…」』”"）)')
 
-# The paper's completion prompt had writers tag their fill and allowed an explanation
-# after it; the published writings spell the tags with slips (解启, 解决, a trailing 谢).
-_EXPLANATION = re.compile(r"<\s*解[释启决]开始\s*>.*?(?:<\s*解[释启决]结束\s*>|\Z)", re.DOTALL)
-_FILL_TAG = re.compile(r"<\s*(?:我的)?(?:生成|补全|写作)(?:开始|结束)[^<>\n]{0,6}>")
-_FILL_SPAN = re.compile(
-    r"<\s*(?:我的)?(?:生成|补全|写作)开始[^<>\n]{0,6}>(.*?)<\s*(?:我的)?(?:生成|补全|写作)结束",
-    re.DOTALL,
+# A refusal: an apology with a "cannot", or a "cannot" with the request, opening a short
+# reply (`is_refusal`).
+MAX_REFUSAL: Final = 300
+_APOLOGY = re.compile(
+    r"(?:i['’]?m |i am )?(?:sorry|afraid)|unfortunately"
+    r"|(?:很|非常|十分|真的)?(?:抱歉|对不起)|不好意思",
+    re.IGNORECASE,
 )
+_CANNOT = re.compile(
+    r"can(?:no|['’])t|can not|unable|won['’]?t|not able|无法|不能|没法|不可以|不便",
+    re.IGNORECASE,
+)
+_REQUEST = re.compile(
+    r"help|assist|comply|request|provide|write|generate|create|fulfil"
+    r"|帮|协助|请求|要求|提供|生成|写|创作|完成|满足|回答|内容",
+    re.IGNORECASE,
+)
+_DECLINE = re.compile(
+    r"i(?: can(?:no|['’])t| can not| won['’]?t| am unable to|['’]m unable to| am not able to)"
+    r"|我(?:无法|不能|没法|不可以)",
+    re.IGNORECASE,
+)
+_DECLINED = 6  # characters after the "cannot" in which the request is named
 
-# Ends mid-sentence: the last line ends in a letter or clause punctuation, and it is not a
-# heading, a date or a signature: it ends in clause punctuation, or holds a sentence end
-# before its last words, or is longer than any heading or signature line.
-_SENTENCE_END = re.compile(r"[。！？!?…]|\.\s")
-_CLAUSE_END = re.compile(r"[，、,]$")
-_LETTER_END = re.compile(r"\w$")
-_LONG_LINE = 40
+
+def remove_reasoning(text: str) -> tuple[str, str, bool]:
+    """The writing without the trace that leads it (the module's rule), the trace (with
+    its tags and the blanks before the writing), and whether a reasoning tag stays in the
+    writing (kept as the writing's own: the text is judged whole)."""
+    at = start = _after_blanks(text, 0)
+    while opened := _THINK_OPEN.match(text, at):
+        closed = _THINK_CLOSE.search(text, opened.end())
+        if closed is None:  # a trace the limit cut before it closed
+            return "", text, False
+        at = _after_blanks(text, closed.end())
+    if at == start:
+        closed = _THINK_CLOSE.search(text)
+        if closed is not None and _closes_trace(text, closed):
+            at = closed.end()
+    kept = text[at:].strip() if at > start else text
+    tagged = bool(_THINK_OPEN.search(kept) or _THINK_CLOSE.search(kept))
+    return kept, text[:at] if at > start else "", tagged
 
 
-def ends_mid_sentence(text: str) -> bool:
-    """Whether a writing stops inside a sentence, judged from its last line alone.
+def _after_blanks(text: str, at: int) -> int:
+    blanks = _BLANKS.match(text, at)
+    return blanks.end() if blanks else at
 
-    A line that ends in a letter after a full sentence (`…的期待，讲述他们感兴趣的内容，
-    才能让理论真正走进人`), or in a comma, was cut; a short line without a sentence end
-    (a heading, a date, a signature, a line of verse) was not. A writing that ends in
-    markup (`*`, `]`) or a closing quote is taken as finished.
-    """
-    lines = [line.strip() for line in text.rstrip().splitlines() if line.strip()]
-    if not lines:
+
+def _closes_trace(text: str, closed: re.Match[str]) -> bool:
+    """Whether the reply's first `</think>`, with no `<think>` before it, closes an
+    R1-style trace: the rest of its line is blank, the writing follows, and the text
+    before it does not open like a writing."""
+    if _THINK_OPEN.search(text, 0, closed.start()):
         return False
-    last = lines[-1]
-    if _CLAUSE_END.search(last):
-        return True
-    if not _LETTER_END.search(last) or last[-1] == "_":
+    line_end = text.find("\n", closed.end())
+    after = text[closed.end() : line_end if line_end >= 0 else len(text)]
+    if after.strip() or line_end < 0 or not text[line_end:].strip():
         return False
-    return bool(_SENTENCE_END.search(last[:-1])) or len(last) > _LONG_LINE
+    before = text[: closed.start()].strip()
+    first = before.split("\n", 1)[0].strip() if before else ""
+    if not first or _HEADING.match(first):
+        return False
+    return len(first) > _TITLE_LINE or first[-1] in _LINE_END
 
 
-def remove_reasoning(text: str) -> tuple[str, int]:
-    """The text without its reasoning trace, and the characters removed. Whole blocks go
-    wherever they are; a reply that only closes a trace loses everything up to its last
-    `</think>`; an unclosed `<think>` (a trace the length limit cut) takes the rest of the
-    reply with it."""
-    kept = _THINK_BLOCK.sub("", text)
-    closes = list(_THINK_CLOSE.finditer(kept))
-    if closes:
-        kept = kept[closes[-1].end() :]
-    opened = _THINK_OPEN.search(kept)
-    if opened:
-        kept = kept[: opened.start()]
-    if kept == text:
-        return text, 0
-    kept = kept.strip()
-    return kept, len(text) - len(kept)
-
-
-def completion_artifacts(text: str) -> dict[str, int]:
-    """The artifacts of the paper's completion prompt in a writing: explanation blocks
-    and generation tags, counted (the characters of the explanations too)."""
-    found: dict[str, int] = {}
-    explanations = _EXPLANATION.findall(text)
-    if explanations:
-        found["explanation_blocks"] = len(explanations)
-        found["explanation_chars"] = sum(len(block) for block in explanations)
-    tags = _FILL_TAG.findall(text)
-    if tags:
-        found["generation_tags"] = len(tags)
-    return found
-
-
-def strip_artifacts(text: str) -> str:
-    """The fill alone: the text inside the generation tags where they enclose one, else
-    the text without its explanation blocks and stray tags."""
-    enclosed = _FILL_SPAN.search(text)
-    kept = enclosed.group(1) if enclosed else text
-    return _FILL_TAG.sub("", _EXPLANATION.sub("", kept)).strip()
+def is_refusal(text: str) -> bool:
+    """Whether a reply declines the request (the module's rule)."""
+    reply = text.strip()
+    if not reply or len(reply) > MAX_REFUSAL:
+        return False
+    opening = reply.split("\n", 1)[0]
+    if _APOLOGY.match(opening):
+        return bool(_CANNOT.search(opening) and _REQUEST.search(opening))
+    declined = _DECLINE.match(opening)
+    return bool(declined and _REQUEST.search(opening, declined.end(), declined.end() + _DECLINED))
 
 
 @dataclass(frozen=True)
@@ -155,10 +180,14 @@ class WritingState:
     state: str  # one of STATES
     stop_reason: str  # the writer's (inspect's `StopReason`), or "stored"
     chars: int  # of the writing the judges read
-    reasoning_chars: int = 0  # removed: a trace in the text, or the provider's field
+    reasoning_chars: int = 0  # removed: the trace leading the text, the provider's part
     artifacts: dict[str, int] = field(default_factory=dict)  # found (and removed if strip)
     artifacts_removed: bool = False
     mid_sentence: bool = False  # the writing's last line stops inside a sentence
+    # a reasoning tag in the text that does not lead it as a trace: kept, judged whole
+    ambiguous_reasoning: bool = False
+    stripped_chars: int = 0  # removed as the paper's prompt artifacts
+    heavy_strip: bool = False  # more than `HEAVY_STRIP` of the writing was artifacts
 
     def record(self) -> dict[str, Any]:
         return asdict(self)
@@ -173,69 +202,120 @@ class WritingState:
             artifacts=dict(record.get("artifacts", {})),
             artifacts_removed=bool(record.get("artifacts_removed", False)),
             mid_sentence=bool(record.get("mid_sentence", False)),
+            ambiguous_reasoning=bool(record.get("ambiguous_reasoning", False)),
+            stripped_chars=int(record.get("stripped_chars", 0)),
+            heavy_strip=bool(record.get("heavy_strip", False)),
         )
 
     @property
     def note(self) -> str | None:
         """One sentence for a score's explanation when the writing is not simply whole."""
-        parts = []
-        if self.state == CUT:
+        parts = [self._state_note()] if self.state != COMPLETE else []
+        if self.reasoning_chars:
+            parts.append(f"{self.reasoning_chars:,} characters of reasoning removed")
+        if self.ambiguous_reasoning:
             parts.append(
+                "the text holds a <think> or </think> tag that does not lead it as a "
+                "reasoning trace: kept, the writing judged whole"
+            )
+        if self.artifacts and self.artifacts_removed and self.stripped_chars:
+            parts.append(
+                f"{self.stripped_chars:,} characters of the paper's prompt artifacts "
+                "removed (explanations, tags, later answers): the first answer is judged"
+            )
+        if self.heavy_strip:
+            parts.append(f"more than {HEAVY_STRIP:.0%} of the writing was artifacts")
+        return "; ".join(parts) + "." if parts else None
+
+    def _state_note(self) -> str:
+        if self.state == CUT:
+            return (
                 "the writing ends mid-sentence and no stop reason was recorded: likely cut"
                 if self.stop_reason == STORED
                 else f"the writing was cut by the writer's limit ({self.stop_reason}) "
                 f"after {self.chars:,} characters"
             )
-        elif self.state == FILTERED:
-            parts.append("the writer's content filter withheld the writing")
-        elif self.state == EMPTY:
-            parts.append("the writer gave no writing")
-        if self.reasoning_chars:
-            parts.append(f"{self.reasoning_chars:,} characters of reasoning removed")
-        if self.artifacts and self.artifacts_removed:
-            parts.append("explanation and generation tags removed: the fill alone is judged")
-        return "; ".join(parts) + "." if parts else None
+        if self.state == FILTERED:
+            return (
+                f"the writer's content filter stopped the writing after {self.chars:,} "
+                "characters: the text it let through is judged"
+                if self.chars
+                else "the writer's content filter withheld the writing: scored as an "
+                "empty writing, not judged"
+            )
+        if self.state == REFUSED:
+            return "the writer refused the request: its reply is judged as written"
+        if self.artifacts.get("marker_only"):
+            return "the writer's fill is only the [fill in the blank] marker: no writing"
+        return "the writer gave no writing"
 
 
 def examine(
     text: str,
     stop_reason: str,
-    provider_reasoning: int = 0,
+    task: str,
+    *,
     artifacts: str = DEFAULT_ARTIFACTS,
+    provider_reasoning: str = "",
+    provider_refusal: bool = False,
 ) -> tuple[str, WritingState]:
-    """The writing to judge and its state, from a writer's reply.
+    """The writing to judge and its state, from a writer's reply to a `task` item.
 
     `stop_reason` is inspect's (`stop`, `max_tokens`, `model_length`, `content_filter`,
-    ...; `unknown`, `STORED`, for a stored writing); `provider_reasoning` is the characters of
-    reasoning the provider returned apart from the text (never in `text`)."""
-    writing, reasoning = remove_reasoning(text)
-    found = completion_artifacts(writing)
-    if found and artifacts == "strip":
-        writing = strip_artifacts(writing)
+    ...; `unknown`, `STORED`, for a stored writing); `provider_reasoning` is the reasoning
+    the provider returned apart from the text, counted once with a trace the text leads
+    with when one holds the other; `provider_refusal` says the provider marked the reply
+    a refusal."""
+    writing, trace, ambiguous = remove_reasoning(text)
+    stripped = strip(writing, task)
+    removed = 0
+    if stripped.found and artifacts == "strip":
+        removed = len(writing.strip()) - len(stripped.writing)
+        writing = stripped.writing
     mid_sentence = ends_mid_sentence(writing)
-    if stop_reason in CUT_REASONS or (stop_reason == STORED and mid_sentence):
+    if stop_reason in CUT_REASONS:
         state = CUT
     elif stop_reason == "content_filter":
         state = FILTERED
     elif not writing.strip():
         state = EMPTY
+    elif provider_refusal or is_refusal(writing):
+        state = REFUSED
+    elif stop_reason == STORED and mid_sentence:
+        state = CUT
     else:
         state = COMPLETE
     return writing, WritingState(
         state=state,
         stop_reason=stop_reason,
         chars=len(writing),
-        reasoning_chars=reasoning + provider_reasoning,
-        artifacts=found,
-        artifacts_removed=bool(found) and artifacts == "strip",
+        reasoning_chars=_reasoning_once(trace, provider_reasoning),
+        artifacts=stripped.found,
+        artifacts_removed=bool(stripped.found) and artifacts == "strip",
         mid_sentence=mid_sentence,
+        ambiguous_reasoning=ambiguous,
+        stripped_chars=removed,
+        heavy_strip=removed > HEAVY_STRIP * (removed + len(writing)),
     )
+
+
+def _reasoning_once(trace: str, provider: str) -> int:
+    """The characters of reasoning removed: the trace the text led with and the
+    provider's reasoning, counted once when one holds the other (a server that returns
+    the reasoning in its field and leaves it in the text too)."""
+    given = provider.strip()
+    words = _THINK_CLOSE.sub("", _THINK_OPEN.sub("", trace)).strip()
+    if given and words and (given in words or words in given):
+        return max(len(trace), len(given))
+    return len(trace) + len(given)
 
 
 def count_states(records: Iterable[dict[str, Any] | None]) -> Counter[str]:
     """Writings by state, and `writings`, `reasoning` (writings whose reasoning was
-    removed), `artifacts` (writings with explanation blocks or generation tags) and
-    `stored_cut` (cuts told from the text alone), over `SampleKey.WRITING` records."""
+    removed), `artifacts` (writings with artifacts of the paper's prompt), `heavy_strip`
+    (writings that were mostly artifacts), `ambiguous_reasoning` (writings judged whole
+    with a reasoning tag in them) and `stored_cut` (cuts told from the text alone), over
+    `SampleKey.WRITING` records."""
     counts: Counter[str] = Counter()
     for record in records:
         if not record:
@@ -246,6 +326,8 @@ def count_states(records: Iterable[dict[str, Any] | None]) -> Counter[str]:
             counts["reasoning"] += 1
         if record.get("artifacts"):
             counts["artifacts"] += 1
+        for flag in ("heavy_strip", "ambiguous_reasoning"):
+            counts[flag] += bool(record.get(flag))
         if record.get("state") == CUT and record.get("stop_reason") == STORED:
             counts["stored_cut"] += 1
     return counts

@@ -2,9 +2,9 @@
 
 Each sample records its writing's state (`SampleKey.WRITING`, written by
 `writer.final_writing`). Every writing task ends its scorers with `writing_state`: each
-sample's score is its writing's state (`complete`, `cut`, `filtered` or `empty`; the
-note of a writing that is not simply whole is its explanation), and inspect's
-`frequency` metric counts the run's writings in each state, every state named. So the
+sample's score is its writing's state (`complete`, `cut`, `filtered`, `empty` or
+`refused`; the note of a writing that is not simply whole is its explanation), and
+inspect's `frequency` metric counts the run's writings in each state, every state named. So the
 counts stand in the log's results beside the scores they qualify, where inspect's
 results table at the end of `inspect eval`, `evals_df` (`score_writing_state_cut`, ...),
 the viewer, `inspect score` and `eval-retry` (which compute the metrics again from the

@@ -4,7 +4,7 @@ live one, or the stored writings of `--model replay/<writer>` (howtobench/writin
 
 from pathlib import Path
 
-from inspect_ai.model import ContentReasoning
+from inspect_ai.model import ContentReasoning, ContentText
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench.dataset.records import WritingRecord
@@ -41,9 +41,10 @@ def writer_prompt(record: WritingRecord) -> str:
 def final_writing(cut: str = DEFAULT_CUT, artifacts: str = DEFAULT_ARTIFACTS) -> Solver:
     """Make the writer's reply the writing every scorer reads, and record its state.
 
-    The reasoning is removed (a trace in the text, whatever its form; a provider's
-    reasoning field never reaches `output.completion`, and is counted), the completion
-    artifacts too with `artifacts="strip"`; the sample records the `WritingState`
+    The trace that leads the text is removed (a provider's reasoning part never reaches
+    `output.completion`; both are counted, once), the artifacts of the paper's prompt for
+    the sample's task too with `artifacts="strip"`; a refusal is named (the provider's
+    own mark, or `state.is_refusal`); the sample records the `WritingState`
     (`SampleKey.WRITING`). A cut writing is judged as written and flagged, or with
     `cut="unscored"` marked unscorable, so that no scorer reads it as a whole one. The
     writer's message stays as it was sent: the log keeps what the writer really said.
@@ -52,14 +53,17 @@ def final_writing(cut: str = DEFAULT_CUT, artifacts: str = DEFAULT_ARTIFACTS) ->
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         output = state.output
         message = output.message if output.choices else None
-        reasoning = 0
-        if message is not None and not isinstance(message.content, str):
-            reasoning = sum(
-                len(part.reasoning)
-                for part in message.content
-                if isinstance(part, ContentReasoning)
-            )
-        writing, found = examine(output.completion, output.stop_reason, reasoning, artifacts)
+        parts = [] if message is None or isinstance(message.content, str) else message.content
+        writing, found = examine(
+            output.completion,
+            output.stop_reason,
+            str(state.metadata.get(SampleKey.TASK, "")),
+            artifacts=artifacts,
+            provider_reasoning="\n".join(
+                part.reasoning for part in parts if isinstance(part, ContentReasoning)
+            ),
+            provider_refusal=any(isinstance(p, ContentText) and p.refusal for p in parts),
+        )
         output.completion = writing
         state.metadata[SampleKey.WRITING] = found.record()
         if found.state == CUT and cut == "unscored":

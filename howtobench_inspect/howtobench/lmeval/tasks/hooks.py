@@ -1,12 +1,10 @@
 """What lm-eval's HoWToBench task files call (`!function hooks.<name>`).
 
-The items come from the source the inspect tasks read (`-T dataset=` is lm-eval's
-`--metadata '{"dataset": ...}'`, the hub by default), each asked with the inspect task's
-writer prompt (`howtobench.writing.writer.writer_prompt`), and each writing scored with the
-`rouge_l` and `bleu` scorers' own numbers (`howtobench.baselines.overlap.overlap_values`)
-after the same clean-up the inspect tasks apply before scoring (`writing_state.examine`:
-reasoning removed, the completion artifacts stripped). A row carries the whole record,
-so that `howtobench lm-eval import` can write it back as a data folder for the ToW judge.
+The items come from the source the inspect tasks read (`--metadata '{"dataset": ...}'`),
+each asked with the inspect task's writer prompt and scored with the `rouge_l` and `bleu`
+scorers' own numbers after the same clean-up the inspect tasks apply (`writing.state.examine`).
+A row carries the whole record, so that `howtobench lm-eval import` can write it back as a
+data folder.
 """
 
 from __future__ import annotations
@@ -96,5 +94,7 @@ def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]
     """ROUGE-L, BLEU-1 and BLEU-4 of the writing (the first generation), as inspect's
     `rouge_l` and `bleu` scorers score it (lm-eval keeps no stop reason: the writing is
     read as a stored one is)."""
-    writing, _ = examine(results[0] or "", STORED, 0, DEFAULT_ARTIFACTS)
+    writing, _ = examine(
+        results[0] or "", STORED, str(doc["task_type"]), artifacts=DEFAULT_ARTIFACTS
+    )
     return overlap_values(writing, str(doc["reference"]), str(doc["language"]))
