@@ -6,10 +6,10 @@ A mean hides what it is a mean of. A writer whose writings were often cut is mar
 stop reason), lm-eval's `max_gen_toks` (writings imported by `howtobench lm-eval import`,
 whose provenance the log records) or the storing of the paper's writings (they end
 mid-sentence, with no stop reason); one whose writings were often mostly the paper's
-prompt artifacts is marked too (`[stripped 6%]`). Under `-T cut=unscored` a writer's mean is that of
-its whole writings only, and a writer all of whose writings were left unscored has no
-mean at all: it keeps its rows here and a line in the ranking that says why, instead of
-vanishing from the board.
+prompt artifacts is marked too (`[stripped 6%]`). Under `-T cut=unscored` a writer's
+mean is that of its whole writings only, and a writer all of whose writings were left
+unscored has no mean at all: it keeps its rows here and a line in the ranking that says
+why, instead of vanishing from the board.
 """
 
 from __future__ import annotations
