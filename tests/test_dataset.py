@@ -4,11 +4,14 @@ import json
 from pathlib import Path
 
 import pytest
+from inspect_ai.event import LoggerEvent
 
+from howtobench import completion
 from howtobench.dataset import hub, open_source
 from howtobench.dataset import records as ds
 from howtobench.dataset.records import LONGEST_FIELD, DataError, record_to_sample
 from support.data import MARKER, aligned_row, write_jsonl
+from support.evals import run_eval
 
 
 def test_folder_source_records_and_sample_metadata(data_folder: Path) -> None:
@@ -79,6 +82,13 @@ def test_demo_source_has_all_tasks_and_two_writers() -> None:
     assert any(r.language == "en" for r in source.records("open"))
 
 
+def _hub_reachable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests read rows through a stand-in for `load_dataset`, without the network:
+    the hub's address counts as reachable (what `unreachable` says of a dead address is
+    tested over a real socket in tests/test_preflight.py)."""
+    monkeypatch.setattr(hub, "unreachable", lambda url: None)
+
+
 def test_hub_source_goes_through_the_same_record_path(monkeypatch: pytest.MonkeyPatch) -> None:
     rows = [aligned_row("infer_7", "open", information=""), aligned_row("infer_8", "guide")]
     calls = []
@@ -88,6 +98,7 @@ def test_hub_source_goes_through_the_same_record_path(monkeypatch: pytest.Monkey
         return rows
 
     monkeypatch.setattr("datasets.load_dataset", fake_load_dataset)
+    _hub_reachable(monkeypatch)
     records = open_source("hub").records("open")
     assert [r.id for r in records] == ["infer_7"]
     assert calls == [(hub.HF_REPO, hub.HF_REVISION, "train")]
@@ -108,6 +119,7 @@ def _published_rows(shared_data: Path) -> list[dict]:
 
 def _serve(monkeypatch: pytest.MonkeyPatch, rows: list[dict]) -> None:
     monkeypatch.setattr("datasets.load_dataset", lambda path, revision, split: rows)
+    _hub_reachable(monkeypatch)
 
 
 def _fingerprint_warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -166,6 +178,7 @@ def test_hub_unreachable_is_one_line_saying_what_works_offline(
         )
 
     monkeypatch.setattr("datasets.load_dataset", offline)
+    _hub_reachable(monkeypatch)
     with pytest.raises(DataError) as caught:
         open_source("hub").records("guide")
     message = str(caught.value)
@@ -237,7 +250,7 @@ def test_completion_without_marker(tmp_path: Path) -> None:
     ):
         open_source(str(tmp_path)).records("completion")
     # The published data has two records whose marker is only named in the instruction:
-    # they are kept (with a warning), as the whole benchmark must load.
+    # they are kept (with a note their run says), as the whole benchmark must load.
     write_jsonl(
         path,
         [
@@ -246,7 +259,49 @@ def test_completion_without_marker(tmp_path: Path) -> None:
             )
         ],
     )
-    assert [r.id for r in open_source(str(tmp_path)).records("completion")] == ["b"]
+    [record] = open_source(str(tmp_path)).records("completion")
+    assert (record.id, record.note) == (
+        "b",
+        f"line 1 of aligned.jsonl: its {MARKER} marker is only in the instruction, not in the text",
+    )
+
+
+def test_a_data_note_is_said_once_per_run_for_the_items_it_runs(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Reading the records says nothing; a run says a record's note when it writes that
+    record's sample, in its first epoch only, and a run that does not use it (--limit)
+    says nothing of it. The line is in the sample's transcript."""
+    stored = {"generations": {"w": "丙。"}, "task": "completion", "instruction": "补全。"}
+    path = write_jsonl(
+        tmp_path / "mine.jsonl",
+        [
+            {**stored, "id": "a", "grounding": f"甲{MARKER}乙"},
+            {**stored, "id": "b", "instruction": f"补全 {MARKER} 处。", "grounding": "甲乙"},
+        ],
+    )
+    note = f"line 2 of mine.jsonl: its {MARKER} marker is only in the instruction, not in the text"
+    caplog.set_level("WARNING")
+    [first] = run_eval(
+        completion(dataset=str(path), scorers="rouge_l"), tmp_path / "a", model="replay/w", limit=1
+    )
+    assert not [r for r in caplog.records if "marker" in r.getMessage()]
+    [both] = run_eval(
+        completion(dataset=str(path), scorers="rouge_l"), tmp_path / "b", model="replay/w", epochs=2
+    )
+    said = [r.getMessage() for r in caplog.records if "marker" in r.getMessage()]
+    shown = f"sample=b epoch=1\n{note}"  # inspect's log context names the sample
+    assert said == [shown]
+    logged = {
+        (str(sample.id), sample.epoch): [
+            e.message.message
+            for e in sample.events
+            if isinstance(e, LoggerEvent) and "marker" in e.message.message
+        ]
+        for sample in both.samples or []
+    }
+    assert logged == {("a", 1): [], ("a", 2): [], ("b", 1): [shown], ("b", 2): []}
+    assert [s.metadata.get("data_note") for s in first.samples or []] == [None]
 
 
 def test_user_file_errors(tmp_path: Path) -> None:

@@ -43,6 +43,7 @@ SAMPLE_KEYS = {
     "unscorable",
     "dataset",
     "writing",
+    "data_note",
 }
 SCORE_KEYS = {
     "task",
@@ -109,6 +110,7 @@ def test_a_replay_run_writes_exactly_the_named_sample_and_task_keys(tmp_path: Pa
             SampleKey.ANCHOR,
             SampleKey.ANCHOR_SOURCE,
             SampleKey.UNSCORABLE,
+            SampleKey.DATA_NOTE,
         }
     assert log.eval.metadata is not None
     assert set(log.eval.metadata) == keys(TaskKey) - {TaskKey.TASKS}
@@ -137,6 +139,7 @@ def test_a_tow_run_writes_only_named_score_keys(
         assert set(sample.metadata) == keys(SampleKey) - {
             SampleKey.PERTURBATION,
             SampleKey.UNSCORABLE,
+            SampleKey.DATA_NOTE,
         }
         assert sample.metadata[SampleKey.ANCHOR_SOURCE] == "demo-writer-b"
         meta = (sample.scores or {})["tow"].metadata

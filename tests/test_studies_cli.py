@@ -12,9 +12,9 @@ from howtobench import completion, guide, open_writing
 from howtobench.cli import main
 from howtobench.studies import metaeval, read_ratings
 from howtobench.writing.state import examine
-from support.data import demo_records, writings
+from support.data import demo_record, demo_records, writings
 from support.evals import run_eval
-from support.logs import log_of
+from support.logs import BROKEN, log_of
 
 PNG = b"\x89PNG\r\n\x1a\n"
 DEMO_RATINGS = Path(__file__).parents[1] / "howtobench_inspect/howtobench/dataset/demo/ratings.csv"
@@ -45,9 +45,17 @@ def test_report(writers_logs: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
         )
         for writer in ("w-c", "w-d")
     }
+    # the judge could not score one of w-d's writings (`support.logs.BROKEN`), a cut one
+    broken, sample_id = BROKEN
+    assert examine(writings(demo_record(sample_id))[broken], "unknown", "guide")[1].state == "cut"
+    scored = {
+        "w-c": "scored as written",
+        "w-d": f"{cut['w-d'] - 1} scored as written, 1 left unscored",
+    }
     assert notes == ["left out unscored samples (tow: 1)"] + [
-        f"{writer}: {n} of 10 writings cut ({n / 10:.0%}); its mean is not that of whole "
-        "writings (marked [cut] in the ranking)"
+        f"{writer}: {n} of 10 writings cut ({n / 10:.0%}) when stored (they end mid-sentence), "
+        f"no stop reason recorded: a live rerun of this model is not comparable; {scored[writer]}, "
+        "so its mean is not that of whole writings (marked [cut] in the ranking)"
         for writer, n in cut.items()
     ]
     board = pd.read_csv(tmp_path / "report_leaderboard.csv", index_col="row")

@@ -185,9 +185,9 @@ def test_perturbed_writing_is_scored_and_recorded_deterministically(tmp_path: Pa
     assert logs[0].eval.metadata["perturb"] == "drop"
     judged = {q.writing for q in judge.questions if q.writing}
     assert judged == set(first)
-    # the writer (the evaluated model), the final writing, then the perturbation, as the
-    # log names them
-    steps = ["generate", "howtobench/final_writing", "howtobench/perturb"]
+    # the data note (the setup step), the writer (the evaluated model), the final writing,
+    # then the perturbation, as the log names them
+    steps = ["howtobench/data_note", "generate", "howtobench/final_writing", "howtobench/perturb"]
     assert [step.solver for step in logs[0].plan.steps] == steps
 
 

@@ -12,7 +12,6 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from inspect_ai.analysis import evals_df
@@ -593,7 +592,7 @@ def test_the_ranking_marks_a_writer_whose_writings_were_mostly_artifacts() -> No
     task reaches the cut mark's threshold, beside `[cut NN%]`, and nothing below it."""
     import pandas as pd
 
-    from howtobench.studies.leaderboard_report import marks
+    from howtobench.studies.writings import marks
 
     writings = pd.DataFrame(
         [
@@ -601,8 +600,5 @@ def test_the_ranking_marks_a_writer_whose_writings_were_mostly_artifacts() -> No
             {"task": "guide", "writer": "w", "cut_share": 0.0, "stripped_share": 0.04},
         ]
     )
-    found = SimpleNamespace(writings=writings)
-    assert marks(pd.Series({"task": "completion", "writer": "w"}), found) == (
-        " [cut 20%] [stripped 6%]"
-    )
-    assert marks(pd.Series({"task": "guide", "writer": "w"}), found) == ""
+    assert marks(writings, "completion", "w") == " [cut 20%] [stripped 6%]"
+    assert marks(writings, "guide", "w") == ""

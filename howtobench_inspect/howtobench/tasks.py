@@ -12,8 +12,15 @@ from inspect_ai.solver import Solver, generate
 from howtobench._inspect import eval_running
 from howtobench.dataset import open_source
 from howtobench.dataset.fingerprint import fingerprint
-from howtobench.dataset.records import DataError, WritingRecord, filter_genre, record_to_sample
+from howtobench.dataset.records import (
+    DataError,
+    WritingRecord,
+    data_note,
+    filter_genre,
+    record_to_sample,
+)
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES
+from howtobench.parameters.preflight import preflight
 from howtobench.parameters.run_options import check_run_options
 from howtobench.parameters.scorers import JUDGE_SCORERS, build_scorers
 from howtobench.parameters.viewer import writing_viewer
@@ -66,11 +73,14 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
         check_formatting(task_type, options.nodes)
     check_judges(options.judges)
     judged = [name for name in given.scorers if name in JUDGE_SCORERS]
-    if judged and ("tow" in judged or not options.judges):
+    graded = bool(judged) and ("tow" in judged or not options.judges)
+    if graded:
         check_grader()
     replayed = _replayed()
     if replayed:
         check_no_writer_temperature()
+    transfer = given.perturbation is not None and given.perturbation.kind == "transfer"
+    preflight(graded=graded, judges=options.judges, rewrites=transfer)
     records = given.source.records(task_type)
     data = fingerprint(records)  # of the whole source, so that shards share it
     try:
@@ -87,6 +97,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
             raise ParameterError("weights", str(error)) from None
     return Task(
         dataset=MemoryDataset(_samples(task_type, given, records), name=f"howtobench-{task_type}"),
+        setup=data_note(),  # run whatever solver replaces ours
         solver=_solvers(given),
         scorer=build_scorers(given.scorers, options),
         metadata={
@@ -242,6 +253,7 @@ def negotiate(
             "tasks", f"unknown task(s) {', '.join(unknown)} (expected {', '.join(TASKS)})"
         )
     check_grader()
+    preflight(graded=True)
     data: dict[str, dict[str, object]] = {}
     records: list[WritingRecord] = []
     source = open_source(dataset)

@@ -13,6 +13,7 @@ from typing import Any, NoReturn
 from howtobench.dataset.base import DataSource
 from howtobench.dataset.fingerprint import difference
 from howtobench.dataset.records import DataError, WritingRecord, parse_benchmark_record
+from howtobench.vocabulary.reachable import unreachable
 from howtobench.vocabulary.words import TASKS
 
 __all__ = [
@@ -53,11 +54,23 @@ class HubSource(DataSource):
     def _rows(self) -> list[Mapping[str, Any]]:
         """The split's rows (needs network access on first use).
 
-        Whatever `load_dataset` raises (no network, hub down, repository moved) becomes a
-        one-line `DataError` saying what works offline.
+        The hub is tried once first, with one connection (`vocabulary.reachable`): the
+        hub's client retries a connection it cannot make with a warning each time (48
+        lines and 32 s offline), so an address that takes no connection is said at once
+        (unless `HF_HUB_OFFLINE=1` asks for the copy already downloaded, without the
+        network). Whatever `load_dataset` raises then (hub down, repository moved)
+        becomes a one-line `DataError` saying what works offline too.
         """
-        from datasets import load_dataset
+        from datasets import config, load_dataset
+        from huggingface_hub import constants
 
+        why = None if config.HF_HUB_OFFLINE else unreachable(constants.ENDPOINT)
+        if why:
+            raise DataError(
+                SOURCE,
+                f"cannot reach the hub at {constants.ENDPOINT} ({why}); {HUB_UNREACHABLE_HELP}; "
+                "or read a copy already downloaded with HF_HUB_OFFLINE=1",
+            )
         try:
             rows = load_dataset(HF_REPO, revision=HF_REVISION, split="train")
         except Exception as err:  # the datasets library raises many kinds; all mean "no data"

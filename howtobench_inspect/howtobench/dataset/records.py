@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from inspect_ai.dataset import Sample
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.genres import canonical_genre
@@ -27,6 +28,7 @@ __all__ = [
     "DataError",
     "LONGEST_FIELD",
     "WritingRecord",
+    "data_note",
     "filter_genre",
     "jsonl_text",
     "logger",
@@ -70,6 +72,7 @@ class WritingRecord:
     source: str = ""
     line: int = 0  # where in `source` the record is, for errors about two records
     generations: Mapping[str, str] = field(default_factory=dict)
+    note: str = ""  # what is odd about a record that is kept: said when its sample runs
 
     @property
     def genre(self) -> str:
@@ -173,18 +176,17 @@ def _check_task(task: str, source: str, line: int, key: str) -> str:
 
 def _check_marker(
     task: str, instruction: str, grounding: str, source: str, line: int, key: str
-) -> None:
+) -> str:
     """A completion record must show the gap: the marker in its text (or, as two published
-    records do, at least in its instruction; those are kept with a warning)."""
+    records do, at least in its instruction; those are kept, with a note that the run
+    says when it writes the record's sample, `data_note`)."""
     if task != "completion" or FILL_MARKER in grounding:
-        return
+        return ""
     if FILL_MARKER not in instruction:
         raise DataError(source, f"a completion record needs the {FILL_MARKER} marker", line, key)
-    logger.warning(
-        "%s, line %d: the %s marker is only in the instruction, not in the text",
-        source,
-        line,
-        FILL_MARKER,
+    return (
+        f"line {line} of {Path(source).name}: its {FILL_MARKER} marker is only in the "
+        "instruction, not in the text"
     )
 
 
@@ -196,7 +198,7 @@ def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> Wr
     )
     instruction = _text(obj, "basic_instruction", source, line, required=True, non_empty=True)
     grounding = _text(obj, "information", source, line, required=True)
-    _check_marker(task, instruction, grounding, source, line, "information")
+    note = _check_marker(task, instruction, grounding, source, line, "information")
     return WritingRecord(
         id=_text(obj, "infer_id", source, line, required=True, non_empty=True),
         bench_id=_text(obj, "bench_id", source, line, required=False),
@@ -210,6 +212,7 @@ def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> Wr
         language=_text(obj, "language", source, line, required=False) or "zh",
         source=source,
         line=line,
+        note=note,
     )
 
 
@@ -223,7 +226,7 @@ def parse_user_record(
     _check_task(record_task, source, line, "task")
     instruction = _text(obj, "instruction", source, line, required=True, non_empty=True)
     grounding = _text(obj, "grounding", source, line, required=False)
-    _check_marker(record_task, instruction, grounding, source, line, "grounding")
+    note = _check_marker(record_task, instruction, grounding, source, line, "grounding")
     generations = obj.get("generations") or {}
     if not isinstance(generations, dict):
         raise DataError(source, "must be an object of model name -> writing", line, "generations")
@@ -242,6 +245,7 @@ def parse_user_record(
         source=source,
         line=line,
         generations=generations,
+        note=note,
     )
 
 
@@ -268,8 +272,9 @@ def parse_inference(obj: Mapping[str, Any], source: str, line: int) -> tuple[str
 
 
 def record_to_sample(record: WritingRecord, prompt: str) -> Sample:
-    """A sample whose input is the writer prompt and whose target is the human reference."""
-    return Sample(
+    """A sample whose input is the writer prompt and whose target is the human reference;
+    a record's note goes with it (`data_note` says it)."""
+    sample = Sample(
         id=record.id,
         input=prompt,
         target=record.reference,
@@ -285,6 +290,25 @@ def record_to_sample(record: WritingRecord, prompt: str) -> Sample:
             SampleKey.INPUT_LENGTH: len(record.instruction) + len(record.grounding),
         },
     )
+    if record.note:
+        assert sample.metadata is not None
+        sample.metadata[SampleKey.DATA_NOTE] = record.note
+    return sample
+
+
+@solver
+def data_note() -> Solver:
+    """Say a sample's data note (`WritingRecord.note`) as its run writes it, in its first
+    epoch: once per run, and only for the items the run uses (not for every record read,
+    whatever `--limit` keeps). The line is in the sample's transcript too."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        note = state.metadata.get(SampleKey.DATA_NOTE)
+        if note and state.epoch == 1:
+            logger.warning(note)  # inspect's display names the sample and epoch
+        return state
+
+    return solve
 
 
 def filter_genre(records: list[WritingRecord], genre: str | None) -> list[WritingRecord]:

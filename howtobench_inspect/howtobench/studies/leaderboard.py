@@ -21,7 +21,8 @@ import pandas as pd
 
 from howtobench.studies.bootstrap import chunks, draws, stratified_draws
 from howtobench.studies.logs import Samples, scopes
-from howtobench.studies.provenance import provenance, writing_states
+from howtobench.studies.provenance import provenance
+from howtobench.studies.writings import writing_states
 from howtobench.vocabulary.genres import CANONICAL_GENRES
 
 __all__ = [
@@ -110,7 +111,8 @@ class Board:
     cells: pd.DataFrame
     method: dict[str, Any]
     provenance: dict[str, Any] = field(default_factory=dict)
-    # per task scope and writer: its writings by state (`writing_states`)
+    # per task scope and writer, every writer's (those without a mean too): its writings
+    # by state and what cut them (`writings.writing_states`)
     writings: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
@@ -293,7 +295,7 @@ def board(
         cells(scores, tasks, resamples, seed),
         method(resamples, seed, scores.panel),
         provenance(samples, metric, scores.panel.judges if scores.panel else ()),
-        writing_states(samples.frame, writers),
+        writing_states(samples.frame, metric, writers),
     )
 
 

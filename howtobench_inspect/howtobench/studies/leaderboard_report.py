@@ -44,10 +44,17 @@ from howtobench.studies.log_files import StudyError
 from howtobench.studies.logs import Samples, as_samples, per_writing, scopes
 from howtobench.studies.page import page
 from howtobench.studies.plots import strips
-from howtobench.studies.provenance import LARGE_CUT_SHARE
 from howtobench.studies.runs import first_few
 from howtobench.studies.tables import StudyResult
 from howtobench.studies.weighting import check_one_weighting
+from howtobench.studies.writings import (
+    LARGE_CUT_SHARE,
+    cut_note,
+    marks,
+    no_mean,
+    stripped_note,
+    unranked,
+)
 from howtobench.tree.spec import LEAVES
 
 __all__ = ["publish", "ranking", "report", "with_files"]
@@ -151,8 +158,9 @@ def report(
     """Tables `ranking` (each task's and all tasks' board with intervals and rank
     ranges from `bootstrap` resamples), `method` (how they were made), `leaderboard`
     (Table 4 layout), `counts` (scored writings per cell), `nodes` (mean of every key
-    of the metric's scorer per task and model) and `writings` (each writer's writings by
-    state: complete, cut, filtered, empty, refused), with `clipped` when there is something to
+    of the metric's scorer per task and model) and `writings` (every writer's writings,
+    those of a writer without a mean too: by state, complete, cut, filtered, empty,
+    refused; how many scored, what cut them), with `clipped` when there is something to
     show; figures `weights_<genre>`."""
     samples = as_samples(logs)
     samples.require(metric)
@@ -196,17 +204,10 @@ def report(
     if not ranked.writings.empty:
         tables["writings"] = ranked.writings.set_index(["task", "writer"])
         overall = ranked.writings[ranked.writings["task"] == "all"]
-        for row in overall[overall["cut_share"] >= LARGE_CUT_SHARE].itertuples():
-            notes.append(
-                f"{row.writer}: {row.cut} of {row.writings} writings cut ({row.cut_share:.0%}); "
-                "its mean is not that of whole writings (marked [cut] in the ranking)"
-            )
-        for row in overall[overall["stripped_share"] >= LARGE_CUT_SHARE].itertuples():
-            notes.append(
-                f"{row.writer}: {row.heavy_strip} of {row.writings} writings were mostly the "
-                f"paper's prompt artifacts ({row.stripped_share:.0%}), judged on what was left "
-                "(marked [stripped] in the ranking)"
-            )
+        cut = overall[overall["cut_share"] >= LARGE_CUT_SHARE]
+        notes += [cut_note(row) for _, row in cut.iterrows()]
+        stripped = overall[overall["stripped_share"] >= LARGE_CUT_SHARE]
+        notes += [stripped_note(row) for _, row in stripped.iterrows()]
     found, said = _clipped(samples.frame)
     tables |= found
     notes += said
@@ -257,33 +258,42 @@ def _rank(row: pd.Series) -> str:
 
 def ranking(found: Board) -> pd.DataFrame:
     """The terminal's board: each task's overall cell, then all tasks', one writer a
-    line with `mean [low, high]`, the rank and its range, P(above the next) and n."""
+    line with `mean [low, high]`, the rank and its range, P(above the next) and n; after
+    each task's writers, those without a mean there, with why (`writings.no_mean`)."""
     overall = found.cells[found.cells["genre"] == leaderboard.ALL]
-    return pd.DataFrame(
+    states = found.writings
+    ranked = pd.DataFrame(
         {
+            "task": overall["task"],
             "task (instr.)": overall["task"] + " (" + overall["instructions"].astype(str) + ")",
             "rank": overall.apply(_rank, axis=1),
-            "writer": overall["writer"] + overall.apply(marks, axis=1, found=found),
+            "writer": overall.apply(
+                lambda r: r["writer"] + marks(states, r["task"], r["writer"]), axis=1
+            ),
             "mean [95% CI]": overall.apply(_interval, axis=1, why=no_interval(found)),
             "P>next": overall["p_above_next"].map(lambda p: "" if np.isnan(p) else f"{p:.2f}"),
             "n": overall["n"].astype(str),
         }
-    ).reset_index(drop=True)
-
-
-def marks(row: pd.Series, found: Board) -> str:
-    """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
-    its writings in the row's task were cut, ` [stripped 6%]` when a large share were
-    mostly the paper's prompt artifacts (`LARGE_CUT_SHARE` each), else nothing."""
-    states = found.writings
-    if states.empty:
-        return ""
-    mine = states[(states["task"] == row["task"]) & (states["writer"] == row["writer"])]
-    said = ""
-    for column, word in (("cut_share", "cut"), ("stripped_share", "stripped")):
-        if not mine.empty and mine[column].iloc[0] >= LARGE_CUT_SHARE:
-            said += f" [{word} {mine[column].iloc[0]:.0%}]"
-    return said
+    )
+    instructions = dict(zip(overall["task"], overall["instructions"], strict=False))
+    lines = [
+        {
+            "task": row["task"],
+            "task (instr.)": f"{row['task']} ({instructions.get(row['task'], row['writings'])})",
+            "rank": "-",
+            "writer": row["writer"] + marks(states, row["task"], row["writer"]),
+            "mean [95% CI]": no_mean(row),
+            "P>next": "",
+            "n": "0",
+        }
+        for _, row in unranked(states).iterrows()
+    ]
+    if not lines:
+        return ranked.drop(columns="task").reset_index(drop=True)
+    rows = pd.concat([ranked, pd.DataFrame(lines, columns=ranked.columns)], ignore_index=True)
+    order = {task: k for k, task in enumerate(scopes(rows["task"]))}
+    rows = rows.sort_values("task", key=lambda t: t.map(order), kind="stable")
+    return rows.drop(columns="task").reset_index(drop=True)
 
 
 def settings(found: Board) -> pd.DataFrame:

@@ -69,7 +69,9 @@ class Samples:
     weights_fingerprint (tow), plan (tow: the digest of the plan it was scored from),
     reused (tow: weights reused, not negotiated for this
     writing), shares (autoplan) and perturbation (sample metadata), None where absent;
-    reuse_weights (the run's tow setting, None if unknown), unscored (the scorers that
+    reuse_weights (the run's tow setting, None if unknown), writer_provenance (what made
+    a replayed writer's writings, where its data folder says), cut_policy (the run's
+    `-T cut`; None before task version 7), unscored (the scorers that
     left the sample unscored) and judge_runs (self-consistency, `-T judge_samples=N`:
     metric -> the N judge samples' values, see `judge_runs`; None without it) and
     writing_state (the writing's state record, `SampleKey.WRITING`; None in logs of task
@@ -270,6 +272,10 @@ def _run_rows(header_run: Run) -> RunRows:
         "anchor": current(log.eval.metadata).get(TaskKey.ANCHOR),
         "perturb": (log.eval.metadata or {}).get(TaskKey.PERTURB),
         "reuse_weights": _reuse_weights(log),
+        # what made a replayed writer's writings (`howtobench lm-eval import`), and the
+        # run's `-T cut`: what a cut writing got (task version 7; None before)
+        "writer_provenance": (log.eval.metadata or {}).get(TaskKey.PROVENANCE),
+        "cut_policy": (log.eval.metadata or {}).get(TaskKey.CUT),
     }
     metrics: dict[str, None] = {}
     rows = [

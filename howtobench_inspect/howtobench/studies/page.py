@@ -24,7 +24,7 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 
 from howtobench.studies.leaderboard import ALL, MIN_INSTRUCTIONS, Board, no_interval
-from howtobench.studies.provenance import LARGE_CUT_SHARE, STATE_COLUMNS
+from howtobench.studies.writings import COUNTS, LARGE_CUT_SHARE, marks, no_mean, unranked
 from howtobench.vocabulary.names import html_name, shown_name
 
 __all__ = ["page"]
@@ -67,8 +67,9 @@ def _rank(row: pd.Series) -> str:
     return f"{row['rank']:.0f} <span class=key>({row['rank_low']:.0f}&ndash;{row['rank_high']:.0f})</span>"
 
 
-def _scope_table(rows: pd.DataFrame, why: str) -> str:
-    """One cell's board: rank (range), writer, mean, interval drawn and written, P, n."""
+def _scope_table(rows: pd.DataFrame, why: str, states: pd.DataFrame) -> str:
+    """One cell's board: rank (range), writer (marked when often cut), mean, interval
+    drawn and written, P, n; then the writers without a mean in the cell's task, with why."""
     low = np.nanmin(np.r_[rows["low"], rows["mean"]])
     high = np.nanmax(np.r_[rows["high"], rows["mean"]])
     lines = [
@@ -84,13 +85,27 @@ def _scope_table(rows: pd.DataFrame, why: str) -> str:
             else f"<td class=num>[{row['low']:.3f}, {row['high']:.3f}]</td>"
         )
         lines.append(
-            f"<tr><td>{_rank(row)}</td><td>{html_name(row['writer'])}</td>"
+            f"<tr><td>{_rank(row)}</td><td>{_marked(row['writer'], row['task'], states)}</td>"
             f"<td class=num>{row['mean']:.3f}</td><td class=bar>{_bar(row, low, high)}</td>"
             f"{interval}<td class=num>{_number(row['p_above_next'], 2)}</td>"
             f"<td class=num>{row['n']}</td></tr>"
         )
+    task = rows["task"].iloc[0]
+    for _, row in unranked(states).iterrows():
+        if row["task"] == task:
+            lines.append(
+                f"<tr><td>&ndash;</td><td>{_marked(row['writer'], task, states)}</td>"
+                f'<td class="few" colspan=4>{escape(no_mean(row))}</td><td class=num>0</td></tr>'
+            )
     lines.append("</tbody></table>")
     return "\n".join(lines)
+
+
+def _marked(writer: str, task: str, states: pd.DataFrame) -> str:
+    """A writer's name, with ` [cut 27%]` or ` [stripped 6%]` after it as in the text
+    ranking (`writings.marks`)."""
+    mark = marks(states, task, writer)
+    return html_name(writer) + (f" <span class=cut>{escape(mark.strip())}</span>" if mark else "")
 
 
 def _boards(board: Board) -> str:
@@ -103,7 +118,7 @@ def _boards(board: Board) -> str:
         title = "All tasks" if task == ALL else f"Task: {task}"
         parts.append(
             f"<h3>{escape(title)} <span class=key>({rows['instructions'].iloc[0]} "
-            f"instructions)</span></h3>\n{_scope_table(rows, no_interval(board))}"
+            f"instructions)</span></h3>\n{_scope_table(rows, no_interval(board), board.writings)}"
         )
     return "\n".join(parts)
 
@@ -205,22 +220,23 @@ def _provenance(items: dict[str, Any]) -> str:
 
 def _writings(board: Board) -> str:
     """Each writer's writings by state per task: how many were whole, cut, filtered,
-    empty or refused, from how many reasoning or the paper's prompt artifacts were
-    removed, and how many were mostly artifacts."""
+    empty or refused, how many scored, from how many reasoning or the paper's prompt
+    artifacts were removed, how many were mostly artifacts, and what cut them."""
     states = board.writings
     if states.empty:
         return "<p class=key>The logs record no writing states (task version 6 or earlier).</p>"
     head = "".join(
-        f"<th{' class=num' if name not in ('task', 'writer') else ''}>{escape(name)}</th>"
-        for name in ("task", "writer", *STATE_COLUMNS, "cut share", "stripped share")
+        f"<th{' class=num' if name not in ('task', 'writer', 'cut by') else ''}>{escape(name)}</th>"
+        for name in ("task", "writer", *COUNTS, "cut share", "stripped share", "cut by")
     )
     rows = []
-    for row in states.itertuples(index=False):
-        cells = [f"<td>{escape(row.task)}</td><td>{html_name(row.writer)}</td>"]
-        cells += [f"<td class=num>{getattr(row, name)}</td>" for name in STATE_COLUMNS]
-        for share in (row.cut_share, row.stripped_share):
+    for _, row in states.iterrows():
+        cells = [f"<td>{escape(row['task'])}</td><td>{html_name(row['writer'])}</td>"]
+        cells += [f"<td class=num>{row[name]}</td>" for name in COUNTS]
+        for share in (row["cut_share"], row["stripped_share"]):
             marked = " style='font-weight:600'" if share >= LARGE_CUT_SHARE else ""
             cells.append(f"<td class=num{marked}>{share:.0%}</td>")
+        cells.append(f"<td>{escape(row['cut_by'])}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return f"<table><tr>{head}</tr>{''.join(rows)}</table>"
 
@@ -236,8 +252,11 @@ def page(
     writers = overall["writer"].tolist()
     metric = board.provenance.get("metric", "")
     method = board.method
+    without = set(unranked(board.writings)["writer"]) if not board.writings.empty else set()
     summary = (
-        f"{len(writers)} writers, {overall['instructions'].iloc[0]} instructions, "
+        f"{len(writers)} writers"
+        + (f" and {len(without)} without a mean" if without else "")
+        + f", {overall['instructions'].iloc[0]} instructions, "
         f"{board.provenance.get('logs', 0)} runs; judges: "
         + ", ".join(
             shown_name(judge)

@@ -1,7 +1,5 @@
-"""What a leaderboard stands on: the runs' metadata, versions, judges, plans and weights
-(`provenance`, so that two boards can be told apart), and each writer's writings by
-state (`writing_states`: a writer whose writings were often cut is marked).
-"""
+"""What a leaderboard stands on: the runs' metadata, versions, judges, plans and weights,
+so that two boards can be told apart (what the writers wrote is `writings`)."""
 
 from __future__ import annotations
 
@@ -9,56 +7,11 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
-import pandas as pd
-
 from howtobench.studies.log_files import StudyError, read_header
-from howtobench.studies.logs import Samples, scopes
+from howtobench.studies.logs import Samples
 from howtobench.vocabulary.metadata import TaskKey
-from howtobench.writing.state import COMPLETE, CUT, EMPTY, FILTERED, REFUSED, count_states
 
-__all__ = ["LARGE_CUT_SHARE", "STATE_COLUMNS", "provenance", "writing_states"]
-
-# A writer with at least this share of cut writings in a row is marked in the ranking:
-# the seven stored writers whose writings are whole have at most 2.1 % in a task, the
-# three cut ones 30-37 % in guide and open (docs/data.md); a share of 5 % moves a mean by
-# more than its interval does. The same share of writings that were mostly artifacts
-# (`heavy_strip`) is marked too.
-LARGE_CUT_SHARE = 0.05
-STATE_COLUMNS = (
-    "writings",
-    COMPLETE,
-    CUT,
-    FILTERED,
-    EMPTY,
-    REFUSED,
-    "reasoning",
-    "artifacts",
-    "heavy_strip",
-)
-
-
-def writing_states(frame: pd.DataFrame, writers: list[str]) -> pd.DataFrame:
-    """Per task (and all tasks) and writer: its writings by state, those with reasoning
-    removed, with the paper's prompt artifacts and mostly artifacts, and the shares cut
-    and mostly artifacts (`stripped_share`); from each writing's first
-    sample (its state is the same in every epoch and scorer's log). Logs without states
-    (task version 6 and earlier) give no rows."""
-    columns = ["task", "writer", *STATE_COLUMNS, "cut_share", "stripped_share"]
-    if "writing_state" not in frame:  # a frame built without the column
-        return pd.DataFrame(columns=columns)
-    known = frame[frame["writing_state"].notna()].drop_duplicates(["model", "task", "id"])
-    rows = []
-    for scope in scopes(known["task"]):
-        part = known if scope == "all" else known[known["task"] == scope]
-        for writer in writers:
-            counts = count_states(part.loc[part["model"] == writer, "writing_state"])
-            if counts["writings"]:
-                row: dict[str, Any] = {"task": scope, "writer": writer}
-                row |= {column: counts[column] for column in STATE_COLUMNS}
-                row["cut_share"] = counts[CUT] / counts["writings"]
-                row["stripped_share"] = counts["heavy_strip"] / counts["writings"]
-                rows.append(row)
-    return pd.DataFrame(rows, columns=columns)
+__all__ = ["provenance"]
 
 
 def _listed(values: Iterable[Any]) -> list[Any]:

@@ -39,6 +39,8 @@ class SampleKey:
     # the sample's data source, as a `-T dataset=` value that opens it again (an absolute
     # path, `demo` or `hub`): where `--model replay/<writer>` finds the stored writing
     DATASET: Final = "dataset"
+    # what is odd about a record that is kept (`WritingRecord.note`), said when it runs
+    DATA_NOTE: Final = "data_note"
 
 
 class ScoreKey:

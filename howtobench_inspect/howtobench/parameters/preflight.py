@@ -1,0 +1,100 @@
+"""Before a run spends its retries: every endpoint its models talk to takes a connection,
+and a live writer's length limit is said when the task chose it.
+
+inspect retries a call that gets no connection, with backoff: a judge with nothing
+listening cost 77 s of retries and 250 lines of traceback before its one-line reason, a
+writer 413 lines without its URL, and `inspect eval` exited 0 both times. So while
+`inspect eval` builds a task (its models and roles known), each endpoint of the writer,
+the grader (who negotiates and judges), the panel's judges and the perturber is opened
+once (`vocabulary.reachable`: a connection and a GET of the base URL, no key, no tokens),
+and one that takes no connection stops the run before any sample, in one line naming
+the role, the model and the URL (a `UserError`: inspect prints it alone and exits 1).
+In-process models (`replay/`, the `towsim/` judge, `mockllm/`) have no endpoint and are
+not checked; nor is a task built from Python before `eval()`, whose models are not known
+yet. A server that takes connections but does not answer them is left to the judge's
+outage check (`judge/outages.py`).
+
+A live writer may write `WRITER_MAX_TOKENS` (16,384) tokens a writing unless
+`--max-tokens` says otherwise; on a small server that is minutes a writing with nothing
+on screen, so the run says it at the start, once per writer.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+
+from inspect_ai.model import Model, get_model
+
+from howtobench._inspect import endpoint, eval_config, eval_running
+from howtobench.judge.models import grader
+from howtobench.vocabulary.errors import UserError
+from howtobench.vocabulary.reachable import unreachable
+from howtobench.vocabulary.words import replayed_writer
+from howtobench.writing.perturb import rewriter
+from howtobench.writing.writer import WRITER_MAX_TOKENS
+
+__all__ = ["logger", "preflight"]
+
+logger = logging.getLogger(__name__)
+_said: set[str] = set()  # the writers whose length limit this process has said
+
+
+def preflight(*, graded: bool, judges: Sequence[str] = (), rewrites: bool = False) -> None:
+    """While `inspect eval` builds a task: refuse an endpoint that takes no connection,
+    naming its role, model and URL; then say a live writer's default length limit.
+    `graded`: the run asks the grader role; `judges`: the panel (`-T judges`);
+    `rewrites`: the perturber rewrites (`-T perturb=transfer:...`)."""
+    if not eval_running():
+        return
+    checked: set[str] = set()
+    for role, model in _roles(graded, judges, rewrites):
+        url = endpoint(model)
+        if not url or url in checked:
+            continue
+        checked.add(url)
+        why = unreachable(url)
+        if why:
+            raise UserError(
+                f"the {role} {model} at {url} does not answer ({why}): start it, or correct "
+                "its base URL; nothing has run"
+            )
+    writer = _writer()
+    if writer is not None and eval_config().max_tokens is None and str(writer) not in _said:
+        _said.add(str(writer))
+        logger.warning(
+            "writer %s: up to %s tokens a writing (the default; --max-tokens sets it)",
+            writer,
+            f"{WRITER_MAX_TOKENS:,}",
+        )
+
+
+def _writer() -> Model | None:
+    """The evaluated model when it writes (not `replay/`, `none` or `mockllm/`)."""
+    try:
+        model = get_model()
+    except Exception:  # no model in context
+        return None
+    name = str(model)
+    if replayed_writer(name) or name == "none/none" or name.startswith("mockllm/"):
+        return None
+    return model
+
+
+def _roles(graded: bool, judges: Sequence[str], rewrites: bool) -> Iterator[tuple[str, Model]]:
+    """(role, model) for each model the run will ask, the writer first."""
+    writer = _writer()
+    if writer is not None:
+        yield "writer", writer
+    if graded:
+        try:
+            yield "grader", grader()
+        except ValueError:  # not known yet (a `UserError` was raised by `check_grader`)
+            pass
+    for judge in judges:
+        yield "judge", get_model(judge)
+    if rewrites:
+        try:
+            yield "perturber", rewriter()
+        except UserError:  # no model to rewrite with: each sample says which role to bind
+            pass

@@ -1,0 +1,65 @@
+"""Whether an address takes a connection at all: the one check a run makes of the network
+before it starts, so that a server nobody runs is said in one line at once instead of after
+a client's retries (a judge's or writer's endpoint, `parameters/preflight.py`; the Hugging
+Face hub, `dataset/hub.py`).
+
+One connection and a GET of the address, closed before any body is read; no key is sent
+and nothing is generated. What it catches is what no client can get past: a refused
+connection, a host name that does not resolve, a connection not made in time, a proxy that
+refuses. Any HTTP answer, whatever its status, and a server that takes the connection but
+is slow to answer, count as reachable: the client's own calls judge those. Proxies are
+taken from the environment (`HTTPS_PROXY`, `NO_PROXY`) as inspect's and the hub's clients
+take them; certificates are not checked (a certificate problem is not an absent server,
+and the real client reports it).
+"""
+
+from __future__ import annotations
+
+import socket
+
+__all__ = ["CONNECT_SECONDS", "unreachable"]
+
+# How long a connection may take to open: a server on this machine or the local network
+# answers in milliseconds, a hosted API in well under a second.
+CONNECT_SECONDS = 10.0
+
+
+def unreachable(url: str, seconds: float = CONNECT_SECONDS) -> str | None:
+    """Why `url` takes no connection, in a few words ("connection refused", "the host name
+    does not resolve", "no connection within 10 s"), or None when it does (or when `url`
+    is not an http(s) address, which is not ours to judge)."""
+    import httpx  # inspect's and the SDKs' HTTP client; loaded only when a check is made
+
+    if not url.startswith(("http://", "https://")):
+        return None
+    timeout = httpx.Timeout(seconds)
+    try:
+        with httpx.Client(timeout=timeout, verify=False, trust_env=True) as client:
+            with client.stream("GET", url):
+                return None
+    except httpx.ConnectTimeout:
+        return f"no connection within {seconds:g} s"
+    except httpx.ProxyError as error:
+        return f"the proxy refused: {_words(error)}"
+    except httpx.ConnectError as error:
+        return _connect_failure(error)
+    except httpx.HTTPError:  # connected: a slow or odd answer is the client's to judge
+        return None
+
+
+def _connect_failure(error: BaseException) -> str:
+    """A failed connection in plain words, from the OS error underneath httpx's."""
+    cause: BaseException | None = error
+    for _ in range(8):  # the chain is short; a cyclic one must not loop
+        if isinstance(cause, socket.gaierror):
+            return "the host name does not resolve"
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if cause is None:
+            break
+        cause = cause.__cause__ or cause.__context__
+    return _words(error)
+
+
+def _words(error: BaseException) -> str:
+    return " ".join(str(error).split())[:160] or type(error).__name__
