@@ -1,32 +1,10 @@
 """What a writer's reply holds, and the writing the judges read: the pure core.
 
-A reply is not always the writer's whole, final writing. It may be cut by the length
-limit (`max_tokens`) or the context (`model_length`), withheld or stopped by a content
-filter, empty, a refusal, or led by a reasoning trace; a writing of the paper's may carry
-the artifacts its prompt asked for (`artifacts`). `examine` names each of these in a
-`WritingState` and returns the writing the judges read.
-
-A reasoning trace is removed only where it leads the reply (`remove_reasoning`): a
-`<think>…</think>` block at its start (after blanks; an unclosed one is a trace the limit
-cut, and leaves nothing), or an R1-style trace closed by `</think>` alone (the chat
-template opened it in the prompt) when that tag is the reply's first, stands at the end
-of its line with the writing after it, and the text before it does not open like a
-writing (a `#`, `《`, `**` or `标题` heading, or a short first line without punctuation).
-Tag words anywhere else are the writing's own: the text is judged whole and its state
-says so (`ambiguous_reasoning`). Every search is one linear scan.
-
-A refusal (`is_refusal`) is a short reply (at most `MAX_REFUSAL` characters) that opens
-by declining: an apology with a "cannot" (`I'm sorry, but I can't help…`, `抱歉，我无法…`)
-or a "cannot" with the request (`I cannot help…`, `我不能写…`) in its first line, or the
-provider's own refusal. It is judged as written: it is the writer's answer, and leaving it
-unscored would reward refusing.
-
-A stored writing has no stop reason, so for it a cut is told by the text: it ends
-mid-sentence (`ends_mid_sentence`, a heuristic documented in docs/data.md, where its
-counts over the published writings are given).
-
-Nothing here imports inspect: the solver that applies it is `writer.final_writing`, the
-run's counts `writing.summary.writing_state`.
+`examine` names a cut, filtered, empty or refused reply, a leading reasoning trace and the
+paper's prompt artifacts in a `WritingState`, and returns the writing the judges read. The
+rules, and why a refusal is judged as written, are in docs/data.md ("The writing the judges
+read"). Nothing here imports inspect: the solver is `writer.final_writing`, the run's
+counts `writing.summary.writing_state`.
 """
 
 from __future__ import annotations
