@@ -1,16 +1,8 @@
 """Whether a stored writing was cut, told from its text as a reader tells it.
 
-A stored writing has no stop reason, so its cut is read from its last lines. A reader
-sees a cut where the text stops inside a sentence, where it ends on a heading whose
-section never comes, and where it trails off into token noise; and sees none in a
-finished text whose last line carries no full stop: a list's last item, a line of
-verse, a sign-off, a date, a signature or a fill-in line of a template. The rule reads
-the last line against the lines before it (is it a sign-off? a heading? does it lack
-the end punctuation its sibling lines carry?), and was measured on 403 stored endings
-read one by one (`tests/fixtures/endings.jsonl`; precision and recall in docs/data.md).
-
-Every pattern here runs in time linear in the text: bounded repeats, no nested ones (a
-megabyte of digits, blanks, underscores or list marks takes 0.1-0.4 s).
+A stored writing has no stop reason, so its last line is read against the lines before it;
+the rule and its precision and recall on 403 stored endings are in docs/data.md ("Ends
+mid-sentence"). Every pattern runs in time linear in the text (bounded repeats, none nested).
 """
 
 from __future__ import annotations
@@ -89,18 +81,8 @@ _NEARBY = 12  # the lines before the last one that are read
 
 
 def ends_mid_sentence(text: str) -> bool:
-    """Whether a writing stops before its end, read from its last line and those before.
-
-    Cut: a last line that ends in a comma or an opening quote, holds a sentence end
-    before its last words, or is longer than any heading or signature and unstopped; a
-    heading at the end (`### 结语`, `**三、展望**`, a numbered heading after the previous
-    section's text), or a short line right after one; a short line without the end
-    punctuation its sibling lines carry (a new paragraph's first clause after finished
-    prose, a list item among stopped ones); an open bold span or table row; token
-    noise. Whole: a last line that ends in a full stop, a closing quote or markup; a
-    sign-off, date, signature, issuer or fill-in line; a list's or a poem's line among
-    unstopped siblings.
-    """
+    """Whether a writing stops before its end, read from its last line and those before
+    (the cases are listed in docs/data.md, "Ends mid-sentence")."""
     lines = [line.strip() for line in _BLANK_MARKER.sub("", text).splitlines()]
     lines = [line for line in lines if line and not _MARKUP_ONLY.match(line)]
     if not lines:
