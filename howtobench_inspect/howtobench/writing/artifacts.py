@@ -1,28 +1,10 @@
 """The artifacts of the paper's writer prompts in a writing: found, counted and stripped
 without losing the writing.
 
-The paper's completion prompt had writers tag their fill (`<我的生成开始>…<我的生成结束>`,
-also 补全 and 写作) and allowed an explanation after it (`<解释开始>…<解释结束>`, spelt
-解启 and 解决 too); its guide and open prompts framed the writing in
-`<我的写作开始>…<我的写作结束>`. What each task's writing loses:
-
-- **completion**: the judges read the first answer, as appendix J's raters did (they
-  ignored conversation and judged the first fill where a writer gave several). The
-  generation tags mark the answers: an end tag closes the first answer (text before a
-  first end tag without its start is the answer: a writer that gave 13 titles began
-  without one), a start tag after writing opens a second one, and what follows is not
-  judged. An explanation block is dropped unless it continues the writing
-  (`continues`): some writers put part of their fill inside the tags. A closing
-  explanation tag with none open is read as the start of one (the text after it, in the
-  one stored writing with any, is an explanation). Numbered slot tags (`<填充1>`) go,
-  their text stays. A fill that, all this done, is nothing but the task's
-  `[fill in the blank]` marker is no writing.
-- **guide and open**: the frame and generation tags alone go (`<我的写作结束>`, and the
-  same tag cut at the end of a writing, `<我的写作`); never any text. An explanation tag
-  there is prose.
-
-One scan of the tags, each match bounded in length, so the work is linear in the
-writing's length however many tags or unclosed blocks it holds.
+A completion is judged on its first answer, as appendix J's raters judged it; a guide or
+open writing loses its frame and generation tags only, never text. The rules, tag by tag,
+are in docs/data.md ("The writing the judges read"). One scan of the tags, each match
+bounded, so the work is linear in the writing's length.
 """
 
 from __future__ import annotations
@@ -33,11 +15,8 @@ from typing import Final
 
 __all__ = ["HEAVY_STRIP", "Stripped", "strip"]
 
-# A writing that loses more than this share of its characters to the artifacts is named
-# in its state (`heavy_strip`): its score is that of what is left. The stored explanation
-# blocks are about half of their writings' characters on average: at a half, 52 of the
-# 131 stored completion writings stripped would be named; at three quarters, 16, those
-# left with a line or two.
+# A writing that loses more than this share to the artifacts is named in its state
+# (`heavy_strip`); why three quarters: docs/data.md ("The writing the judges read").
 HEAVY_STRIP: Final = 0.75
 
 # One tag: an explanation's start or end, a generation tag (start or end, with the
@@ -79,12 +58,9 @@ class Stripped:
 
 def continues(block: str, opening: str, last: str) -> bool:
     """Whether an explanation block continues the writing rather than explain it, given
-    the answer's opening characters and its last character: the block names no part of
-    the text (none of `_NOTE`'s words: 这段, 此处, 上文, 填充, ...), or it opens with a
-    line ending in a colon (a list announced) after writing that leads into it (a colon,
-    a comma or a question mark: claude-3-haiku's `…有关:`, then
-    `<解释开始>下面从几个方面来解释…:` and the list). A block that opens by repeating
-    the answer is a second answer."""
+    the answer's opening characters and its last character (docs/data.md's rule): it
+    names no part of the text (`_NOTE`), or announces a list the writing leads into; a
+    block that opens by repeating the answer is a second answer."""
     body = block.strip()
     if not body or (len(opening) == _REPEATED and body.startswith(opening)):
         return False
