@@ -1,15 +1,7 @@
 """What a board's writers wrote: each writer's writings by state, what cut them, and why a
-writer has no mean.
-
-A mean hides what it is a mean of. A writer whose writings were often cut is marked
-(`[cut 27%]`), with what cut them: the writer's length limit or context (a live writer's
-stop reason), lm-eval's `max_gen_toks` (writings imported by `howtobench lm-eval import`,
-whose provenance the log records) or the storing of the paper's writings (they end
-mid-sentence, with no stop reason); one whose writings were often mostly the paper's
-prompt artifacts is marked too (`[stripped 6%]`). Under `-T cut=unscored` a writer's
-mean is that of its whole writings only, and a writer all of whose writings were left
-unscored has no mean at all: it keeps its rows here and a line in the ranking that says
-why, instead of vanishing from the board.
+writer has no mean. A mean hides what it is a mean of, so a writer often cut or often
+stripped is marked, and one with no mean keeps a line saying why (docs/studies.md, "Every
+writer is counted").
 """
 
 from __future__ import annotations
@@ -33,14 +25,10 @@ __all__ = [
     "writing_states",
 ]
 
-# A writer with at least this share of cut writings in a row is marked in the ranking:
-# the seven stored writers whose writings are whole have at most 2.1 % in a task, the
-# three cut ones 30-37 % in guide and open (docs/data.md); a share of 5 % moves a mean by
-# more than its interval does. The same share of writings that were mostly artifacts
-# (`heavy_strip`) is marked too.
+# The share of cut (or `heavy_strip`) writings that marks a writer: 5 % moves a mean by
+# more than its interval; the stored writers are at most 2.1 % or 30-37 % (docs/data.md).
 LARGE_CUT_SHARE = 0.05
-# The writings table's counts: all, those with a score (the mean's), each state, those
-# with reasoning removed, with the paper's prompt artifacts, and mostly artifacts.
+# The writings table's counts (docs/studies.md, "Every writer is counted").
 COUNTS = ("writings", "scored", *STATES, "reasoning", "artifacts", "heavy_strip")
 _COLUMNS = [
     "task",
@@ -81,14 +69,10 @@ def _cause(row: pd.Series) -> str:
 
 
 def writing_states(frame: pd.DataFrame, metric: str, writers: list[str]) -> pd.DataFrame:
-    """Per task (and all tasks) and writer: its writings by state (`COUNTS`), those the
-    mean counts (`scored`, with a value of `metric`), the shares cut and mostly
-    artifacts (`stripped_share`), the cut ones left
-    unscored, what cut them (`cut_by`, most frequent first) and the runs' `-T cut`. Every
-    writer of the frame has its rows, `writers` first (the board's order), then the
-    others (those without a mean), from each writing's first sample (its state is the
-    same in every epoch and scorer's log). Logs without states (task version 6 and
-    earlier) give no rows."""
+    """The writings table (`_COLUMNS`) per task (and all tasks) and writer, `scored` being
+    the writings with a value of `metric`: `writers` first (the board's order), then those
+    without a mean, from each writing's first sample (its state is the same in every epoch
+    and scorer's log). Logs without states (task version 6 and earlier) give no rows."""
     if "writing_state" not in frame:  # a frame built without the column
         return pd.DataFrame(columns=_COLUMNS)
     writing = ["model", "task", "id"]
