@@ -1,26 +1,10 @@
 """How `inspect view` shows a writing task: the task's `ViewerConfig`, built from the
 scorers it was given.
 
-Left to its defaults, inspect's viewer lists a sample with a green check and nothing of
-what a reader of a writing benchmark looks for: the writing's state is two clicks away,
-scores are headed by their keys and coloured against the range the run happened to
-reach, and a writing from any model is rendered as markdown, its images and links
-fetched by the browser. Here each writing task says:
-
-- **The sample list**: one line per writing, its id and its start, its state
-  (`writing_state`: complete, cut, ...; a colour per state), then each scorer's scores
-  headed in words (ToW's overall, its nodes, then its leaves in the tree's order), each
-  coloured on its scale's fixed range (ToW's 0-10 whatever the run reached), sorted by
-  the first scorer's headline ascending: the worst writings first. The prompt, the
-  reference, tokens and time are in the column picker. The writer is the log's model
-  (the title above the list, the log list's MODEL column); inspect 0.3.285's sample list
-  has no column for sample metadata, so the genre is a filter (`metadata.genre ==
-  "letters"`) and a mean per genre in the results.
-- **A sample's scores**: a table in the scores' own order, for ToW the tree's.
-- **Untrusted content**: writings come from arbitrary models, so the viewer shows every
-  text of the log as plain text, media withheld and links inert (`trust_content=False`;
-  docs/running.md, "In the viewer"). Rows are single lines: in inspect 0.3.285 an
-  untrusted log's multi-line cells come out empty.
+Left to its defaults, inspect's viewer hides the writing's state, colours scores against
+the range the run happened to reach, and renders a model's markdown, fetching its images.
+Here the sample list shows each writing's state and scores on fixed ranges, worst first,
+and every text is untrusted (docs/running.md, "In the viewer").
 """
 
 from __future__ import annotations
@@ -75,9 +59,7 @@ BASELINES: dict[str, tuple[Shown, ...]] = {
 # nothing written) is bad.
 Role = Literal["good", "bad", "warn", "info", "muted"]  # inspect's colours of a category
 STATE_ROLES: dict[str, Role] = {COMPLETE: "good", CUT: "warn"}
-# The sample list's built-in columns: shown before the scores, then hidden (in the column
-# picker; the prompt of every sample starts alike). inspect 0.3.285 shows every score:
-# the picker hides one.
+# The sample list's built-in columns shown before the scores, and those in the picker.
 SHOWN_FIRST = ("sampleStatus", "sampleId", "answer")
 HIDDEN = ("input", "target", "tokens", "duration")
 
