@@ -1,16 +1,7 @@
-"""A judge reply's size, bounded: in characters when it is read, in bytes as it arrives.
-
-`max_tokens` (`howtobench.judge.settings`) stops a server that honours it. One that does
-not can answer without end: streamed that way, a reply took a client to 3 GB within one
-180 s attempt, and a complete reply of 13.3 million characters was sent back to the
-judge in its re-ask. So a reply longer than `LONGEST_REPLY` characters is refused with
-its size named (`too_long`, on the text as read), and the body of a reply is read no
-further than `body_limit` bytes (`bound_body`, an httpx response hook on the client
-inspect's OpenAI providers hand their SDK, put on with the redirect hooks by
-`howtobench.judge.redirects.bound_client`): past it, reading stops and the request
-fails with `ReplyTooLarge`. Other providers keep their client private; their replies
-are bounded only once read. The bytes are counted as they arrive: compressed, when the
-server compresses them (local servers do not).
+"""A judge reply's size, bounded: in characters when it is read (`too_long`), in bytes as it
+arrives (`bound_body`, an httpx response hook that `judge.redirects.bound_client` puts on
+the client inspect's OpenAI providers hand their SDK). A server that ignores `max_tokens`
+can answer without end; the figures are in docs/judges.md ("Judge replies, bounded").
 """
 
 from __future__ import annotations
@@ -30,10 +21,8 @@ __all__ = [
     "too_long",
 ]
 
-# Bytes of a reply's body for each character it may hold, by the body's media type. JSON
-# writes a Chinese character as `\uXXXX` (6 bytes), and the reply's text may come twice
-# (its content, and a reasoning field as long); a server-sent event stream wraps every
-# token, often one character, in a JSON object of about 200 bytes.
+# Bytes of a reply's body for each character it may hold, by media type: JSON writes a
+# Chinese character in 6 bytes and may carry the text twice; an event stream wraps each token.
 BYTES_PER_CHARACTER = {"application/json": 16, "text/event-stream": 256}
 
 
@@ -65,10 +54,9 @@ def body_limit(media_type: str) -> int:
 
 
 async def bound_body(response: Any) -> None:
-    """Read the body of a reply (`REPLY_PATHS`) no further than `body_limit` bytes: its
-    stream is wrapped in one that raises `ReplyTooLarge` past them. Other responses (a
-    batch's results file holds many replies) and a stream of another kind (a
-    synchronous one) are left as they are."""
+    """Read the body of a reply (`REPLY_PATHS`) no further than `body_limit` bytes; other
+    responses (a batch's results file holds many replies) and synchronous streams are left
+    as they are."""
     if not response.request.url.path.endswith(REPLY_PATHS):
         return
     stream = response.stream
