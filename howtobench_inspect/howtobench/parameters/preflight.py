@@ -1,22 +1,11 @@
 """Before a run spends its retries: every endpoint its models talk to takes a connection,
 and a live writer's length limit is said when the task chose it.
 
-inspect retries a call that gets no connection, with backoff: a judge with nothing
-listening cost 77 s of retries and 250 lines of traceback before its one-line reason, a
-writer 413 lines without its URL, and `inspect eval` exited 0 both times. So while
-`inspect eval` builds a task (its models and roles known), each endpoint of the writer,
-the grader (who negotiates and judges), the panel's judges and the perturber is opened
-once (`vocabulary.reachable`: a connection and a GET of the base URL, no key, no tokens),
-and one that takes no connection stops the run before any sample, in one line naming
-the role, the model and the URL (a `UserError`: inspect prints it alone and exits 1).
-In-process models (`replay/`, the `towsim/` judge, `mockllm/`) have no endpoint and are
-not checked; nor is a task built from Python before `eval()`, whose models are not known
-yet. A server that takes connections but does not answer them is left to the judge's
+inspect retries a call that gets no connection for over a minute, then exits 0; so while
+`inspect eval` builds a task, each endpoint is opened once and a dead one stops the run in
+one line naming the role, the model and the URL (docs/running.md, "Endpoints: checked at
+the start"). A server that takes connections but does not answer is left to the judge's
 outage check (`judge/outages.py`).
-
-A live writer may write `WRITER_MAX_TOKENS` (16,384) tokens a writing unless
-`--max-tokens` says otherwise; on a small server that is minutes a writing with nothing
-on screen, so the run says it at the start, once per writer.
 """
 
 from __future__ import annotations

@@ -1,16 +1,11 @@
 """Whether an address takes a connection at all: the one check a run makes of the network
-before it starts, so that a server nobody runs is said in one line at once instead of after
-a client's retries (a judge's or writer's endpoint, `parameters/preflight.py`; the Hugging
-Face hub, `dataset/hub.py`).
+before it starts (`parameters/preflight.py`, `dataset/hub.py`), so that a server nobody
+runs is said in one line at once instead of after a client's retries.
 
-One connection and a GET of the address, closed before any body is read; no key is sent
-and nothing is generated. What it catches is what no client can get past: a refused
-connection, a host name that does not resolve, a connection not made in time, a proxy that
-refuses. Any HTTP answer, whatever its status, and a server that takes the connection but
-is slow to answer, count as reachable: the client's own calls judge those. Proxies are
-taken from the environment (`HTTPS_PROXY`, `NO_PROXY`) as inspect's and the hub's clients
-take them; certificates are not checked (a certificate problem is not an absent server,
-and the real client reports it).
+Only what no client can get past counts as unreachable; any HTTP answer, or a slow one, is
+the client's own to judge (docs/running.md, "Endpoints: checked at the start").
+Certificates are not checked: a certificate problem is not an absent server, and the real
+client reports it.
 """
 
 from __future__ import annotations
@@ -19,8 +14,7 @@ import socket
 
 __all__ = ["CONNECT_SECONDS", "unreachable"]
 
-# How long a connection may take to open: a server on this machine or the local network
-# answers in milliseconds, a hosted API in well under a second.
+# How long a connection may take to open: a hosted API opens one in well under a second.
 CONNECT_SECONDS = 10.0
 
 
