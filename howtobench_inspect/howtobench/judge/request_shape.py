@@ -73,14 +73,10 @@ def fitted(
 def room_refused(
     model: Model, conversation: Sequence[ChatMessage], config: GenerateConfig, message: str
 ) -> GenerateConfig | None:
-    """The settings to ask again with when the server refused the request (in `message`,
-    its words) for its context counting our `max_tokens` (`JUDGE_MAX_TOKENS`, not the
-    role's own) with a prompt that fits alone: without `max_tokens`, so that the server
-    bounds the reply by what is left of its context, less than ours since the two did not
-    fit (vLLM, SGLang, TGI and llama-cpp-python count `max_tokens` into their context
-    check). The context, where the server names it, is noted for the run (`fitted`), and
-    said once. None for any other refusal, the role's own `max_tokens`, or a prompt longer
-    than the context itself (as the server counts it, else by its low estimate)."""
+    """The settings to ask again with, without our `max_tokens`, when the server refused
+    (`message`) a prompt that fits alone for its context counting `max_tokens` too
+    (docs/judges.md, "Judge replies, bounded"); the context it names is noted for `fitted`.
+    None for any other refusal, the role's own `max_tokens`, or a prompt over the context."""
     counted = reply_counted(message)
     if counted is None or not _ours(model, config):
         return None
