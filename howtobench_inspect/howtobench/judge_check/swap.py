@@ -1,14 +1,9 @@
 """The swap, `judge-check --quality`'s control: each instruction read with another
 instruction's writing.
 
-Every damage is an edit of a stored writing, so a judge that gives the top score to any
-text it has seen word for word (trained on the published writings, or given them) and
-the bottom to anything else beats every damage. The swap keeps the text whole, fluent
-and stored: each sampled instruction gets the same writer's stored writing of another
-instruction of its task and language (of its genre where the data has another, the one
-of the nearest length; `partner`). A judge that reads scores it below the instruction's
-own writing, since it does not answer the instruction; one that scores what it
-recognises gives both the same score. No model writes it: it is replayed, as the
+Every damage edits a stored writing, so a judge that scores high whatever it has seen word
+for word beats them all; the swap's writing is whole, fluent and stored but does not answer
+the instruction (docs/judges.md, "Is this judge good enough?"). It is replayed, as the
 originals are.
 """
 
