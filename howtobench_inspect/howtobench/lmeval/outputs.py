@@ -1,14 +1,10 @@
 """lm-eval's `--log_samples` output, read for `howtobench lm-eval import`.
 
 lm-eval 0.4.x writes one folder per model under `--output_path`: a `results_<date>.json`
-per run (what was run) and a `samples_<task>_<date>.jsonl` per task (each item as our
-task file made it, `tasks/hooks.row`, and its generation). What cannot make one writer's
-data folder is refused in one line: other tasks' output only, a results file without its
-samples, a samples file cut short, one task answered in two runs, runs of different
-models or limits, a file nested too deep to read, an item answered twice, a generation
-longer than a judge is sent. The model's arguments are read as pairs, whether lm-eval
-recorded a dict or the string it was given, and every credential in them is left out
-(`vocabulary.credentials`) before anything is kept or printed.
+per run and a `samples_<task>_<date>.jsonl` per task. What cannot make one writer's data
+folder is refused in one line (the cases: docs/lm-eval.md, "The import"), and every
+credential in the model's arguments is left out (`vocabulary.credentials`) before anything
+is kept or printed.
 """
 
 from __future__ import annotations

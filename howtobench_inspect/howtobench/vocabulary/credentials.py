@@ -1,21 +1,11 @@
 """Credentials found in a model's arguments, taken out before the arguments are kept.
 
-A model's arguments are kept in two places: lm-eval's, as the provenance of imported
-writings (`provenance.json`, then the ToW log's `writer_provenance`), and a judge role's,
-in the reply store's key (`judge.store`). Either may hold a credential, at any depth and
-in several shapes, and a data folder or a log is shared: so every shape below is found,
-then dropped (provenance) or replaced by its digest (the store's key, where a different
-credential may mean a different deployment, yet none is kept in clear):
-
-- a member whose name says it holds one, in any nesting of dicts and lists: a word of
-  the name (split at `_`, `-`, `.`, spaces and lower-to-upper case) that is, or ends
-  in, key, token, secret, password or passwd, that is auth or cookie, or that begins
-  with authori or authent (`api_key`, `HF_TOKEN`, `clientSecret`, `Authorization`,
-  `auth`, `Set-Cookie`); `tokenizer`, `max_tokens` and `author` are no credentials;
-- a header written as one string (`"Authorization: Bearer ..."`), or a bare
-  `Bearer ...`/`Basic ...` value;
-- in a URL, the user information (`https://user:password@host/`) and every query
-  parameter whose name says it holds one (`?api_key=...`).
+lm-eval's arguments are kept as the provenance of imported writings, a judge role's in the
+reply store's key, and a data folder or a log is shared: so a credential in any shape, at
+any depth, is dropped (provenance) or replaced by its digest (the store's key, where a new
+credential may mean a new deployment). The shapes found are listed in docs/lm-eval.md
+("The import") and docs/large-runs.md: a member named like one (`secret_name`), a header
+string or `Bearer ...` value, a URL's user information and secret query parameters.
 """
 
 from __future__ import annotations
@@ -54,10 +44,9 @@ def digest(text: str) -> str:
 
 
 def without_credentials(value: Any, conceal: Callable[[str], str] | None = None) -> Any:
-    """`value` with every credential the module docstring lists dropped (a dropped
-    value itself is None), or, given `conceal`, replaced by `conceal` of its text;
-    anything else kept as it is. A value nested deeper than Python recurses raises
-    `ValueError`, since what it holds cannot be looked through."""
+    """`value` with every credential dropped (a dropped value itself is None), or, given
+    `conceal`, replaced by `conceal` of its text. A value nested deeper than Python
+    recurses raises `ValueError`, since what it holds cannot be looked through."""
     try:
         kept = _kept(value, conceal)
     except RecursionError:
