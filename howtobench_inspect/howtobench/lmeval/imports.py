@@ -1,18 +1,11 @@
 """`howtobench lm-eval import OUTPUT_PATH --writer NAME --out DIR`: lm-eval's writings as a
-data folder for the ToW judge.
+data folder for the ToW judge, in the paper repository's layout (`howtobench.dataset.folder`;
+the files: docs/lm-eval.md, "The import").
 
-The folder is the paper repository's layout (`howtobench.dataset.folder`): for each task
-lm-eval answered, `<task>/aligned.jsonl` holds the items it answered (from the samples'
-`doc`s, which carry the whole record), `<task>/inferences/<writer>.jsonl` its writings,
-and `<task>/inferences/<writer>.provenance.json` what lm-eval says made them, which the
-inspect task records in its log (`writer_provenance`). `inspect eval howtobench/<task>
--T dataset=DIR --model replay/<writer>` then judges exactly those items, with the same
-writer prompt lm-eval sent, and names the writer in the log.
-
-A second writer's output may go into the same folder when it answered the same items;
-anything else there is refused rather than overwritten. Every check comes before the
-first file is written, and the files are written beside their places and renamed into
-them once all are written: an import that fails leaves the folder as it found it.
+A second writer's output may join the folder when it answered the same items; anything else
+there is refused rather than overwritten. Every check comes before the first file is
+written, and files are renamed into place once all are written, so a failed import leaves
+the folder as it found it.
 """
 
 from __future__ import annotations
