@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Final
 
 from howtobench.writing.artifacts import HEAVY_STRIP, strip
@@ -172,18 +172,8 @@ class WritingState:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> WritingState:
-        return cls(
-            state=str(record["state"]),
-            stop_reason=str(record["stop_reason"]),
-            chars=int(record["chars"]),
-            reasoning_chars=int(record.get("reasoning_chars", 0)),
-            artifacts=dict(record.get("artifacts", {})),
-            artifacts_removed=bool(record.get("artifacts_removed", False)),
-            mid_sentence=bool(record.get("mid_sentence", False)),
-            ambiguous_reasoning=bool(record.get("ambiguous_reasoning", False)),
-            stripped_chars=int(record.get("stripped_chars", 0)),
-            heavy_strip=bool(record.get("heavy_strip", False)),
-        )
+        names = {each.name for each in fields(cls)}
+        return cls(**{name: value for name, value in record.items() if name in names})
 
     @property
     def note(self) -> str | None:
