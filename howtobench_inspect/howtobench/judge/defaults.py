@@ -38,26 +38,16 @@ JUDGE_MAX_RETRIES = 4
 # `attempt_timeout` overrides it): long enough for a reasoning model's considered answer.
 JUDGE_ATTEMPT_TIMEOUT = 180
 
-# Tokens a judge may answer with (`max_tokens` of every judge call), unless the judge's
-# role sets its own (`--model-role 'grader={model: ..., max_tokens: 16384}'`; inspect
-# gives `--max-tokens` to the writer, not to roles): the paper code's 4,096. Our answers
-# are a JSON object of a few hundred characters, so a judge that answers stops far below
-# it and one that repeats itself without end is stopped there. A judge that reasons in
-# its reply (a `<think>` trace before the answer) may need more: raise it on its role.
+# Tokens a judge may answer with unless its role sets its own: the paper code's 4,096, far
+# above a JSON answer (docs/judges.md, "Judge replies, bounded").
 JUDGE_MAX_TOKENS = 4096
 
-# Characters of a judge reply the client keeps: a longer one is refused, its size named,
-# and never sent back in a re-ask. 4,096 tokens are at most about 16,000 characters
-# (about four a token in English, one or two in Chinese), so only a server that ignores
-# `max_tokens` sends more; a role whose own `max_tokens` is above about 50,000 tokens can
-# reach it. The body of a reply is bounded as it arrives, in bytes
-# (`howtobench.judge.reply_size`), so that a server streaming without end is cut off
-# rather than read into memory.
+# Characters of a judge reply the client keeps (`howtobench.judge.reply_size`): 4,096
+# tokens are at most about 16,000 characters, so only a server that ignores `max_tokens`
+# (or a role's own above about 50,000) sends more.
 LONGEST_REPLY = 200_000
 
-# Characters of an unusable reply sent back to the judge in its re-ask: its last part,
-# where the answer is. A judge's JSON answer is a few hundred characters; a long trace
-# or a repetition before it need not be sent again.
+# Characters of an unusable reply sent back in its re-ask: its last part, where the answer is.
 ECHOED_REPLY = 4_000
 
 # Seconds a batched judge call waits for its batch (`HOWTOBENCH_BATCH_WAIT` overrides

@@ -47,10 +47,8 @@ __all__ = ["KEY_VERSION", "ReplyStore", "logger"]
 
 logger = logging.getLogger(__name__)
 
-# Settings that change how a call is made, not what the judge answers. `max_tokens` too:
-# a kept reply passed its check, so the judge finished it within its limit, and a higher
-# limit would not change a finished answer (so the replies kept before judge calls carried
-# a `max_tokens` still answer).
+# Settings that change how a call is made, not what the judge answers; `max_tokens` too,
+# since a kept reply passed its check, so the judge finished it within its limit.
 _OPERATIONAL = {
     "max_tokens",
     "max_connections",
@@ -109,11 +107,8 @@ class ReplyStore:
         scope: Mapping[str, str],
     ) -> str:
         """Everything that changes the judge's answer, as text: the model, its arguments
-        (a role's `model_args`, which inspect tells its models apart by: `towsim/judge`
-        with `rate_malformed` is another judge than without; a credential among them by
-        its digest only, `vocabulary.credentials`) and its endpoint, the generation
-        settings (the role's and the scorer's), the messages, the scope (epoch, judge
-        sample), and the version of this list, `KEY_VERSION`."""
+        (a credential by its digest only), its endpoint, the generation settings (the
+        role's and the scorer's), the messages, the scope and `KEY_VERSION`."""
         # what `model.config.merge(config)` holds, without its deep copies: the call's
         # settings over the role's, key by key (the text, so the key, is the same)
         settings = {
