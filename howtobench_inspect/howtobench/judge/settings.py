@@ -1,11 +1,6 @@
 """The settings of every call to one judge model: temperature, the reply's length and
-bounded retries.
-
-A judge reply is bounded by `JUDGE_MAX_TOKENS` (the paper code's 4,096), unless the
-judge's role sets its own `max_tokens`. Retries are bounded by default
-(`JUDGE_MAX_RETRIES` on our tasks, `JUDGE_ATTEMPT_TIMEOUT` per attempt on every judge
-call, `howtobench.judge.defaults`) so that a dead or hung endpoint ends a run in minutes
-instead of retrying forever, as inspect does when nothing is set.
+bounded retries, so that a dead or hung endpoint ends a run in minutes instead of retrying
+forever, as inspect does when nothing is set (`howtobench.judge.defaults`).
 """
 
 from __future__ import annotations
@@ -28,13 +23,9 @@ def judge_config(model: Model, temperature: float | None, fallback: float) -> Ge
     Temperature: the scorer's (`-T judge_temperature`), else the role's own
     (`--model-role 'grader={model: ..., temperature: 0.7}'`), else `fallback`; when the
     scorer's and the role's disagree, neither is silently dropped: the run stops.
-    The reply's length: the role's own `max_tokens`
-    (`--model-role 'grader={model: ..., max_tokens: 16384}'`), else `JUDGE_MAX_TOKENS`;
-    `--max-tokens` is the writer's (inspect does not pass it on to roles, and a judge that
-    is the evaluated model itself gets ours too, set here). Retries are bounded: the
-    role's own settings when it has them (`attempt_timeout`, `max_retries`, `timeout`),
-    else our attempt timeout; the number of retries otherwise comes from the eval (`--max-retries`, or our tasks' default), which inspect passes on
-    to every role. A batched judge gets no attempt timeout of ours: inspect would abandon
+    The reply's length: the role's own `max_tokens`, else `JUDGE_MAX_TOKENS` (inspect
+    gives `--max-tokens` to the writer only). Retries: the role's own settings, else our
+    attempt timeout, and the eval's `--max-retries`, which inspect passes on to every role. A batched judge gets no attempt timeout of ours: inspect would abandon
     its call while the batch runs and queue the question again in a new batch, every
     `JUDGE_ATTEMPT_TIMEOUT` seconds; `HOWTOBENCH_BATCH_WAIT` bounds its wait instead
     (`howtobench.judge.batching`).
