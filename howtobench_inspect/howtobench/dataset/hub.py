@@ -54,12 +54,9 @@ class HubSource(DataSource):
     def _rows(self) -> list[Mapping[str, Any]]:
         """The split's rows (needs network access on first use).
 
-        The hub is tried once first, with one connection (`vocabulary.reachable`): the
-        hub's client retries a connection it cannot make with a warning each time (48
-        lines and 32 s offline), so an address that takes no connection is said at once
-        (unless `HF_HUB_OFFLINE=1` asks for the copy already downloaded, without the
-        network). Whatever `load_dataset` raises then (hub down, repository moved)
-        becomes a one-line `DataError` saying what works offline too.
+        The hub is tried once first (`vocabulary.reachable`; its client retries for 32 s
+        offline), unless `HF_HUB_OFFLINE=1`; whatever `load_dataset` raises then becomes a
+        one-line `DataError` saying what works offline.
         """
         from datasets import config, load_dataset
         from huggingface_hub import constants
