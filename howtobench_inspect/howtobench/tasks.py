@@ -46,16 +46,7 @@ from howtobench.writing.writer import WRITER_MAX_TOKENS, final_writing, writer_p
 
 __all__ = ["TASK_VERSION", "completion", "guide", "negotiate", "open_writing", "writing_task"]
 
-# The writing tasks' version (CHANGELOG.md): 4 renamed `reference` to `anchor`; 5 names
-# a replayed writer as the model (`--model replay/<writer>`) and rounds score values; 6
-# quotes without ASCII quotes in the prompts, recovers a lone score from a broken reply,
-# checks plans like replies and leaves unread prompts unscored; 7 judges the writer's
-# final writing (reasoning removed, the completion artifacts stripped, `-T artifacts`),
-# records each writing's state and flags or unscores a cut one (`-T cut`), gives a live
-# writer a length limit and removes `-T replay` (the old form of a replayed writer); 8
-# judges exactly the writing: a reasoning trace removed only where it leads the reply,
-# the paper's prompt artifacts stripped per task without loss (the first answer), and
-# refusals named.
+# The writing tasks' version; what each version changed is in CHANGELOG.md.
 TASK_VERSION = 8
 
 
