@@ -1,26 +1,12 @@
 """`judge-check --quality`: does the judge see quality, not only answer in the right shape?
 
-A judge that answers valid JSON with random scores passes the usability check. Without
-human labels, the one thing known about a writing's quality is that damaging it makes it
-worse. So the check judges each sampled writing, a copy of it under each damage a good
-judge scores lower (`writing.damages.LOWERING`), and the original again as a second
-epoch, which the judge is asked anew (`writings.check_tasks`). A damaged copy is text no
-one published, so a judge that scores what it recognises beats every damage: the swap
-(`swap`), another instruction's stored writing read against the instruction, is ruled on
-beside them, and such a judge ties it. The paper's transfer into another genre needs a
-rewriting model and is left to the robustness study.
-
-From the logs alone (`measure`), each copy is paired with its original on what the judge
-decided (`judged.compare`: the rule-scored `formatting` leaf held, its change apart):
-per damage, the share of pairs the original won (a tie counts half) with its 95% Wilson
-interval, and the mean change of the nodes beside the paper's (`Damage.paper`); pooled
-too, for reading only (a writing's copies are not independent pairs); and the retest,
-the mean absolute difference of `overall` between the two judgings of each original.
-
-The rule (`RULE`) holds for each damage on its own, since a pool hides a damage at
-chance. A damage without a scored pair, or a check without a retest, is "not known";
-one with fewer pairs than any judge could pass on (`FEWEST`) is "too few pairs"; neither
-is a pass. A copy the damage left unchanged is not a pair and is counted apart.
+Without human labels, the one thing known about a writing's quality is that damaging it
+makes it worse; so each sampled writing is judged beside a copy under each damage
+(`writing.damages.LOWERING`), another instruction's writing (`swap`) and itself again
+(`writings.check_tasks`). From the logs alone (`measure`), each copy is paired with its
+original on what the judge decided (`judged.compare`), and the rule (`RULE`) holds for each
+damage on its own, since a pool hides a damage at chance. What is measured and why:
+docs/judges.md, "Is this judge good enough?".
 """
 
 from __future__ import annotations
