@@ -2,18 +2,11 @@
 learnt once per run; the hooks on the judge's HTTP client are put on here, with the
 bound on a reply's body (`howtobench.judge.reply_size`).
 
-httpx follows up to 20 redirects a request, and the connection error a loop ends in is
-retried by the SDK and again by inspect: a base URL that redirects to itself with a
-trailing slash and back was followed 2,079 times in 59 s for one guide writing (issue 37
-saw 709 times in 227 s). So the httpx client inspect's OpenAI providers hand their SDK
-(their public `http_client`; `bound_client`) follows `REDIRECTS_AT_MOST` at most (its
-`max_redirects`), and our hooks on it keep the run's redirects: one back into them
-closes a loop (stopped there, after 2 requests), one past the bound is named with its
-chain; either stops the request (`RedirectStop`) and every later request to those URLs
-before it is sent, so inspect's retries cost their back-off, not requests
-(`server_words.stopped_redirects` names the loop). The next run learns it again: the
-server may have been fixed. Other providers keep their client private: their redirects
-are httpx's.
+httpx follows 20 redirects a request and the SDK and inspect retry the error a loop ends in
+(2,079 requests in 59 s for one writing: docs/large-runs.md). So the client inspect's
+OpenAI providers hand their SDK (`bound_client`) follows `REDIRECTS_AT_MOST`, and our hooks
+stop (`RedirectStop`) a request that leads back into the run's redirects or past the bound,
+and every later request to those URLs. Other providers keep their client private.
 """
 
 from __future__ import annotations
