@@ -1,19 +1,10 @@
-"""What a run's writings were, counted in the log's results.
+"""What a run's writings were, counted in the log's results (docs/writers.md).
 
-Each sample records its writing's state (`SampleKey.WRITING`, written by
-`writer.final_writing`). Every writing task ends its scorers with `writing_state`: each
-sample's score is its writing's state (`complete`, `cut`, `filtered`, `empty` or
-`refused`; the note of a writing that is not simply whole is its explanation), and
-inspect's `frequency` metric counts the run's writings in each state, every state named. So the
-counts stand in the log's results beside the scores they qualify, where inspect's
-results table at the end of `inspect eval`, `evals_df` (`score_writing_state_cut`, ...),
-the viewer, `inspect score` and `eval-retry` (which compute the metrics again from the
-samples) all see them, and a run of cut writings cannot pass for a run of whole ones.
-
-A scorer of its own, not a metric on the judges' scorers: inspect leaves unscored
-samples out of every metric, and a cut writing under `-T cut=unscored`, or one its judge
-could not score, is exactly what must be counted. Each epoch's writing counts
-(`frequency` reads every epoch's score).
+Every writing task ends its scorers with `writing_state`: each sample's score is its
+writing's state (`SampleKey.WRITING`), and inspect's `frequency` metric counts them, so the
+counts stand beside the scores they qualify wherever inspect shows results. A scorer of its
+own, not a metric on the judges' scorers: inspect leaves unscored samples out of every
+metric, and a cut or unjudged writing is exactly what must be counted.
 """
 
 from __future__ import annotations
