@@ -1,28 +1,12 @@
 """The reply store: judge replies that passed their check, kept on disk between runs.
 
-inspect's generate cache keeps every reply it receives, usable or not, and hands a bad
-one back on every later run of the same prompt, so a judge's bad day would be
-remembered for good. Judge calls therefore bypass it, and this store keeps only checked
-replies, keyed on the question as first asked (not on the re-ask that finally worked).
-A rerun, `inspect eval-retry` or a re-score then asks again exactly the questions that
-failed, and none that succeeded.
-
-It lives beside inspect's cache (`$INSPECT_CACHE_DIR/howtobench/`, or inspect's default
-cache folder), one small JSON file per question, written atomically, so that several
-processes can share it. Its `locks/` folder, one lock file per question asked, lets
-concurrent processes ask each question once (`howtobench.judge.question_locks`).
-
-A write is one `open`, `write`, `close` and `rename` of plain bytes: its folder is made
-only when that open finds it missing, and the temporary file is named by the process and
-a counter rather than drawn by `tempfile`: every new question pays for one, and
-`bench/store_bench.py` times it (docs/benchmarks.md).
-
-A store that cannot be written (a full disk, a read-only copy or mount, no permission)
-costs nothing but the keeping: the checked reply is still used for the score, one
-warning per run names the store and the cause (`howtobench.judge.runs`: a store is made
-per writing, and a second run in the same process is told again), no temporary file is
-left behind, and reading needs no write at all (a read-only store that holds every
-answer answers them all).
+inspect's generate cache keeps every reply, usable or not, and hands a bad one back on
+every later run, so a judge's bad day would be remembered for good. Judge calls bypass it,
+and this store keeps only checked replies, keyed on the question as first asked, so a rerun
+asks again exactly the questions that failed. One small JSON file per question, written
+atomically, so processes can share it (`locks/`: `howtobench.judge.question_locks`); a
+store that cannot be written costs only the keeping. The whole contract: docs/large-runs.md
+("Reply store"); a write's cost: `bench/store_bench.py`.
 """
 
 from __future__ import annotations
@@ -63,9 +47,7 @@ _OPERATIONAL = {
     "fail_on_refusal",
 }
 
-# The version of what a key holds. 2: the model's arguments too. A key of version 1 (no
-# version in it) did not say which arguments the judge had, so no reply kept under one
-# can be told to be this judge's: none is read, and each question is asked once more.
+# The version of what a key holds; 2 added the model's arguments (docs/large-runs.md).
 KEY_VERSION = 2
 
 # A serial for this process's temporary files: with the process id, a name no other
