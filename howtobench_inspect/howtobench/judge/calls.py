@@ -1,13 +1,9 @@
 """One judge call: the reply's text, or what its failure means.
 
 `generate_reply` sends a conversation as the judge's server accepts it
-(`howtobench.judge.request_shape`) with the settings of `howtobench.judge.settings`,
-and says a failure in the judge's terms (`howtobench.judge.failures`): this question
-failed (`CallFailed`), or the judge is gone (`JudgeUnavailable`, after the probe of
-`howtobench.judge.outages`). A batched judge waits for its batch
-(`howtobench.judge.batching`). A server whose chat template has no system role, or
-whose context cannot hold a prompt and our `max_tokens`, is learnt from its first
-refusal, here.
+(`judge.request_shape`), and says a failure in the judge's terms (`judge.failures`). A
+server whose chat template has no system role, or whose context cannot hold a prompt and
+our `max_tokens`, is learnt from its first refusal, here.
 """
 
 from __future__ import annotations
@@ -43,13 +39,8 @@ async def generate_reply(
     model: Model, conversation: Sequence[ChatMessage], config: GenerateConfig
 ) -> str:
     """The judge's reply text; raises `CallFailed` or `JudgeUnavailable`
-    (`howtobench.judge.failures`).
-
-    Judge calls bypass inspect's generate cache: it would keep replies that fail their
-    check and hand them back on every later run. Checked replies go to the reply store.
-    A batched call first makes sure the endpoint has a batch API, then waits at most
-    `batch_wait()` seconds for its batch.
-    """
+    (`howtobench.judge.failures`). Not through inspect's generate cache (`judge.store`
+    says why); a batched call waits at most `batch_wait()` seconds for its batch."""
     sent = sendable(model, conversation)
     if batched(model):
         return await batched_reply(model, sent, config)
