@@ -2,25 +2,11 @@
 (figures 3 and 6).
 
 A model's cell is the mean of the metric over its writings in the row (task, canonical
-genre, or All), each writing first averaged over epochs, as inspect's epoch reducer
-does. Columns are the models by their All mean, best first, after `average` (the mean
-of the model cells, the paper's AVG).
-
-Table `ranking` is the board people should read: each task's and all tasks' writers with
-`mean [low, high]`, the rank and its range over the resamples, and the share of resamples
-in which a writer is above the next one, from a paired bootstrap over instructions
-(`studies.leaderboard`; table `method` states how). With `--out`, `leaderboard.json`
-holds every cell (genres too) with the run's provenance, and `report.html` is the whole
-report as one page (`studies.page`).
-
-Two checks on the ToW scores come with it. A node whose raw aggregate left its scale is
-clipped by the scorer (score metadata `clipped`: node -> raw value), which hides how far
-off it was: the `clipped` table counts such samples per task and model. And writers are
-only comparable if they were judged with the same weights: logs scored from different
-plans (metadata `plan`), or writers of one instruction judged with different negotiated
-weights (metadata `weights_fingerprint`), are refused with the instructions named
-(`check_one_weighting`). Logs from before these records count as not clipped and are
-not compared.
+genre, or All), each writing first averaged over epochs, as inspect's epoch reducer does.
+Table `ranking` is the board people should read, with intervals and ranks from a paired
+bootstrap over instructions (`studies.leaderboard`); `--out` adds `leaderboard.json` and
+`report.html` (`studies.page`). Clipped nodes are counted and writers judged with
+different weights refused (`check_one_weighting`): docs/studies.md, "Checks in the report".
 """
 
 from __future__ import annotations
