@@ -114,12 +114,9 @@ def reply_text(
     recent: Iterable[str] = (),
     max_tokens: int | None = None,
 ) -> str:
-    """The reply's text, or `CallFailed` for a reply that cannot be scored. A reply longer
-    than any a judge may give (`reply_size.too_long`) is refused first, its size named.
-    A reply to a prompt the server did not read whole (`howtobench.judge.unread`, with the
-    judge's `recent` prompts) is final, like a context refusal: asked again, the same
-    prompt is cut the same way. A reply cut at the call's `max_tokens` says how to raise
-    it."""
+    """The reply's text, or `CallFailed` for a reply that cannot be scored. A reply to a
+    prompt the server did not read whole (`judge.unread`, with the judge's `recent`
+    prompts) is final, like a context refusal: the same prompt is cut the same way."""
     if runaway := too_long(output.completion):
         raise CallFailed(runaway, final=False)
     if output.stop_reason == "model_length" and context_refusal(output.completion):

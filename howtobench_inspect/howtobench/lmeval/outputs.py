@@ -72,10 +72,8 @@ class Run:
         return self.path.with_name(f"samples_{TASK_PREFIX}{task}_{self.date}.jsonl")
 
     def provenance(self, task: str) -> dict[str, Any]:
-        """What lm-eval says made the writings of `task`: its version, the backend, the
-        model's arguments (credentials left out), the task's generation settings with
-        the command line's over them, the chat template, the system instruction and
-        `--limit`."""
+        """What lm-eval says made the writings of `task` (docs/lm-eval.md, "The import"),
+        credentials left out; the command line's generation settings over the task's."""
         config = self.results.get("config") or {}
         task_config = (self.results.get("configs") or {}).get(f"{TASK_PREFIX}{task}") or {}
         settings = {

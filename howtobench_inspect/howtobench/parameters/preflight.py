@@ -31,9 +31,8 @@ _said: set[str] = set()  # the writers whose length limit this process has said
 
 def preflight(*, graded: bool, judges: Sequence[str] = (), rewrites: bool = False) -> None:
     """While `inspect eval` builds a task: refuse an endpoint that takes no connection,
-    naming its role, model and URL; then say a live writer's default length limit.
-    `graded`: the run asks the grader role; `judges`: the panel (`-T judges`);
-    `rewrites`: the perturber rewrites (`-T perturb=transfer:...`)."""
+    of the writer, the grader (`graded`), the panel's `judges` and the perturber when it
+    `rewrites`; then say a live writer's default length limit."""
     if not eval_running():
         return
     checked: set[str] = set()

@@ -219,9 +219,7 @@ def _provenance(items: dict[str, Any]) -> str:
 
 
 def _writings(board: Board) -> str:
-    """Each writer's writings by state per task: how many were whole, cut, filtered,
-    empty or refused, how many scored, from how many reasoning or the paper's prompt
-    artifacts were removed, how many were mostly artifacts, and what cut them."""
+    """The writings table (`writings.writing_states`): each writer's writings per task."""
     states = board.writings
     if states.empty:
         return "<p class=key>The logs record no writing states (task version 6 or earlier).</p>"

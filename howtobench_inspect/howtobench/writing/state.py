@@ -227,13 +227,9 @@ def examine(
     provider_reasoning: str = "",
     provider_refusal: bool = False,
 ) -> tuple[str, WritingState]:
-    """The writing to judge and its state, from a writer's reply to a `task` item.
-
-    `stop_reason` is inspect's (`stop`, `max_tokens`, `model_length`, `content_filter`,
-    ...; `unknown`, `STORED`, for a stored writing); `provider_reasoning` is the reasoning
-    the provider returned apart from the text, counted once with a trace the text leads
-    with when one holds the other; `provider_refusal` says the provider marked the reply
-    a refusal."""
+    """The writing to judge and its state, from a writer's reply to a `task` item, given
+    inspect's `stop_reason` (`STORED` for a stored writing), the reasoning the provider
+    returned apart from the text, and whether the provider marked the reply a refusal."""
     writing, trace, ambiguous = remove_reasoning(text)
     stripped = strip(writing, task)
     removed = 0
@@ -279,11 +275,8 @@ def _reasoning_once(trace: str, provider: str) -> int:
 
 
 def count_states(records: Iterable[dict[str, Any] | None]) -> Counter[str]:
-    """Writings by state, and `writings`, `reasoning` (writings whose reasoning was
-    removed), `artifacts` (writings with artifacts of the paper's prompt), `heavy_strip`
-    (writings that were mostly artifacts), `ambiguous_reasoning` (writings judged whole
-    with a reasoning tag in them) and `stored_cut` (cuts told from the text alone), over
-    `SampleKey.WRITING` records."""
+    """Writings by state over `SampleKey.WRITING` records, with `writings` (all), the
+    writings each flag was set on, and `stored_cut` (cuts told from the text alone)."""
     counts: Counter[str] = Counter()
     for record in records:
         if not record:
