@@ -131,21 +131,13 @@ async def ask(
 ) -> Exchange[T]:
     """Ask until the reply passes `form`, at most `asking.tries` times.
 
-    With a store, the question is held first (`howtobench.judge.question_locks`: another
-    task or process asking it meanwhile waits for this answer, and a wait past the bound
-    is the exchange's error), then the store is read, once: a checked reply kept from an
-    earlier run or by the holder before (same model, settings, question and `scope`)
-    answers without a call. So a question costs one reply key (`key`, when the caller
-    has computed it already to hold the question itself, as the negotiator does) and one
-    read, however it is answered.
-    Each new try repeats the conversation with the bad
-    reply (its last `ECHOED_REPLY` characters) and the error, so the judge knows what
-    to fix, and is sampled at
-    `REASK_TEMPERATURE` at least, so that a deterministic judge can answer differently
-    (recorded in `reasked_at` and in the transcript); the reply store keeps the answer
-    under the question as first asked, at its own temperature. A call the judge cannot
-    answer (a refused request, a body that is not JSON) counts as a try; an unreachable
-    judge raises `JudgeUnavailable` from `generate_reply`, which ends the run.
+    With a store, the question is held first (`judge.question_locks`), then the store is
+    read once: a kept reply answers without a call (`key`, when the caller computed it to
+    hold the question itself). Each new try repeats the conversation with the bad reply's
+    last `ECHOED_REPLY` characters and the error, sampled at `REASK_TEMPERATURE` at least
+    so that a deterministic judge can answer differently (`reasked_at`); the store keeps
+    the answer under the question as first asked. A call the judge cannot answer counts as
+    a try; an unreachable judge raises `JudgeUnavailable`, which ends the run.
     """
     config = asking.config(model)
     exchange: Exchange[T] = Exchange(model=str(model), temperature=config.temperature)

@@ -1,15 +1,11 @@
 """A prompt the judge's server did not read: its reply is not scored.
 
-Ollama past its `num_ctx`, and llama.cpp with a small `-c`, cut an overlong prompt
-without a word and answer what is left; the one sign is the reply's usage, far fewer
-prompt tokens than the request carried. The prompt's tokens are estimated low on purpose
-(docs/judges.md, "Context length"), so that a dense tokenizer is rarely taken for a cut.
-
-A server may also count only the tokens past a prefix it reused from its cache (Ollama
-0.30.x, ollama issue 16414), and ToW's leaf prompts share their first ~1,770 characters:
-so a reply that looks cut is measured again against the part of its prompt past the
-longest prefix shared with the run's last `RECENT_PROMPTS` prompts, and scored, with one
-line saying what the server does, when its usage is about that part's size.
+Ollama past its `num_ctx`, and llama.cpp with a small `-c`, cut an overlong prompt without
+a word; the one sign is the reply's usage, far fewer prompt tokens than a low estimate of
+the request's (docs/judges.md, "Context length"). A server may count only the tokens past
+a prefix it reused from its cache (Ollama 0.30.x, ollama issue 16414), so a reply that
+looks cut is measured again against the part of its prompt past the longest prefix shared
+with the run's last `RECENT_PROMPTS` prompts, and scored, with one line, when it fits.
 """
 
 from __future__ import annotations
