@@ -26,6 +26,7 @@ import anyio
 from inspect_ai.model import ChatMessage, Model
 
 from howtobench._inspect import openai_batch_client
+from howtobench.judge.server_words import one_line
 
 __all__ = [
     "Failure",
@@ -155,7 +156,7 @@ class LostBatches:
         try:
             files = await _batch_files(client, batch.id)
         except Exception as problem:
-            files.problem = f"{type(problem).__name__}: {_line(str(problem))}"
+            files.problem = f"{type(problem).__name__}: {one_line(str(problem))}"
         finally:
             self._files[key] = files
             reading.set()
@@ -206,7 +207,7 @@ async def _batch_files(client: Any, batch_id: str) -> _Files:
                 custom_id,
                 int(response.get("status_code") or 0),
                 response.get("body") or {},
-                _line(json.dumps(error, ensure_ascii=False)) if error is not None else None,
+                one_line(json.dumps(error, ensure_ascii=False)) if error is not None else None,
             )
             if custom_id in asked:
                 files.outcomes.setdefault(asked[custom_id], []).append(outcome)
@@ -288,9 +289,5 @@ def _failed_body(error: BaseException | None) -> str:
         if isinstance(body, dict) and "error" in body:
             inner = body["error"]
             message = inner.get("message") if isinstance(inner, dict) else inner
-            return f"the provider's error {_line(str(message))[:300]!r}"
+            return f"the provider's error {one_line(str(message))[:300]!r}"
     return ""
-
-
-def _line(text: str) -> str:
-    return " ".join(text.split())

@@ -1,14 +1,11 @@
 """How the check words its lines: one line each, at most `WIDTH` columns, with the
 counts spelled out (`1 writing`, `3 writings`)."""
 
+from howtobench.judge.server_words import one_line
+
 __all__ = ["WIDTH", "many", "one_line", "shorten"]
 
 WIDTH = 100  # the report fits a terminal this wide
-
-
-def one_line(text: str) -> str:
-    """A message (inspect's, an endpoint's) without its line breaks and runs of spaces."""
-    return " ".join(text.split())
 
 
 def shorten(text: str, width: int = WIDTH) -> str:
