@@ -41,13 +41,10 @@ def writer_prompt(record: WritingRecord) -> str:
 def final_writing(cut: str = DEFAULT_CUT, artifacts: str = DEFAULT_ARTIFACTS) -> Solver:
     """Make the writer's reply the writing every scorer reads, and record its state.
 
-    The trace that leads the text is removed (a provider's reasoning part never reaches
-    `output.completion`; both are counted, once), the artifacts of the paper's prompt for
-    the sample's task too with `artifacts="strip"`; a refusal is named (the provider's
-    own mark, or `state.is_refusal`); the sample records the `WritingState`
-    (`SampleKey.WRITING`). A cut writing is judged as written and flagged, or with
-    `cut="unscored"` marked unscorable, so that no scorer reads it as a whole one. The
-    writer's message stays as it was sent: the log keeps what the writer really said.
+    `state.examine` reads the reply (docs/data.md, "The writing the judges read") and the
+    sample records its `WritingState` (`SampleKey.WRITING`); with `cut="unscored"` a cut
+    writing is marked unscorable. The writer's message stays as it was sent: the log keeps
+    what the writer really said.
     """
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
