@@ -20,14 +20,10 @@ logger = logging.getLogger(__name__)
 
 
 def sendable(model: Model, conversation: Sequence[ChatMessage]) -> list[ChatMessage]:
-    """The conversation as the judge's server accepts it.
-
-    Our prompts' cache breakpoint makes a message's content a list of text parts, which
-    only Anthropic's API needs and several OpenAI-compatible servers refuse
-    (llama-cpp-python answers 500); everywhere else the parts are joined into exactly
-    `message.text`, so the reply store's key is the same either way. An endpoint the run
-    learnt has no system role (`RunNotes.no_system`) gets the conversation `folded`.
-    """
+    """The conversation as the judge's server accepts it: text parts (our cache
+    breakpoint, which only Anthropic needs and llama-cpp-python refuses with a 500) joined
+    into exactly `message.text` elsewhere, so the store's key is the same either way; and
+    `folded` for an endpoint the run learnt has no system role (`RunNotes.no_system`)."""
     if any(cls.__name__ == "AnthropicAPI" for cls in type(model.api).__mro__):
         return list(conversation)
     joined = [

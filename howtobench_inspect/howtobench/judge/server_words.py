@@ -178,11 +178,9 @@ def reply_counted(message: str) -> tuple[int | None, int | None] | None:
 
 
 def status_of(error: Exception) -> int | None:
-    """The HTTP status an error stands for: the SDK error class's first where it names one
-    (inspect gives a request that failed inside an Anthropic batch the class of its error
-    type but status 500, which would turn a refused question into an outage), then the
-    error's or its cause's (inspect's `ModelGenerateError` wraps the provider's).
-    """
+    """The HTTP status an error stands for: the SDK error class's first (inspect gives a
+    request failed inside an Anthropic batch its error's class but status 500, which would
+    make a refused question an outage), then the error's or its cause's."""
     if _error_in_reply(error) is not None:
         return 200
     cause = error.__cause__ if isinstance(error.__cause__, Exception) else error
@@ -194,11 +192,9 @@ def status_of(error: Exception) -> int | None:
 
 
 def server_message(error: Exception) -> str:
-    """The server's own words, on one line, whatever shape its refusal took: from an SDK
-    error's body in any shape servers use (an `error` object or string, a top-level
-    `message`, plain text, an HTML page's title), an error object in a 200 answer, a
-    redirect loop or a body read no further; else the error's text.
-    """
+    """The server's own words, on one line, whatever shape its refusal took (an error
+    body of any shape servers use, an error object in a 200 answer, a redirect loop, a
+    body read no further); else the error's text."""
     if stopped := stopped_redirects(error) or stopped_body(error):
         return stopped
     in_reply = _error_in_reply(error)
@@ -271,10 +267,8 @@ def _error_in_reply(error: BaseException) -> str | None:
 
 
 def stopped_redirects(error: BaseException) -> str | None:
-    """When a request stopped on redirects (`judge.redirects`: a loop, or too many in a
-    row; else httpx's own `TooManyRedirects`; the openai SDK reports each as "Connection
-    error."): what the server did, "the server redirects in a loop: <URL> -> <URL> ->
-    <URL>". Else None."""
+    """What the server did when a request stopped on redirects (`judge.redirects`, or
+    httpx's own `TooManyRedirects`; the openai SDK says "Connection error."), else None."""
     for found in _chain(error):
         if isinstance(found, RedirectStop):
             return str(found)

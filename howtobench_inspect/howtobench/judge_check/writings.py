@@ -124,9 +124,7 @@ def check_tasks(
 
 def _swapped(task: Task, dataset: str, replay: str) -> Task:
     """`task` with each writing swapped for another instruction's (`swap`) before its
-    final writing is read, as the task reads a writer's; its metadata names the swap
-    where it names a damage (`perturb`), so that no reader of its log takes the writings
-    for the instructions' own."""
+    final writing is read; its metadata names the swap as a damage (`perturb`)."""
     metadata = task.metadata or {}  # a writing task's always holds these keys
     solvers = [
         generate(),
