@@ -59,7 +59,8 @@ BASELINES: dict[str, tuple[Shown, ...]] = {
 # nothing written) is bad.
 Role = Literal["good", "bad", "warn", "info", "muted"]  # inspect's colours of a category
 STATE_ROLES: dict[str, Role] = {COMPLETE: "good", CUT: "warn"}
-# The sample list's built-in columns shown before the scores, and those in the picker.
+# The sample list's built-in columns shown before the scores, and those in the picker
+# (every sample's prompt starts alike).
 SHOWN_FIRST = ("sampleStatus", "sampleId", "answer")
 HIDDEN = ("input", "target", "tokens", "duration")
 
