@@ -1,14 +1,11 @@
 """What a failed judge call means: this question fails, or the judge is gone.
 
-inspect retries transient faults (429, 5xx, dropped connections, attempt timeouts). What
-is left falls in two classes: the judge cannot answer *this* question (a 4xx refusal, a
-200 body that is no completion, its content filter, a reply past the bounds of its size,
-`howtobench.judge.reply_size`: `CallFailed`), so the question fails and its sample is
-left unscored when its tries are spent; or it cannot answer *at all* (refused
-connections, timeouts, 429/5xx through every retry: `Lasting`), so scoring more samples
-would only wait out the same retries, and `JudgeUnavailable` ends the run with one line
-naming the model and its base URL. `inspect eval-retry` finishes it once the judge is
-back, every answered question kept in the reply store.
+inspect retries transient faults. What is left is either a question the judge cannot
+answer (a 4xx refusal, a 200 body that is no completion, its content filter, a reply past
+its size bounds: `CallFailed`), left unscored when its tries are spent; or a judge that
+cannot answer at all (`Lasting`), where scoring more samples would only wait out the same
+retries, so `JudgeUnavailable` ends the run in one line and `inspect eval-retry` finishes
+it later from the reply store.
 """
 
 from __future__ import annotations

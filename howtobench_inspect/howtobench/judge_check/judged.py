@@ -1,13 +1,8 @@
 """What the judge itself decided about each writing of a `--quality` check, read from the
-scores' records rather than from ToW's `overall`.
-
-ToW's `overall` mixes the judge's verdicts with a rule: the `formatting` leaf is scored
-by code, and a damage that cuts or moves a numbered heading moves it with no judge
-involved. So two judgings of a writing are compared on the judge's leaves alone
-(`compare`): the second's rule leaves get the first's scores and the tree is aggregated
-again, the rule's own change kept apart. Where the negotiator gave no weights, the pair
-is read with equal weights in each group (`tree.negotiator.fixed_weights`), and the
-comparison says so.
+scores' records rather than from ToW's `overall`, whose rule-scored `formatting` leaf moves
+with a damage and no judge involved: two judgings are compared on the judge's leaves alone
+(`compare`; docs/judges.md, "Read on what the judge decided"). Where the negotiator gave
+no weights, the pair is read with equal weights (`tree.negotiator.fixed_weights`).
 """
 
 from __future__ import annotations
