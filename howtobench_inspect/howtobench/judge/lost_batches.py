@@ -1,14 +1,11 @@
 """Judge questions of an OpenAI batch that inspect gave up on, read back from the batch's
 own files.
 
-inspect 0.3.285's OpenAI batcher reads a failed request's line of the batch's files as a
-chat completion, and fails every request of the batch when it cannot; asked again, they
-fail the same way in a new batch. Yet the provider answered the others, in the batch's
-output file: so a batched call that fails after a batch was lost this way looks its
-question up in that batch's input file and takes its own line of the output or error
-file, at no new cost (docs/large-runs.md, "Batch mode"). When the files cannot be read,
-the reason names the batch (`lost_reason`), which `check-logs` recognises. The tokens of
-a reply read back here are not in inspect's usage accounting.
+inspect 0.3.285's OpenAI batcher fails every request of a batch when it cannot read one
+failed line as a completion, and asked again they fail the same way; yet the provider
+answered the others. So such a call takes its own line of the batch's output or error file,
+at no new cost (docs/large-runs.md, "Batch mode"); when the files cannot be read the reason
+names the batch (`lost_reason`). These replies' tokens are not in inspect's usage.
 """
 
 from __future__ import annotations

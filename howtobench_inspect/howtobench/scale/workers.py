@@ -1,12 +1,9 @@
 """A worker of an eval set that owns its bookkeeping: rerun after any kill, it resumes.
 
-inspect's selection mode (`INSPECT_EVAL_SET_SELECTION`) runs the tasks a file names with
-no eval-set bookkeeping, and a job runner knows nothing of logs; so the worker keeps the
-books itself from the log folder's files, the one thing workers on many hosts share:
-finished units are skipped, stopped ones continued with inspect's retry, their stopped
-logs then deleted (never a finished one), and a second split over the folder refused
-(docs/cluster.md, "Workers and resuming"). `run(define, log_dir, judges)` is the whole
-entry; in capture mode it only fills unset judge endpoint variables with placeholders.
+inspect's selection mode runs the tasks a file names with no eval-set bookkeeping, so the
+worker keeps the books itself from the log folder, the one thing workers on many hosts
+share (docs/cluster.md, "Workers and resuming"). `run(define, log_dir, judges)` is the
+whole entry; in capture mode it only fills unset judge endpoint variables with placeholders.
 """
 
 from __future__ import annotations

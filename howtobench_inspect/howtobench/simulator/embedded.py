@@ -1,13 +1,10 @@
 """The judge simulator as an inspect model provider, in process: `towsim/<any name>`.
 
-`--model-role grader=towsim/judge` judges with the simulator's replies with no server to
-start, no port and no key, as inspect's own `mockllm/` answers without one. A request is
-written as inspect's `openai-api` provider sends it, then read, answered and billed by
-the simulator's own code (`answers`) and written back in the profile's shape
-(`wire.OpenAIChat`), so it gets the reply the HTTP simulator gives. Its model arguments
-and what it cannot do without a wire: docs/simulator.md, "In process".
-An unknown argument, or a value out of its bounds (`MOST_LATENCY`, `MOST_CONTEXT`,
-`MOST_SEED`: a typo such as `latency: 1e9` would hang every sample), is refused in one line.
+`--model-role grader=towsim/judge` judges with the simulator's replies with no server, port
+or key. A request is written as inspect's `openai-api` provider sends it, then answered by
+the simulator's own code (`answers`) in the profile's shape (`wire.OpenAIChat`), so it gets
+the reply the HTTP simulator gives (docs/simulator.md, "In process"). An argument out of
+its bounds (`MOST_LATENCY`: `latency: 1e9` would hang every sample) is refused in one line.
 """
 
 from __future__ import annotations
