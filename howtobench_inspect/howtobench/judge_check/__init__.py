@@ -1,14 +1,11 @@
 """`howtobench judge-check`: can this judge serve Tree-of-Writing? Asked before money is spent.
 
-A judge fails ToW in ways no model card states: it refuses a system message or a
-temperature, answers prose instead of JSON, or answers one leaf's criterion and not
-another's. Hand-made test questions would miss what our own prompts provoke, so the check
-runs the real thing, small: the ToW eval of our tasks on a few stored writings
-(`replay`, so no writer is called), with a fresh reply store so that every question
-really goes to the judge, and then reads the log the way the scorer wrote it (`summary`).
-`commands` is its parser, which imports none of the rest until the command runs, so its
-`--help` stays light. Exit status: 0 the judge can serve, 1 it cannot
-(`JudgeCannotServe`), 2 bad input.
+A judge fails ToW in ways no model card states (a refused system message or temperature,
+prose instead of JSON, one leaf's criterion answered and not another's), and hand-made
+questions would miss what our own prompts provoke; so the check runs the real ToW eval,
+small, on stored writings with a fresh reply store, and reads the log as the scorer wrote
+it (`summary`; docs/judges.md, "Check a judge"). `commands`, its parser, imports none of
+the rest until the command runs. Exit status: 0 it can serve, 1 it cannot, 2 bad input.
 """
 
 # The subpackage's modules; none is imported here, so importing the package costs nothing.

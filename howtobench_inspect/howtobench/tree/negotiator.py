@@ -142,13 +142,8 @@ def weights_form(tree: Tree) -> Form[Weights]:
 
 class SettledWeights:
     """The weights one tow scorer has settled, so concurrent writings, epochs and judge
-    samples of one instruction wait for one negotiation instead of starting their own.
-
-    Owned by the scorer, so a new task or `inspect score` starts empty; keyed on the reply
-    store and the question's key, so a different judge or setting negotiates anew. Across
-    processes the store's lock and kept reply do the same; a failed negotiation is kept in
-    the run's notes instead, never in the store.
-    """
+    samples of one instruction wait for one negotiation; keyed on the reply store and the
+    question's key, so a different judge or setting negotiates anew."""
 
     def __init__(self) -> None:
         self._settled: dict[tuple[str, str], Exchange[Weights]] = {}
