@@ -103,22 +103,18 @@ def writing_states(frame: pd.DataFrame, metric: str, writers: list[str]) -> pd.D
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
-def _row(states: pd.DataFrame, task: str, writer: str) -> pd.Series | None:
-    if states.empty:
-        return None
-    mine = states[(states["task"] == task) & (states["writer"] == writer)]
-    return None if mine.empty else mine.iloc[0]
-
-
 def marks(states: pd.DataFrame, task: str, writer: str) -> str:
     """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
     its writings in the row's task were cut, ` [stripped 6%]` when a large share were
     mostly the paper's prompt artifacts (`LARGE_CUT_SHARE` each), else nothing."""
-    row = _row(states, task, writer)
-    if row is None:
+    if states.empty:
         return ""
+    mine = states[(states["task"] == task) & (states["writer"] == writer)].head(1)
     return "".join(
-        f" [{word} {row[share]:.0%}]" for share, word in _MARKS if row[share] >= LARGE_CUT_SHARE
+        f" [{word} {row[share]:.0%}]"
+        for _, row in mine.iterrows()
+        for share, word in _MARKS
+        if row[share] >= LARGE_CUT_SHARE
     )
 
 
