@@ -30,6 +30,28 @@ pytest_plugins = ["support.interrupt"]
 NIGHTLY = os.environ.get("HOWTOBENCH_NIGHTLY") == "1"
 
 
+# Modules whose tests start processes and wait on them the longest (a worker killed and
+# resumed, concurrent runs, the judge checks' runs), longest first: measured one file at
+# a time, 40-150 s each. Only the order changes, not what runs.
+FIRST = (
+    "test_workers.py",
+    "test_trust.py",
+    "test_judge_quality.py",
+    "test_store_sharing.py",
+    "test_replay_model.py",
+    "test_server_words.py",
+    "test_batch.py",
+)
+
+
+def order(item: pytest.Item) -> tuple[bool, int]:
+    """Where a test goes: its module's place in `FIRST`, and the docs' pages last."""
+    name = item.path.name
+    return "doc_pages" in getattr(item, "fixturenames", ()), (
+        FIRST.index(name) if name in FIRST else len(FIRST)
+    )
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reads the published benchmark (`-m "not shared_data"`); first,
@@ -37,9 +59,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     them and, where the mark gives one (`nightly("...")`), the regular test that runs
     their path, unless HOWTOBENCH_NIGHTLY=1 (`.ci/run --nightly`).
 
-    The tests of the docs' pages go last: the pages start with the session (`pages_early`)
-    and have run by then, so that no test waits for one while the other tests could run."""
-    items.sort(key=lambda item: "doc_pages" in getattr(item, "fixturenames", ()))  # stable
+    The modules of the longest tests go first (`FIRST`), so that under `-n 2` neither
+    worker ends the run on one of them while the other has nothing left; the tests of
+    the docs' pages go last: the pages start with the session (`pages_early`) and have
+    run by then, so that no test waits for one while the other tests could run."""
+    items.sort(key=order)  # stable: the rest in the order pytest collected them
     for item in items:
         if "shared_data" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.shared_data)
