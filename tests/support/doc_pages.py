@@ -71,7 +71,7 @@ RUN: dict[tuple[str, str], float] = {
 # Single commands left out of blocks that run: (page, the whole line) -> why.
 LINES_NOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", "python -m pytest -q -ra -n 2"): (
-        "the whole suite, this test included (about 8 minutes on two idle cores)"
+        "the whole suite, this test included (about 7 minutes on two idle cores)"
     ),
 }
 
