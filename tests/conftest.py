@@ -30,12 +30,40 @@ pytest_plugins = ["support.interrupt"]
 NIGHTLY = os.environ.get("HOWTOBENCH_NIGHTLY") == "1"
 
 
+# Modules whose tests start processes and wait on them the longest (a worker killed and
+# resumed, concurrent runs, the judge checks' runs), longest first: measured one file at
+# a time, 40-150 s each. Only the order changes, not what runs.
+FIRST = (
+    "test_workers.py",
+    "test_trust.py",
+    "test_judge_quality.py",
+    "test_store_sharing.py",
+    "test_replay_model.py",
+    "test_server_words.py",
+    "test_batch.py",
+)
+
+
+def order(item: pytest.Item) -> tuple[bool, int]:
+    """Where a test goes: its module's place in `FIRST`, and the docs' pages last."""
+    name = item.path.name
+    return "doc_pages" in getattr(item, "fixturenames", ()), (
+        FIRST.index(name) if name in FIRST else len(FIRST)
+    )
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Mark every test that reads the published benchmark (`-m "not shared_data"`); first,
     so that `-m` sees the mark when it deselects. Skip the `nightly` tests, with how to run
     them and, where the mark gives one (`nightly("...")`), the regular test that runs
-    their path, unless HOWTOBENCH_NIGHTLY=1 (`.ci/run --nightly`)."""
+    their path, unless HOWTOBENCH_NIGHTLY=1 (`.ci/run --nightly`).
+
+    The modules of the longest tests go first (`FIRST`), so that under `-n 2` neither
+    worker ends the run on one of them while the other has nothing left; the tests of
+    the docs' pages go last: the pages start with the session (`pages_early`) and have
+    run by then, so that no test waits for one while the other tests could run."""
+    items.sort(key=order)  # stable: the rest in the order pytest collected them
     for item in items:
         if "shared_data" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.shared_data)
@@ -158,14 +186,28 @@ def perturbed_logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def doc_pages(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[pages.Pages]:
-    """The pages this session's tests run or read (`pages.wanted`), started together on
-    first use, two at a time (so a test's duration includes its wait for the page)."""
+    """The pages this session's tests run or read (`pages.wanted`), started together with
+    the session (`pages_early`), two at a time, those that other tests read first. Under
+    pytest-xdist they run once for all workers, in the first worker to start (a folder of
+    the run's, beside the workers' own), and the others read their results."""
+    items = request.session.items
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
     runner = pages.Pages(
-        [page for page in pages.wanted(request.session.items) if not pages.skip_reason(page)],
+        [page for page in pages.wanted(items) if not pages.skip_reason(page)],
         tmp_path_factory.mktemp("doc-pages"),
+        shared=tmp_path_factory.getbasetemp().parent / "doc-pages" if worker else None,
+        first=pages.read(items),
     )
     yield runner
-    runner.close()
+    runner.close(interrupted=request.session.exitstatus == pytest.ExitCode.INTERRUPTED)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def pages_early(request: pytest.FixtureRequest) -> None:
+    """Start the docs' pages with the session's first test, when its tests want any: they
+    run beside the other tests, and their own tests, last, find them done."""
+    if pages.wanted(request.session.items):
+        request.getfixturevalue("doc_pages")
 
 
 # --- object storage: an S3-compatible server for the tests of logs on s3:// (support/s3.py)

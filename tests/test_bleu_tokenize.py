@@ -134,8 +134,7 @@ def _inspect_score(log: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_inspect_score_takes_the_tokenisation_as_a_scorer_argument(
     one_writing: Path, tmp_path: Path
 ) -> None:
-    """`inspect score LOG --scorer howtobench/bleu -S tokenize=word`, and a wrong value
-    refused with its one line."""
+    """`inspect score LOG --scorer howtobench/bleu -S tokenize=word`."""
     [log] = run_eval(
         open_writing(dataset=str(one_writing), scorers="rouge_l"), tmp_path, model="replay/m"
     )
@@ -148,6 +147,19 @@ def test_inspect_score_takes_the_tokenisation_as_a_scorer_argument(
     assert sample.scores["bleu"].value == pytest.approx(WORD, abs=1e-6)
     assert sample.scores["bleu"].metadata == {"tokenize": "word", "tokenizer": "jieba"}
 
+
+@pytest.mark.slow
+@pytest.mark.nightly(
+    "in CI test_unknown_or_unused_tokenisations_are_refused gives this message, and "
+    "test_options.py's test_inspect_score_refuses_a_wrong_scorer_name_in_one_line prints "
+    "a refused -S from `inspect score` in one line"
+)
+def test_inspect_score_refuses_a_wrong_tokenisation_in_one_line(
+    one_writing: Path, tmp_path: Path
+) -> None:
+    [log] = run_eval(
+        open_writing(dataset=str(one_writing), scorers="rouge_l"), tmp_path, model="replay/m"
+    )
     refused = _inspect_score(log.location, "-S", "tokenize=chars", "--action", "append")
     assert refused.returncode == 1
     assert "-S tokenize: expected one of char, word, got 'chars'" in refused.stdout + refused.stderr

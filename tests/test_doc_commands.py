@@ -26,7 +26,9 @@ session, for its test here and for the tests that check what its commands wrote
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -40,12 +42,17 @@ from support.doc_pages import (
     PAGES,
     RUN,
     RUN_PAGES,
+    RUNNER,
     SESSION_LIMIT,
     Block,
+    Outcome,
+    PageResult,
     Pages,
     block_env,
+    claim,
     matching,
     page_steps,
+    publish,
     run_blocks,
     running,
     runs,
@@ -264,3 +271,26 @@ def test_the_runner_names_the_block_that_failed_or_ran_out_of_time(tmp_path: Pat
     assert (failed.status, failed.block, failed.output) == (1, 1, "")
     slow = run_blocks(["echo started", "sleep 60"], [10, 0.5], cwd, env)
     assert (slow.status, slow.block, slow.output) == (None, 1, "started\n")
+
+
+def test_workers_share_one_run_of_the_pages(tmp_path: Path) -> None:
+    """Under pytest-xdist the first worker to claim the run's folder runs the pages and
+    the others read each page's result from it (`publish`) instead of running the page
+    again; a reader whose runner has ended gets a problem, not a wait without end."""
+    shared = tmp_path / "shared"
+    assert claim(shared) and not claim(shared)
+    assert int((shared / RUNNER).read_text("utf-8")) == os.getpid()
+    reader = Pages(["README.md", "docs/scorers.md"], tmp_path / "reader", shared)
+    assert not reader.runs_here and not reader.main.is_alive()  # runs nothing itself
+    ran = PageResult(Outcome(0, None, [0.5], "ran"), {8765}, folder=tmp_path / "README-md")
+    failed = PageResult(problem="ports [8765] are held by another process")
+    publish(shared, "README.md", ran)
+    publish(shared, "docs/scorers.md", failed)
+    assert reader.result("README.md") == ran and reader.result("docs/scorers.md") == failed
+    assert reader.outputs("README.md") == tmp_path / "README-md"
+    ended = subprocess.Popen(["true"])
+    ended.wait()  # its pid now names no process
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / RUNNER).write_text(str(ended.pid), "utf-8")
+    orphan = Pages(["README.md"], tmp_path / "orphan", tmp_path / "other")
+    assert "ended first" in orphan.result("README.md").problem

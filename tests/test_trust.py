@@ -256,6 +256,12 @@ def test_a_node_off_its_scale_is_clipped_and_recorded(serve: Serve, tmp_path: Pa
 
 
 @pytest.mark.slow
+@pytest.mark.nightly(
+    "in CI test_store_sharing.py's test_two_runs_on_one_store_ask_each_question_once runs "
+    "two processes on one store with answers that differ at every call, the negotiator's "
+    "among them, and test_tow.py's test_one_negotiator_call_per_instruction_across_models_"
+    "epochs_and_runs negotiates once for two writers"
+)
 def test_concurrent_processes_negotiate_each_instruction_once(serve: Serve, tmp_path: Path) -> None:
     """Two `inspect eval` processes judge two writers of the same instructions, sharing a
     cache folder, against a judge whose weights differ at every call."""

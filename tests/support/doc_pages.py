@@ -5,13 +5,16 @@ commands left out of them; `tests/test_doc_commands.py` lists every other block 
 reason it does not run, and checks the lists against the pages. A page's blocks run in
 order in one `bash -euo pipefail` in a fresh folder (`run_page`); `Pages` runs the pages a
 session wants, two at a time, beside the tests that wait for them. A page runs once per
-session: its own test (`test_page_runs_as_written`) checks that it runs through, and a
+test run: its own test (`test_page_runs_as_written`) checks that it runs through, and a
 test marked `reads_page(page)` checks what its commands wrote, in `Pages.outputs(page)`,
-instead of running the same command again.
+instead of running the same command again. Under pytest-xdist the first worker to need a
+page runs them all, and the other workers read each page's result from the run's shared
+temporary folder (`Pages(shared=...)`) rather than running the pages again.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -23,7 +26,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
 from typing import TypeVar
@@ -68,7 +71,7 @@ RUN: dict[tuple[str, str], float] = {
 # Single commands left out of blocks that run: (page, the whole line) -> why.
 LINES_NOT_RUN: dict[tuple[str, str], str] = {
     ("README.md", "python -m pytest -q -ra -n 2"): (
-        "the whole suite, this test included (about 8 minutes on two idle cores)"
+        "the whole suite, this test included (about 7 minutes on two idle cores)"
     ),
 }
 
@@ -287,6 +290,17 @@ class PageResult:
     def ran_through(self) -> bool:
         return self.outcome is not None and self.outcome.status == 0 and self.outcome.block is None
 
+    def to_json(self) -> str:
+        folder = str(self.folder) if self.folder else None
+        return json.dumps({**asdict(self), "left": sorted(self.left), "folder": folder})
+
+    @classmethod
+    def from_json(cls, text: str) -> PageResult:
+        data = json.loads(text)
+        outcome = Outcome(**data["outcome"]) if data["outcome"] else None
+        folder = Path(data["folder"]) if data["folder"] else None
+        return cls(outcome, set(data["left"]), data["problem"], folder)
+
 
 def run_page(page: str, folder: Path, cancel: threading.Event) -> PageResult:
     """The page's blocks in a fresh folder, once its ports are free; then its ports again."""
@@ -311,21 +325,36 @@ def run_page(page: str, folder: Path, cancel: threading.Event) -> PageResult:
 
 
 class Pages:
-    """Runs the selected pages LANES at a time, the longest first, never two that bind a
-    port at once: one page after another takes the sum of their times, most of it the
-    imports of each inspect process on one core. The lanes hold a lock file while they
-    run, so that another test session on the machine waits for them."""
+    """Runs the selected pages LANES at a time, those that other tests read first, then the
+    longest first, never two that bind a port at once: one page after another takes the
+    sum of their times, most of it the imports of each inspect process on one core. The
+    lanes hold a lock file while they run, so that another test session on the machine
+    waits for them.
 
-    def __init__(self, pages: list[str], root: Path) -> None:
+    With `shared` (a folder of the test run's, under pytest-xdist), the pages run once
+    for all workers: the first worker to get here claims the folder and runs them,
+    writing each page's result there as it ends; in the other workers `result` waits for
+    that file. The runner's `close` then lets the pages run out, since a test of another
+    worker may still wait for one, unless the run was interrupted."""
+
+    def __init__(
+        self, pages: list[str], root: Path, shared: Path | None = None, first: Iterable[str] = ()
+    ) -> None:
         self.root = root
-        self.pending = sorted(pages, key=lambda p: -sum(x for _, _, x in page_steps(p)))
+        self.shared = shared
+        self.runs_here = shared is None or claim(shared)
+        read = set(first)
+        self.pending = sorted(
+            pages, key=lambda p: (p not in read, -sum(x for _, _, x in page_steps(p)))
+        )
         self.results: dict[str, PageResult] = {}
         self.done = {page: threading.Event() for page in pages}
         self.busy: set[int] = set()  # the ports of the pages running
         self.changed = threading.Condition()
         self.cancel = threading.Event()
         self.main = threading.Thread(target=self.run, daemon=True)
-        self.main.start()
+        if self.runs_here:
+            self.main.start()
 
     def run(self) -> None:
         problem = "not run: the session ended first"
@@ -341,9 +370,9 @@ class Pages:
         except Exception as err:  # reported by the pages' tests
             problem = f"the runner failed: {err!r}"
         finally:
-            for page, event in self.done.items():
-                self.results.setdefault(page, PageResult(problem=problem))
-                event.set()
+            for page in self.done:
+                if page not in self.results:
+                    self.finish(page, PageResult(problem=problem))
 
     def take(self) -> str | None:
         """The next page whose ports are free of the running pages', once there is one."""
@@ -359,20 +388,30 @@ class Pages:
 
     def lane(self) -> None:
         while (page := self.take()) is not None:
-            folder = self.root / re.sub(r"\W+", "-", page)
+            folder = self.root / slug(page)
             try:
-                self.results[page] = run_page(page, folder, self.cancel)
+                result = run_page(page, folder, self.cancel)
             except Exception as err:  # reported by the page's test
-                self.results[page] = PageResult(problem=f"the runner failed: {err!r}")
+                result = PageResult(problem=f"the runner failed: {err!r}")
             finally:
                 with self.changed:
                     self.busy -= page_ports(page)
                     self.changed.notify_all()
-                self.done[page].set()
+            self.finish(page, result)
+
+    def finish(self, page: str, result: PageResult) -> None:
+        """The page's result, for this worker's tests and, through `shared`, the others'."""
+        self.results[page] = result
+        if self.shared is not None:
+            publish(self.shared, page, result)
+        self.done[page].set()
 
     def result(self, page: str) -> PageResult:
-        self.done[page].wait()
-        return self.results[page]
+        if self.runs_here:
+            self.done[page].wait()
+            return self.results[page]
+        assert self.shared is not None
+        return published(self.shared, page)
 
     def outputs(self, page: str) -> Path:
         """The folder `page` ran in, once it ran through, for a test (`reads_page`) that
@@ -385,12 +424,58 @@ class Pages:
             pytest.fail(f"{page} did not run through: see {PAGE_TEST}[{page}] ({result.problem})")
         return result.folder
 
-    def close(self) -> None:
-        """At the session's end: stop what still runs (a test that gave up waiting)."""
-        self.cancel.set()
-        with self.changed:
-            self.changed.notify_all()
-        self.main.join(timeout=60)
+    def close(self, interrupted: bool = False) -> None:
+        """At the session's end: stop what still runs (a test that gave up waiting), or,
+        where other workers read the pages and the run was not interrupted, let it end."""
+        if not self.runs_here:
+            return
+        if self.shared is None or interrupted:
+            self.cancel.set()
+            with self.changed:
+                self.changed.notify_all()
+            self.main.join(timeout=60)
+        else:
+            self.main.join(timeout=SESSION_LIMIT)
+
+
+def slug(page: str) -> str:
+    return re.sub(r"\W+", "-", page)
+
+
+RUNNER = "runner.pid"
+
+
+def claim(shared: Path) -> bool:
+    """Whether this process is the first to claim `shared` (made here) for the pages."""
+    try:
+        shared.mkdir()
+    except FileExistsError:
+        return False
+    (shared / "runner.partial").write_text(str(os.getpid()), encoding="utf-8")
+    (shared / "runner.partial").replace(shared / RUNNER)
+    return True
+
+
+def publish(shared: Path, page: str, result: PageResult) -> None:
+    """Write the page's result for the other workers, whole or not at all (they poll)."""
+    partial = shared / f"{slug(page)}.partial"
+    partial.write_text(result.to_json(), encoding="utf-8")
+    partial.replace(shared / f"{slug(page)}.json")
+
+
+def published(shared: Path, page: str) -> PageResult:
+    """The page's result as the worker running the pages wrote it, once it did; a problem
+    if that worker ended first."""
+    path = shared / f"{slug(page)}.json"
+    while not path.exists():
+        try:
+            runner = int((shared / RUNNER).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            runner = None  # claimed a moment ago: the file follows
+        if runner is not None and not running(runner) and not path.exists():
+            return PageResult(problem=f"the worker running the pages (pid {runner}) ended first")
+        time.sleep(0.5)
+    return PageResult.from_json(path.read_text(encoding="utf-8"))
 
 
 RUN_PAGES = sorted({page for page, _ in RUN})
@@ -400,6 +485,11 @@ NIGHTLY_PAGES = {"docs/construction.md"}  # a whole build of a benchmark, 70-100
 # limit, the lock and the ports; a backstop, since each block has its own
 SESSION_LIMIT = sum(RUN.values()) + LOCK_WAIT + 120
 PAGE_TEST = "test_page_runs_as_written"
+
+
+def read(items: Iterable[pytest.Item]) -> set[str]:
+    """The pages whose outputs a test of the session reads (`reads_page`)."""
+    return {mark.args[0] for item in items for mark in item.iter_markers("doc_page")}
 
 
 def wanted(items: Iterable[pytest.Item]) -> list[str]:
