@@ -446,8 +446,18 @@ def test_the_text_report_ends_with_the_quality_verdict(sees_each_damage: Checked
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("judge", "notices"),
-    [(sees_repetition_only, {"repetition"}), (reads_length_only, {"length", "repetition"})],
-    ids=["repetition only", "length only"],
+    [
+        pytest.param(
+            sees_repetition_only,
+            {"repetition"},
+            id="repetition only",
+            marks=pytest.mark.nightly(
+                "in CI the length-only case of this test runs the same path: a judge blind "
+                "to a damage fails on the published sample, naming it"
+            ),
+        ),
+        pytest.param(reads_length_only, {"length", "repetition"}, id="length only"),
+    ],
 )
 def test_a_judge_blind_to_a_damage_fails_on_the_published_sample_naming_it(
     judge: Callable[[Asked], Reply],
