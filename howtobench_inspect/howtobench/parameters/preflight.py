@@ -35,8 +35,9 @@ def preflight(*, graded: bool, judges: Sequence[str] = (), rewrites: bool = Fals
     `rewrites`; then say a live writer's default length limit."""
     if not eval_running():
         return
+    writer = _writer()
     checked: set[str] = set()
-    for role, model in _roles(graded, judges, rewrites):
+    for role, model in _roles(writer, graded, judges, rewrites):
         url = endpoint(model)
         if not url or url in checked:
             continue
@@ -47,7 +48,6 @@ def preflight(*, graded: bool, judges: Sequence[str] = (), rewrites: bool = Fals
                 f"the {role} {model} at {url} does not answer ({why}): start it, or correct "
                 "its base URL; nothing has run"
             )
-    writer = _writer()
     if writer is not None and eval_config().max_tokens is None and str(writer) not in _said:
         _said.add(str(writer))
         logger.warning(
@@ -69,9 +69,10 @@ def _writer() -> Model | None:
     return model
 
 
-def _roles(graded: bool, judges: Sequence[str], rewrites: bool) -> Iterator[tuple[str, Model]]:
+def _roles(
+    writer: Model | None, graded: bool, judges: Sequence[str], rewrites: bool
+) -> Iterator[tuple[str, Model]]:
     """(role, model) for each model the run will ask, the writer first."""
-    writer = _writer()
     if writer is not None:
         yield "writer", writer
     if graded:
