@@ -102,7 +102,7 @@ def check_construction(reply: dict[str, Any], metadata: Mapping[str, Any]) -> di
     if metadata["sections"]:
         construction["sections"] = _sections(reply, list(metadata["sections"]))
     else:
-        construction["outline"] = _outline(reply)
+        construction["outline"] = _strings(reply.get("outline"), '"outline"', OUTLINE_POINTS, "")
     return construction
 
 
@@ -149,10 +149,6 @@ def _sections(reply: Mapping[str, Any], ids: list[str]) -> dict[str, Any]:
     }
 
 
-def _outline(reply: Mapping[str, Any]) -> list[str]:
-    return _strings(reply.get("outline"), '"outline"', OUTLINE_POINTS, "")
-
-
 def _strings(value: Any, name: str, bounds: tuple[int, int], each: str) -> list[str]:
     """A list of `bounds` (low, high) non-empty strings, stripped."""
     low, high = bounds
@@ -186,20 +182,12 @@ def backconstruct_sample(text: CorpusText, seed: int) -> Sample:
         },
         genre=genre.name,
         phrase=genre.phrase,
-        example=build_prompt(f"example_{_layout(shape)}", language),
-        length=_length_rule(shape, language),
+        example=build_prompt("example_sections" if shape.sections else "example_points", language),
+        length=build_prompt("length_given", language, target=shape.length)
+        if shape.length
+        else build_prompt("length_none", language),
         layout=_layout_rule(shape, language),
     )
-
-
-def _layout(shape: ItemShape) -> str:
-    return "sections" if shape.sections else "points"
-
-
-def _length_rule(shape: ItemShape, language: str) -> str:
-    if shape.length is None:
-        return build_prompt("length_none", language)
-    return build_prompt("length_given", language, target=shape.length)
 
 
 def _layout_rule(shape: ItemShape, language: str) -> str:

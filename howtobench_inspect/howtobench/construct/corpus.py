@@ -99,15 +99,13 @@ def parse_corpus_line(
         id=(_string(obj, "id", source, line) or default_id).strip(),
         text=text,
         genre_raw=(_string(obj, "genre", source, line) or "").strip(),
-        language=_primary(language) if language else told_language(text, source, line, "text"),
+        # the prompts are chosen by the primary subtag: `zh-CN` is `zh`
+        language=re.split(r"[-_]", language.strip())[0].lower()
+        if language
+        else told_language(text, source, line, "text"),
         source=(_string(obj, "source", source, line) or "").strip(),
         line=line,
     )
-
-
-def _primary(language: str) -> str:
-    """`zh-CN` -> `zh`: the prompts are chosen by the primary subtag."""
-    return re.split(r"[-_]", language.strip())[0].lower()
 
 
 def read_corpus(path: Path) -> list[CorpusText]:

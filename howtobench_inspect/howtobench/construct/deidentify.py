@@ -68,7 +68,7 @@ def deidentified(
         placeholder = marks[kind].text
         counts = {}
         for name, value in fields.items():
-            fields[name], counts[name] = pattern.subn(_literal(placeholder), value)
+            fields[name], counts[name] = pattern.subn(lambda _, text=placeholder: text, value)
         if any(counts.values()):
             replaced.append(Replacement(kind, placeholder, counts))
     return replace(item, **fields), replaced
@@ -78,10 +78,5 @@ def masked(text: str, details: Iterable[Mapping[str, str]], language: str) -> st
     """`text` (a quote of harmful content) with the details replaced as in an item."""
     marks = placeholders(language)
     for pattern, kind in _ordered(details):
-        text = pattern.sub(_literal(marks[kind].text), text)
+        text = pattern.sub(lambda _, mark=marks[kind].text: mark, text)
     return text
-
-
-def _literal(text: str) -> str:
-    """`text` as an `re.sub` replacement that is taken as it is."""
-    return text.replace("\\", r"\\")

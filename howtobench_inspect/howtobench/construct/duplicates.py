@@ -195,14 +195,8 @@ def _qgram_matrix(forms: Sequence[str]) -> sparse.csr_matrix:
     used = np.bincount(counts.indices, minlength=1 << _BUCKETS) >= 2
     shared = used[counts.indices]
     renumbered = (np.cumsum(used) - 1)[counts.indices[shared]]
+    rows_start = np.concatenate([[0], np.cumsum(shared)])[counts.indptr]
     return sparse.csr_matrix(
-        (np.sqrt(counts.data[shared]), renumbered, _indptr(counts, shared)),
+        (np.sqrt(counts.data[shared]), renumbered, rows_start),
         shape=(len(forms), max(int(used.sum()), 1)),
     )
-
-
-def _indptr(matrix: sparse.csr_matrix, kept: np.ndarray) -> np.ndarray:
-    """The row pointers of `matrix` once only its `kept` entries are left."""
-    import numpy as np
-
-    return np.asarray(np.concatenate([[0], np.cumsum(kept)])[matrix.indptr])

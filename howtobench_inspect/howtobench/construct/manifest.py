@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from dataclasses import asdict
 from statistics import fmean, median
 from typing import Any
 
@@ -76,13 +77,7 @@ def manifest(
     return {
         "format": FORMAT,
         "corpus": corpus,
-        "options": {
-            "model": model,
-            "tasks": list(options.tasks),
-            "threshold": options.threshold,
-            "per_genre": options.per_genre,
-            "seed": options.seed,
-        },
+        "options": {"model": model, **asdict(options), "tasks": list(options.tasks)},
         "outputs": {
             **{task: f"{task}/aligned.jsonl" for task in TASKS if by_task[task]},
             "items": "items.jsonl",

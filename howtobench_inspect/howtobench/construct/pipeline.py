@@ -106,7 +106,8 @@ def _build(
     items = _items(texts, ledger, runs, options)
     _screened(items, ledger, runs)
     ledger.check_complete()
-    corpus_facts = _corpus_facts(corpus, len(ledger.texts))
+    digest = hashlib.sha256(corpus.read_bytes()).hexdigest()
+    corpus_facts = {"path": str(corpus), "sha256": digest, "texts": len(ledger.texts)}
     facts = manifest(ledger, options, runs, corpus_facts, str(evals.model))
     _write(out, ledger, facts)
     return BuildResult(
@@ -234,11 +235,6 @@ def _screened(items: list[Item], ledger: Ledger, runs: Runs) -> None:
             )
         else:
             ledger.keep(*deidentified(item, personal))
-
-
-def _corpus_facts(corpus: Path, count: int) -> dict[str, Any]:
-    digest = hashlib.sha256(corpus.read_bytes()).hexdigest()
-    return {"path": str(corpus), "sha256": digest, "texts": count}
 
 
 def _write(out: Path, ledger: Ledger, facts: dict[str, Any]) -> None:

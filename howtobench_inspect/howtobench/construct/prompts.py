@@ -43,6 +43,12 @@ def build_prompt(name: str, language: str, **values: object) -> str:
     return tagged(render(PROMPTS, name, language, **values).strip(), TAGS.get(name))
 
 
+def _rows(name: str, language: str) -> list[list[str]]:
+    """The lines of a `a | b | ...` prompt file, each split into its stripped parts."""
+    lines = template(PROMPTS, name, language).template.splitlines()
+    return [[part.strip() for part in line.split("|")] for line in lines if line.strip()]
+
+
 @dataclass(frozen=True)
 class GenreName:
     """How a genre is named in one language."""
@@ -56,11 +62,7 @@ class GenreName:
 def genre_names(language: str) -> dict[str, GenreName]:
     """The 12 canonical genres' names in `language` (English for languages without a file),
     in the file's order, which puts `others` last, as a classifier reads a menu."""
-    lines = template(PROMPTS, "genres", language).template.splitlines()
-    names: dict[str, GenreName] = {}
-    for line in filter(str.strip, lines):
-        genre, name, phrase, definition = (part.strip() for part in line.split("|"))
-        names[genre] = GenreName(name, phrase, definition)
+    names = {genre: GenreName(*rest) for genre, *rest in _rows("genres", language)}
     if sorted(names) != sorted(CANONICAL_GENRES):
         raise ValueError(f"genres.{language}.txt must list {', '.join(CANONICAL_GENRES)}")
     return names
@@ -94,14 +96,10 @@ class Trait:
     title: str
     question: str
 
-    @property
-    def line(self) -> str:
-        return f"[{self.id}] {self.title}: {self.question}"
-
 
 def trait_lines(traits: tuple[Trait, ...]) -> str:
     """The traits as a prompt lists them, one `[id] Title: question` line each."""
-    return "\n".join(trait.line for trait in traits)
+    return "\n".join(f"[{t.id}] {t.title}: {t.question}" for t in traits)
 
 
 def genre_traits(genre: str, language: str, genre_raw: str = "") -> tuple[Trait, ...]:
@@ -120,11 +118,9 @@ SECTIONS_OF_RAW = {"纪实": "documentary"}
 
 @cache
 def _sections(language: str) -> dict[str, tuple[Trait, ...]]:
-    lines = template(PROMPTS, "sections", language).template.splitlines()
     layouts: dict[str, list[Trait]] = {}
-    for line in filter(str.strip, lines):
-        layout, section, title, what = (part.strip() for part in line.split("|"))
-        layouts.setdefault(layout, []).append(Trait(section, title, what))
+    for layout, *section in _rows("sections", language):
+        layouts.setdefault(layout, []).append(Trait(*section))
     return {layout: tuple(sections) for layout, sections in layouts.items()}
 
 
@@ -148,9 +144,4 @@ class Placeholder:
 @cache
 def placeholders(language: str) -> dict[str, Placeholder]:
     """The kinds of personal information, in the file's order, with their placeholders."""
-    lines = template(PROMPTS, "placeholders", language).template.splitlines()
-    found: dict[str, Placeholder] = {}
-    for line in filter(str.strip, lines):
-        kind, text, what = (part.strip() for part in line.split("|"))
-        found[kind] = Placeholder(kind, text, what)
-    return found
+    return {row[0]: Placeholder(*row) for row in _rows("placeholders", language)}
