@@ -1,11 +1,9 @@
 """Step 3, back-construction (paper section 4.5, appendix F): (S, T, G) = BackConstruct(R).
 
 For guide and open items the model reads the reference R with one worked example and
-returns the summary S, the theme T, the instruction (a free request written by the model,
-as the published instructions are) and the grounding G: the published trait sections for
-literary items, else key points (`construct.shape` says which, and the length the request
-states). Every part is checked and asked again when it breaks the form (the checks:
-docs/construction.md, "The steps: what each asks and checks").
+returns the summary S, the theme T, a free request as the published instructions are,
+and the grounding G in the shape `construct.shape` draws. The checks:
+docs/construction.md, "The steps: what each asks and checks".
 """
 
 from __future__ import annotations
@@ -83,8 +81,7 @@ def theme_words(theme: str, language: str) -> int:
 
 
 def check_construction(reply: dict[str, Any], metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """Summary (one sentence), theme (at most five words), the request (`check_request`)
-    and the grounding: the item's sections, or an outline of 2-12 points."""
+    """Summary, theme, request and grounding (sections or an outline), each checked."""
     language = metadata["language"]
     summary = text_of(reply, "summary")
     if len(summary) > SUMMARY_CHARACTERS or sentence_breaks(summary):
@@ -166,8 +163,7 @@ BACKCONSTRUCT = Step("backconstruct", ("summary", "theme", "instruction"), check
 
 
 def backconstruct_sample(text: CorpusText, seed: int) -> Sample:
-    """The question for one text, in the shape `item_shape` draws for it: the worked
-    example, the grounding asked for and the length rule follow the shape."""
+    """The question for one text, in the shape `item_shape` draws for it."""
     language = text.language
     shape = item_shape(text, seed)
     genre = genre_name(text.genre, language)
@@ -216,9 +212,7 @@ MEASURES = [
 @scorer(name="construction", metrics=[answered_means(MEASURES)])
 @refuses_unknown("construction")
 def construction_scorer() -> Scorer:
-    """What was constructed, counted (the request's length and the length it states,
-    grounding parts, summary characters, theme words), the request as the answer and
-    everything in the explanation."""
+    """What was constructed, counted (`MEASURES`); the request as the answer."""
 
     async def score(state: TaskState, target: Target) -> Score:
         language = state.metadata["language"]
@@ -253,11 +247,8 @@ def construction_scorer() -> Scorer:
 
 @task(name="backconstruct")
 def backconstruct_step(corpus: str | None = None, seed: int = 0) -> Task:
-    """Build step 3: recover the writing task (summary, theme, the user's request, and
-    the grounding) from each text, for guide and open items.
-
-    Every text needs a genre, which decides the item's shape (trait sections or key
-    points, and how often a length is stated), drawn per text with the seed.
+    """Build step 3: recover the writing task (summary, theme, request, grounding) from
+    each text, in a shape its genre and the seed draw.
 
     Args:
         corpus: a corpus JSONL file in which every text has a `genre`.

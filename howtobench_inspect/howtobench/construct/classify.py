@@ -1,16 +1,15 @@
 """Step 1, genre classification (paper section 4.3, appendix D): c = Cls(T).
 
-The model reads the 12 canonical genres with a definition each (`prompts/genres.*.txt`)
-and the text, and answers `{"genre": "<id>", "reason": "..."}`; an id outside the list is
-asked again. The paper's classifier (GPT-4o) was right on 98.6% of texts by three
-experts' check: run this task on texts that carry a genre and its `agreement` metric is
-that check, against your labels.
+The paper's classifier was right on 98.6% of texts by three experts' check: run this
+task on texts that carry a genre and its `agreement` metric is that check, against your
+labels.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from statistics import fmean
 from typing import Any
 
 from inspect_ai import Task, task
@@ -58,20 +57,16 @@ def classify_sample(text: CorpusText) -> Sample:
 
 @metric
 def agreement() -> Metric:
-    """Share of the texts with a given genre that were classified into it: the paper's
-    accuracy check, against your labels. None (left out of inspect's results, rather than
-    `nan`) when no labelled text was classified, as always in `howtobench build`.
-    """
+    """Share of the texts with a given genre that were classified into it; None (left
+    out of inspect's results, rather than `nan`) when there is none."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
-        given = [
-            (s.score.value, (s.sample_metadata or {}).get("given_genre"))
+        hits = [
+            s.score.value == label
             for s in scores
-            if (s.sample_metadata or {}).get("given_genre")
+            if (label := (s.sample_metadata or {}).get("given_genre"))
         ]
-        if not given:
-            return {"agreement": None}
-        return {"agreement": sum(1 for chosen, label in given if chosen == label) / len(given)}
+        return {"agreement": fmean(hits) if hits else None}
 
     return compute
 
@@ -94,12 +89,8 @@ def genre_scorer() -> Scorer:
 
 @task(name="classify")
 def classify_step(corpus: str | None = None) -> Task:
-    """Build step 1: classify each text of a corpus into one of the 12 genres.
-
-    Every text is classified, also one that carries a genre: then the `agreement`
-    metric says how often the model chose the given genre (the paper checked its
-    classifier against three experts). `howtobench build` sends only the texts without
-    a genre.
+    """Build step 1: classify each text of a corpus into one of the 12 genres (a text
+    that carries one too, for the `agreement` metric).
 
     Args:
         corpus: a corpus JSONL file (`text`, and optionally `id`, `genre`, `language`,

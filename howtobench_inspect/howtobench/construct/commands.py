@@ -91,10 +91,9 @@ BUILD_MARKERS = (LOCK_FILE, "manifest.json")
 
 
 def check_out(out: Path) -> None:
-    """`--out` must be a new folder, an empty one or an earlier build's (which the build
-    resumes or redoes); anything else is refused in one line before the corpus is read,
-    so that a file is not mistaken for a folder (a traceback from `mkdir`) and a folder
-    of other files does not get a build's files mixed into it."""
+    """`--out` must be a new folder, an empty one or an earlier build's; anything else is
+    refused before the corpus is read, so a folder of other files does not get a build's
+    files mixed into it."""
     from howtobench.vocabulary.errors import UserError
 
     existing = next((p for p in (out, *out.parents) if p.exists()), None)

@@ -1,10 +1,8 @@
 """Completion items by a seeded rule: which paragraphs are cut out of a text (section 4.5).
 
-The paper's annotators chose the passage to remove; here a documented rule chooses it,
-seeded, so a build is repeatable and a human can review the choice in the rating studio
-(the rule, step by step: docs/construction.md, "The completion rule"). The grounding is
-the text with the gap replaced by `[fill in the blank]` and the reference is the removed
-passage, so putting the reference back at the marker gives the original text exactly.
+The paper's annotators chose the passage to remove; here a seeded rule does, so a build
+is repeatable (the rule: docs/construction.md, "The completion rule"). Putting the
+reference back at the marker gives the original text exactly.
 """
 
 from __future__ import annotations
@@ -27,8 +25,7 @@ _CONTENT = re.compile(r"\S(?:.*\S)?")  # a line's content, without its indentati
 
 @dataclass(frozen=True)
 class Gap:
-    """The passage cut out: paragraphs `first`..`first + count - 1`, characters
-    `start`..`end` of the text."""
+    """The passage cut out: `count` paragraphs from `first`, characters `start`..`end`."""
 
     first: int
     count: int

@@ -1,11 +1,7 @@
-"""The corpus a benchmark is built from: JSONL, one human text a line.
-
-Fields (docs/construction.md, "The corpus"): `text`, and optional `id`, `genre`,
-`language` and `source`. Any other field is refused: a misspelt `genre` would otherwise
-send a text to classification without a word. A line that cannot be used stops the build
-with a `DataError` naming the file, the line and the field, before any model is asked.
-Step inputs are corpus lines too (`CorpusText.record`), so each step task reads what a
-user could give it.
+"""The corpus a benchmark is built from: JSONL, one human text a line (docs/construction.md,
+"The corpus"). A line that cannot be used stops the build, naming file, line and field,
+before any model is asked. Step inputs are corpus lines too, so each step task reads what
+a user could give it.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """De-identification (paper section 4.6): each personal detail the screen step quoted is
-replaced by its kind's placeholder wherever it occurs in the item, in the instruction,
-the grounding and the reference alike, so the three stay consistent and a completion
-item's grounding and gap still fit together.
+replaced by its kind's placeholder wherever it occurs in the item, so instruction,
+grounding and reference stay consistent and a completion item's gap still fits.
 
-The placeholders are the published data's forms (`prompts/placeholders.<language>.txt`;
-docs/construction.md, "De-identification in the published forms"). A detail is matched
-whitespace aside, longest first, so a name inside a longer quoted detail cannot break
-it, and a detail with a Latin letter or digit at an end as a whole word ("Kent" is not
-replaced inside "Kentish"). What was replaced is recorded by kind, placeholder and
-count, never by the detail itself, so the manifest and the summary carry no personal data.
+A detail is matched whitespace aside, longest first, so a name inside a longer quoted
+detail cannot break it, and as a whole word at a Latin end ("Kent" is not replaced inside
+"Kentish"). What was replaced is recorded by kind and count, never by the detail itself,
+so the manifest and the summary carry no personal data.
 """
 
 from __future__ import annotations
@@ -58,9 +55,8 @@ def _ordered(details: Iterable[Mapping[str, str]]) -> list[tuple[re.Pattern[str]
 def deidentified(
     item: Item, details: Iterable[Mapping[str, str]]
 ) -> tuple[Item, list[Replacement]]:
-    """The item with every detail (`{"text", "kind"}`, as the screen step checked them)
-    replaced by its kind's placeholder, and what was replaced (a detail found nowhere,
-    one already inside a longer detail, is not listed)."""
+    """The item with every detail (`{"text", "kind"}`) replaced by its kind's
+    placeholder, and what was replaced (a detail found nowhere is not listed)."""
     marks = placeholders(item.text.language)
     fields = {name: getattr(item, name) for name in FIELDS}
     replaced: list[Replacement] = []
@@ -68,7 +64,7 @@ def deidentified(
         placeholder = marks[kind].text
         counts = {}
         for name, value in fields.items():
-            fields[name], counts[name] = pattern.subn(lambda _, text=placeholder: text, value)
+            fields[name], counts[name] = pattern.subn(_literal(placeholder), value)
         if any(counts.values()):
             replaced.append(Replacement(kind, placeholder, counts))
     return replace(item, **fields), replaced
@@ -78,5 +74,10 @@ def masked(text: str, details: Iterable[Mapping[str, str]], language: str) -> st
     """`text` (a quote of harmful content) with the details replaced as in an item."""
     marks = placeholders(language)
     for pattern, kind in _ordered(details):
-        text = pattern.sub(lambda _, mark=marks[kind].text: mark, text)
+        text = pattern.sub(_literal(marks[kind].text), text)
     return text
+
+
+def _literal(text: str) -> str:
+    """`text` as an `re.sub` replacement that is taken as it is."""
+    return text.replace("\\", r"\\")

@@ -1,11 +1,6 @@
 """The corpus's duplicates, found before any model is asked, so that no paid call is spent
-on a text the benchmark already has.
-
-Two texts equal once normalised (`normalised`) are one text, and the build keeps the
-first; two whose normalised forms have a `rapidfuzz.fuzz.ratio` of at least
-`NEAR_DUPLICATE` are near-duplicates, reported and kept (a retelling is not a copy, and
-only a person can say which to drop). Finding near pairs among thousands of texts takes
-an algorithm of its own (`near_duplicates`).
+on a text the benchmark already has. Near-duplicates are reported and kept: a retelling
+is not a copy, and only a person can say which to drop.
 """
 
 from __future__ import annotations
@@ -74,9 +69,8 @@ def _drop(text: str) -> str:
 
 @dataclass(frozen=True)
 class Duplicates:
-    """What `find_duplicates` found: the texts to keep (corpus order), each dropped copy
-    with the kept text it repeats, and the near-duplicate pairs among the kept texts
-    (`(first, second, ratio)`, in corpus order of `first`, then `second`)."""
+    """The texts to keep, each dropped copy with the kept text it repeats, and the
+    near-duplicate pairs among the kept texts, all in corpus order."""
 
     kept: list[CorpusText]
     copies: list[tuple[CorpusText, CorpusText]] = field(default_factory=list)
@@ -84,10 +78,9 @@ class Duplicates:
 
 
 def find_duplicates(texts: Sequence[CorpusText], threshold: float = NEAR_DUPLICATE) -> Duplicates:
-    """Texts equal once `normalised` are one: the first in the corpus is kept and every
-    later one is a copy of it. A text that normalises to nothing (punctuation only) is
-    compared as written. Among the kept texts, pairs whose normalised forms have a
-    `fuzz.ratio` of at least `threshold` are near-duplicates."""
+    """Texts equal once `normalised` are one (one that normalises to nothing is compared
+    as written): the first is kept. Kept pairs with a `fuzz.ratio` of at least
+    `threshold` are near-duplicates."""
     first: dict[str, CorpusText] = {}
     forms: list[str] = []
     kept: list[CorpusText] = []

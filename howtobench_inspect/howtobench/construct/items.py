@@ -1,11 +1,6 @@
-"""Benchmark items made from kept texts, and the two formats they are written in.
-
-An item is (instruction, grounding, reference) for one task, made from one corpus text:
-completion's grounding is the text with its gap marked and its reference the gap; guide's
-is the back-constructed request with its trait sections or key points in the published
-layout, and the whole text as reference; open's is the request alone. `aligned` is the
-published record plus the text's `language`, `user_record` the package's own JSONL
-format; `infer_id` is `<task>-<text id>`, stable across reruns.
+"""Benchmark items made from kept texts, and the two formats they are written in: the
+published `aligned.jsonl` record (plus `language`) and the package's own JSONL. An
+item's `infer_id` is `<task>-<text id>`, stable across reruns.
 """
 
 from __future__ import annotations
@@ -73,9 +68,8 @@ def constructed_item(text: CorpusText, task: str, construction: dict[str, Any]) 
 
 
 def guide_grounding(text: CorpusText, construction: dict[str, Any]) -> str:
-    """The sections, one `Title : text` line each (the characters as `- ` lines under
-    their heading), as the published literary groundings are; or the outline as `- `
-    lines, as the published practical ones are."""
+    """The sections, one `Title : text` line each, or the outline as `- ` lines, as the
+    published groundings are."""
     sections: dict[str, Any] | None = construction.get("sections")
     if not sections:
         return "\n".join(f"- {point}" for point in construction["outline"])

@@ -46,8 +46,7 @@ FLAGGED = "flagged"  # unsafe content or advertising (personal details are de-id
 
 @dataclass(frozen=True)
 class Rejection:
-    """A text left out: at which step, a short code, the reason in words, and details
-    (the quality score, the screening quotes)."""
+    """A text left out: at which step, a short code, the reason in words, and details."""
 
     text: CorpusText
     step: str
@@ -71,8 +70,7 @@ class Rejection:
 
 
 class Ledger:
-    """The fate of every text of a corpus, and what the report tabulates besides: the
-    quality scores, the near-duplicates and what was de-identified."""
+    """The fate of every text of a corpus, and what else the report tabulates."""
 
     def __init__(self, texts: Iterable[CorpusText]) -> None:
         self.texts: dict[str, CorpusText] = {t.id: t for t in texts}

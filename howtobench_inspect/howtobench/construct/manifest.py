@@ -1,10 +1,6 @@
-"""`manifest.json`: what a build made, as facts for programs (`report` renders them for people).
-
-The facts follow the paper's tables (counts through each step, items per genre and
-task, quality by source as Table 13, lengths as Table 2), plus the items awaiting the
-reference check, the corpus's duplicates and what was de-identified, by kind and per
-item, never the detail itself (the fields: docs/construction.md, "The output folder").
-No clock time, so equal builds give equal manifests.
+"""`manifest.json`: what a build made, as facts for programs (`report` renders them for
+people), following the paper's tables (the fields: docs/construction.md, "The output
+folder"). No clock time, so equal builds give equal manifests.
 """
 
 from __future__ import annotations
@@ -117,9 +113,8 @@ def manifest(
 
 
 def _steps(ledger: Ledger, runs: Runs) -> dict[str, dict[str, Any]]:
-    """Per step: texts that reached it, its rejections by code, texts that went on, and
-    for the LLM steps the log and how many questions were asked, failed, or answered
-    from the reply store."""
+    """Per step: texts in, rejections by code, texts out, and an LLM step's log and
+    question counts."""
     steps: dict[str, dict[str, Any]] = {}
     reached = len(ledger.texts)
     for step in STEPS:
@@ -135,7 +130,7 @@ def _steps(ledger: Ledger, runs: Runs) -> dict[str, dict[str, Any]]:
 
 def _duplicates(ledger: Ledger) -> dict[str, Any]:
     """The second copies dropped, and the near-duplicate pairs kept (the first
-    `NEAR_LISTED` of them by corpus order, and how many in all)."""
+    `NEAR_LISTED`, and how many in all)."""
     copies = sum(1 for r in ledger.rejected.values() if r.code == DUPLICATE)
     return {
         "rule": DUPLICATE_RULE,
@@ -152,9 +147,8 @@ def _duplicates(ledger: Ledger) -> dict[str, Any]:
 
 
 def _by_kind(ledger: Ledger) -> dict[str, dict[str, Any]]:
-    """Per kind of detail replaced, in the placeholder files' order (the same in every
-    language): its placeholders (one per language built), the items and the distinct
-    details it was replaced in, and its occurrences in each field."""
+    """Per kind of detail replaced, in the placeholder files' order: its placeholders,
+    items, details and occurrences in each field."""
     table: dict[str, dict[str, Any]] = {}
     for text_id, replaced in ledger.deidentified.items():
         for r in replaced:

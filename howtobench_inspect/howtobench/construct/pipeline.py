@@ -1,13 +1,9 @@
 """`howtobench build`: a corpus of human texts in, a benchmark data folder out.
 
-The steps, in the paper's order (sections 4.3-4.6), after one of ours that drops second
-copies before any model is asked: classify, rate and filter, cap per genre (optional),
-assign each text one task, make its item (the gap rule, or back-construction), then
-screen every item, de-identifying its personal details or rejecting it for unsafe
-content or advertising. The LLM steps are inspect tasks run with `eval_set`
-(`construct.runs`): resumable, cached, every call in the logs. Every corpus text ends up
-in exactly one item or one line of `rejected.jsonl` (the folder's files:
-docs/construction.md, "The output folder").
+The paper's steps (sections 4.3-4.6), after one of ours that drops second copies before
+any model is asked. The LLM steps run with `eval_set` (`construct.runs`): resumable,
+cached, every call in the logs. Every corpus text ends up in exactly one item or one line
+of `rejected.jsonl`.
 """
 
 from __future__ import annotations
@@ -64,11 +60,9 @@ class BuildResult:
 def build_benchmark(
     corpus: Path, out: Path, evals: EvalOptions, options: BuildOptions | None = None
 ) -> BuildResult:
-    """Build a benchmark folder from `corpus`, the LLM steps run as `evals` says (its
-    model, and inspect's options).
+    """Build a benchmark folder from `corpus`, the LLM steps run as `evals` says.
 
-    Raises `DataError` for a bad corpus line (before any call), `UserError` for bad
-    options, a model that cannot be used or a folder another build is writing, and
+    Raises `UserError` (`DataError` for a bad corpus line) before any call, and
     `BuildIncomplete` when a step did not finish (run again to resume).
     """
     texts = read_corpus(corpus)
@@ -119,8 +113,7 @@ def _build(
 
 
 def _deduplicated(duplicates: Duplicates, ledger: Ledger) -> list[CorpusText]:
-    """A second copy of a text is out, naming the text kept; near-duplicates stay (the
-    report names them: `duplicates.NEAR_DUPLICATE`)."""
+    """A second copy of a text is out, naming the text kept; near-duplicates stay."""
     for copy, kept in duplicates.copies:
         reason = (
             f"the same text as '{kept.id}' (line {kept.line}) once whitespace, punctuation "
@@ -207,9 +200,8 @@ def _items(
 
 
 def _screened(items: list[Item], ledger: Ledger, runs: Runs) -> None:
-    """Items with unsafe content or advertising, or that could not be screened, are out,
-    with the quotes; the rest are the benchmark, their personal details replaced by
-    placeholders (the quotes of a rejected item are masked the same way)."""
+    """Items with unsafe content or advertising, or not screened, are out; the rest have
+    their personal details replaced (in a rejected item's quotes too)."""
     if not items:
         return
     path = runs.input("screen", (item.user_record() for item in items))

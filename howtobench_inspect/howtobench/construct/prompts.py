@@ -1,11 +1,8 @@
-"""The build steps' prompt files, the genre names they use, each genre's traits, the
-sections of a guide grounding, and the placeholders of de-identification.
+"""The build steps' prompt files and the tables they read: genre names, each genre's
+traits, a guide grounding's sections, the de-identification placeholders.
 
-Genres are described once, in `prompts/genres.<language>.txt`: the classifier reads the
-definitions, the back-constructor asks for the genre by its phrase. A genre's traits are
-the dimensions of the package's genre rubric (`baselines.prompts`), so the build and the
-`rubric` judge agree on what a genre asks for. The sections and placeholders files hold
-the published data's headings and masks.
+A genre's traits are the dimensions of the package's genre rubric (`baselines.prompts`),
+so the build and the `rubric` judge agree on what a genre asks for.
 """
 
 from __future__ import annotations
@@ -60,8 +57,7 @@ class GenreName:
 
 @cache
 def genre_names(language: str) -> dict[str, GenreName]:
-    """The 12 canonical genres' names in `language` (English for languages without a file),
-    in the file's order, which puts `others` last, as a classifier reads a menu."""
+    """The 12 canonical genres' names in `language`, `others` last, as a menu reads."""
     names = {genre: GenreName(*rest) for genre, *rest in _rows("genres", language)}
     if sorted(names) != sorted(CANONICAL_GENRES):
         raise ValueError(f"genres.{language}.txt must list {', '.join(CANONICAL_GENRES)}")
@@ -89,8 +85,7 @@ def genre_list(language: str) -> str:
 
 @dataclass(frozen=True)
 class Trait:
-    """One point a genre asks for: its id, title and question (a rubric dimension, or a
-    section of a guide grounding)."""
+    """One point a genre asks for: a rubric dimension, or a guide grounding's section."""
 
     id: str
     title: str
@@ -125,10 +120,8 @@ def _sections(language: str) -> dict[str, tuple[Trait, ...]]:
 
 
 def genre_sections(genre: str, language: str, genre_raw: str = "") -> tuple[Trait, ...]:
-    """The sections a guide grounding of the genre is written in, the traits the paper
-    hands its back-constructor (section 4.5; its code's fiction prompt asks for these
-    five after the plot); none for a genre whose published groundings are key points
-    (every genre but fiction, poems and prose)."""
+    """The sections a guide grounding of the genre is written in (section 4.5); none for
+    a genre whose published groundings are key points."""
     return _sections(language).get(SECTIONS_OF_RAW.get(genre_raw, genre), ())
 
 

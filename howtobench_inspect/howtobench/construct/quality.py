@@ -1,9 +1,7 @@
 """Step 2, the quality filter (paper section 4.3, appendix E): s = Filter(T) in 1..5.
 
-The model rates each text 1-5 against its genre's points: the dimensions of the
-package's genre rubrics, which gives the paper's "12 genre-specific rubrics" and a
-general one for labels of your own. `howtobench build --threshold` applies the threshold
-(the paper's 4); this task's `kept` metric shows the share that would pass.
+The genre's points are the dimensions of the package's genre rubrics: the paper's "12
+genre-specific rubrics", and a general one for labels of your own.
 """
 
 from __future__ import annotations
@@ -64,8 +62,7 @@ def check_threshold(value: Any) -> int:
 @scorer(name="quality", metrics=[answered_means(["score", "kept"])])
 @refuses_unknown("quality")
 def quality_scorer(threshold: int = DEFAULT_THRESHOLD) -> Scorer:
-    """The model's 1-5 score (its reason in the explanation), and whether it reaches
-    `threshold` (so the `kept` mean is the share of rated texts that pass)."""
+    """The model's 1-5 score, and whether it reaches `threshold` (`kept`)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         return step_score(
@@ -82,10 +79,6 @@ def quality_scorer(threshold: int = DEFAULT_THRESHOLD) -> Scorer:
 @task(name="quality")
 def quality_step(corpus: str | None = None, threshold: int = DEFAULT_THRESHOLD) -> Task:
     """Build step 2: rate each text 1-5 against its genre's rubric points.
-
-    Every text needs a genre (`genre` in the corpus, or classify it first; `howtobench
-    build` does both). The score is the model's whole number 1-5, its reason in the
-    explanation.
 
     Args:
         corpus: a corpus JSONL file in which every text has a `genre`.

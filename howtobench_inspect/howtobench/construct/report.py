@@ -56,8 +56,7 @@ def summary(facts: dict[str, Any]) -> str:
 
 
 def _lengths_table(lengths: dict[str, dict[str, float]]) -> str:
-    """Table 2's columns per task; a build that made no item says so, rather than print
-    a table with no rows (there is no mean of no lengths)."""
+    """Table 2's columns per task; a build that made no item says so."""
     if not lengths:
         return "No items were made, so there are no lengths to give."
     rows = [[task, *row.values()] for task, row in lengths.items()]
@@ -105,9 +104,7 @@ def _duplicates_text(duplicates: dict[str, Any]) -> str:
 
 
 def _deidentified_text(deidentified: dict[str, Any]) -> str:
-    """The rule, then one row per kind (its placeholders, items, details and occurrences
-    per field), then one row per detail replaced: the item, the kind, the placeholder and
-    how often in each field."""
+    """The rule, then a table by kind, then one row per detail replaced."""
     by_kind = [
         [kind, ", ".join(k["placeholders"]), k["items"], k["details"], *(k[f] for f in FIELDS)]
         for kind, k in deidentified["by_kind"].items()

@@ -1,10 +1,9 @@
 """Running one build step as an inspect eval set, and reading what each text got.
 
-Each step runs with `eval_set` in its own log folder (`DIR/logs/<step>/`), so a rerun
-of the build reuses a finished step's log and retries an unfinished one. A step's input
-is named by its content (`DIR/work/<step>-<hash>.jsonl`): another threshold, seed or cap
-changes what later steps get, and their task arguments then differ, so inspect runs them
-anew instead of taking an old log for the new input.
+Each step has its own log folder, so a rerun reuses a finished step's log and retries an
+unfinished one. A step's input is named by its content: another threshold, seed or cap
+changes the task arguments of later steps, so inspect runs them anew instead of taking
+an old log for the new input.
 """
 
 from __future__ import annotations
@@ -36,8 +35,7 @@ _CHUNK = 500
 
 
 class BuildIncomplete(RuntimeError):
-    """A step's eval did not finish (the model stopped answering, or the run was
-    stopped); rerunning the same build resumes it."""
+    """A step's eval did not finish; rerunning the same build resumes it."""
 
 
 @dataclass(frozen=True)
@@ -61,8 +59,8 @@ class EvalOptions:
     display: str | None = None  # inspect's display (`none` in tests); None: its default
 
     def check(self) -> None:
-        """The model must resolve (a known provider, with its key or base URL) before any
-        step runs, so that a wrong name stops the build in one line, not a traceback."""
+        """The model must resolve before any step runs: a wrong name stops the build in
+        one line, not a traceback."""
         if isinstance(self.model, Model):
             return
         try:

@@ -2,10 +2,7 @@
 advertisements in an item's instruction, grounding and reference.
 
 The model is the detector the paper's experts had: it quotes each passage word for word,
-and a quote that is not in the item is asked again, so every flag carries its evidence.
-`howtobench build` de-identifies what the quotes of personal information name
-(`construct.deidentify`) and keeps the item; only unsafe content or advertising, which
-no placeholder can mend, rejects it. The task screens any data source of the package.
+and a quote not in the item is asked again, so every flag carries its evidence.
 """
 
 from __future__ import annotations
@@ -103,20 +100,15 @@ def _personal(found: Any, language: str, item: str) -> list[dict[str, str]]:
 SCREEN = Step("screen", CATEGORIES, check_flags)
 
 
-def item_text(record: WritingRecord) -> str:
-    """An item as the detector reads it: instruction, grounding and reference, labelled."""
+def screen_sample(record: WritingRecord) -> Sample:
     none = build_prompt("none", record.language)
-    return build_prompt(
+    text = build_prompt(
         "item",
         record.language,
         instruction=record.instruction.strip(),
         grounding=record.grounding.strip() or none,
         reference=record.reference.strip() or none,
     )
-
-
-def screen_sample(record: WritingRecord) -> Sample:
-    text = item_text(record)
     kinds = "\n".join(f"- {p.kind}: {p.what}" for p in placeholders(record.language).values())
     prompt = build_prompt("screen", record.language, item=fenced(text), kinds=kinds)
     metadata = {
@@ -131,9 +123,8 @@ def screen_sample(record: WritingRecord) -> Sample:
 
 
 def screen_records(dataset: str | None) -> list[WritingRecord]:
-    """Every item of a source: a data folder (each `<task>/aligned.jsonl` it has), the
-    hub, `demo`, or a JSONL file of writing tasks (a record without `task` counts as
-    open); ids must be unique across tasks, as they become sample ids."""
+    """Every item of a source; ids must be unique across tasks, as they become sample
+    ids."""
     if not dataset:
         raise ParameterError("dataset", "give a data folder or a JSONL file: -T dataset=DIR")
     records = open_source(dataset).items()
@@ -154,8 +145,7 @@ def screen_records(dataset: str | None) -> list[WritingRecord]:
 @scorer(name="screen", metrics=[answered_means(["flagged", *CATEGORIES])])
 @refuses_unknown("screen")
 def screen_scorer() -> Scorer:
-    """Whether the item was flagged, and how many passages of each kind; the quotes in
-    the explanation."""
+    """Whether the item was flagged, and how many passages of each kind."""
 
     async def score(state: TaskState, target: Target) -> Score:
         def present(answer: dict[str, Any]) -> Score:
@@ -177,8 +167,8 @@ def screen_scorer() -> Scorer:
 
 @task(name="screen")
 def screen_step(dataset: str | None = None) -> Task:
-    """Build step 4: find personal information (with its kind), unsafe content and
-    advertisements in each item's instruction, grounding and reference.
+    """Build step 4: find personal information, unsafe content and advertisements in
+    each item.
 
     Args:
         dataset: a data folder (`<task>/aligned.jsonl`, e.g. one `howtobench build`

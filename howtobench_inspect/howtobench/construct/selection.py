@@ -1,10 +1,6 @@
 """Which kept texts a build uses, and for which task: the per-genre cap and the task
-assignment, both seeded.
-
-The paper does not say how its texts were shared among the three tasks. Here every text
-goes to exactly one task, so no reference is seen twice by a writer: within each genre,
-in a seeded order, to the task with the fewest texts of that genre so far among those it
-can make (docs/construction.md).
+assignment, both seeded. The paper does not say how its texts were shared among the
+tasks; here every text goes to exactly one, so no writer sees a reference twice.
 """
 
 from __future__ import annotations
@@ -45,10 +41,8 @@ def assign_tasks(
     seed: int,
     gaps: Mapping[str, Gap | str],
 ) -> tuple[dict[str, str], dict[str, str]]:
-    """(task by text id, reason by text id for a text that fits none of `tasks`).
-
-    `gaps` holds each text's completion gap, or why it has none (needed only when
-    completion is among the tasks)."""
+    """(task by text id, reason by text id for a text that fits none of `tasks`); `gaps`:
+    each text's completion gap, or why it has none."""
     assigned: dict[str, str] = {}
     unfit: dict[str, str] = {}
     totals: Counter[str] = Counter()

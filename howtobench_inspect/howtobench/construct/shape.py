@@ -1,14 +1,7 @@
 """What a back-constructed item looks like: the shape of the published guide and open
-items, measured on their 746 distinct instructions and 456 guide groundings.
-
-A genre decides between two kinds of item: literary (a chatty request, most often with
-a target length, and a grounding in trait sections) and practical (a businesslike
-request, never with a length, and a grounding of key points). `SHAPES` holds each
-genre's shares as measured, and one seeded draw per text (`item_shape`) decides both, so
-prose's two shares stay tied; the stated length (`target_length`) is the reference's
-rounded up to the next 500 characters (words to the next 100 in other languages, a rule
-of ours). The figures: docs/construction.md, "Requests and groundings like the published
-ones".
+items, literary (a chatty request, most often with a length, and trait sections) or
+practical (a businesslike request, no length, key points). The figures and the rules:
+docs/construction.md, "Requests and groundings like the published ones".
 """
 
 from __future__ import annotations
@@ -40,8 +33,7 @@ __all__ = [
 
 @dataclass(frozen=True)
 class Shape:
-    """How often a genre's items state a length, and how often their guide grounding is
-    in sections (else key points): shares of the published items."""
+    """Shares of a genre's published items that state a length, and that have sections."""
 
     length: float
     sections: float
@@ -80,8 +72,7 @@ _ENDS = ("。", "！", "？", ".", "!", "?", "；", ";", "…", "」", "”", '"
 
 @dataclass(frozen=True)
 class ItemShape:
-    """One item's shape: the sections of its guide grounding (none: key points) and
-    the length its request states (None: no length)."""
+    """One item's shape: its grounding's sections (none: key points), its stated length."""
 
     sections: tuple[Trait, ...]
     length: int | None
@@ -104,16 +95,15 @@ def unit(language: str) -> str:
 
 def target_length(reference: str, language: str) -> int | None:
     """The length a request for `reference` states: its length rounded up to the next
-    step (500 characters, or 100 words); None when it is shorter than one step."""
+    step; None when it is shorter than one step."""
     step = _STEP.get(language, _WORD_STEP)
     size = measure(reference, language)
     return math.ceil(size / step) * step if size >= step else None
 
 
 def item_shape(text: CorpusText, seed: int) -> ItemShape:
-    """The text's item shape, drawn with `random.Random(f"{seed}/shape/{text id}")`:
-    one draw below the genre's length share gives a length, below its sections share
-    sections (a practical genre, or a label of your own, gets neither)."""
+    """The text's item shape: one seeded draw below the genre's length share gives a
+    length, below its sections share sections (so prose's two shares stay tied)."""
     shape = SHAPES.get(text.genre, _PRACTICAL)
     draw = random.Random(f"{seed}/shape/{text.id}").random()
     sections = genre_sections(text.genre, text.language, text.genre_raw)
@@ -140,10 +130,9 @@ def longest_request(language: str) -> int:
 
 
 def copied_sentence(request: str, reference: str, language: str) -> str | None:
-    """The first sentence of `reference` that `request` copies (a `partial_ratio` of at
-    least `COPIED`, case and punctuation aside), or None. Sentences shorter than the copy
-    minimum are passed over, and so is a first line without an end mark: the title,
-    which a request may name."""
+    """The first sentence of `reference` that `request` copies, or None. Short sentences
+    are passed over, and so is a first line without an end mark: the title, which a
+    request may name."""
     shortest = _COPY_MIN.get(language, _COPY_MIN_LATIN)
     lines = reference.strip().splitlines()
     if lines and not lines[0].rstrip().endswith(_ENDS):
@@ -157,8 +146,7 @@ def copied_sentence(request: str, reference: str, language: str) -> str | None:
 
 
 def latin_breaks(text: str) -> list[int]:
-    """Where Latin sentences end in `text`: the offset after each break (an end mark,
-    closing quotes and space before a capital letter, not after an abbreviation)."""
+    """Where Latin sentences end in `text`: the offset after each break."""
     return [
         m.end()
         for m in _LATIN_BREAK.finditer(text)
@@ -167,8 +155,7 @@ def latin_breaks(text: str) -> list[int]:
 
 
 def sentences(text: str) -> list[str]:
-    """The text's sentences, stripped: cut after Chinese end marks, at line breaks, and at
-    Latin sentence breaks."""
+    """The text's sentences, stripped."""
     cuts = {m.end() for m in _OTHER_BREAK.finditer(text)} | set(latin_breaks(text))
     bounds = [0, *sorted(cuts), len(text)]
     pieces = (text[start:end].strip() for start, end in zip(bounds, bounds[1:], strict=False))

@@ -1,11 +1,7 @@
-"""What every LLM step of the build shares: one question per text to the evaluated model,
-its reply checked and asked again with the error stated, and then the checked answer or
-the failure with its reason, never a default.
-
-Each step is an inspect task whose solver asks `get_model()` through the judges' `ask`
-(`judge.replies`), so only a checked reply is kept in the reply store and a rerun asks
-again exactly the questions that failed. The solver records the outcome in the sample
-metadata (`ANSWER`); the step's scorer turns it into the score the pipeline reads.
+"""What every LLM step of the build shares: one question per text, its reply checked and
+asked again with the error stated, then the checked answer or the failure with its
+reason, never a default. The solver asks through the judges' `ask`, so only a checked
+reply is kept in the reply store and a rerun asks again exactly the questions that failed.
 """
 
 from __future__ import annotations
@@ -62,12 +58,9 @@ _REFUSED = "refused"  # sample metadata: why the question was not sent at all
 
 @dataclass(frozen=True)
 class Step:
-    """One LLM step: its name, the keys that mark its answer object, and the check that
-    turns the answer into a record (given the sample's metadata) or raises `ReplyError`.
-
-    inspect records a solver's arguments in the log; for an object it records the
-    `name`, so the plan reads `ask_step(classify)`, not a function's repr.
-    """
+    """One LLM step: its name, the keys that mark its answer, and the check that turns
+    the answer into a record or raises `ReplyError`. (An object, not a function, because
+    inspect records its `name` in the plan: `ask_step(classify)`.)"""
 
     name: str
     keys: tuple[str, ...]
@@ -86,8 +79,8 @@ def fenced(text: str) -> str:
 def step_sample(
     sample_id: str, system: str, prompt: str, metadata: dict[str, Any], text: str
 ) -> Sample:
-    """A sample asking one question about `text`: the system prompt and the question are
-    its input. A text longer than the judges' limit is not sent; the sample records why."""
+    """A sample asking one question about `text`; one longer than the judges' limit is
+    not sent, and the sample records why."""
     if len(text) > LONGEST_WRITING:
         refused = (
             f"the text has {len(text):,} characters, more than the {LONGEST_WRITING:,} "
@@ -102,8 +95,7 @@ def step_sample(
 
 
 def text_sample(step: Step, text: CorpusText, metadata: dict[str, Any], **values: str) -> Sample:
-    """A sample asking `step`'s question about a corpus text: the `<step>_system` and
-    `<step>` templates in the text's language, the text fenced, `values` for the rest."""
+    """A sample asking `step`'s question about a corpus text, in the text's language."""
     language = text.language
     prompt = build_prompt(step.name, language, text=fenced(text.text), **values)
     system = build_prompt(f"{step.name}_system", language)
@@ -112,8 +104,8 @@ def text_sample(step: Step, text: CorpusText, metadata: dict[str, Any], **values
 
 @solver
 def ask_step(step: Step, temperature: float | None = None) -> Solver:
-    """Ask the evaluated model the sample's question until the reply passes the step's
-    check (`TRIES` times at most); record the checked answer or the last error."""
+    """Ask the sample's question until the reply passes the step's check (`TRIES` times
+    at most); record the checked answer or the last error."""
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         refused = state.metadata.get(_REFUSED)
@@ -139,8 +131,7 @@ def ask_step(step: Step, temperature: float | None = None) -> Solver:
 
 
 def step_score(state: TaskState, present: Callable[[dict[str, Any]], Score]) -> Score:
-    """The score of one step question: `present(answer)` for a checked answer, else
-    unscored with the reason (`no_response` when no reply came at all)."""
+    """`present(answer)` for a checked answer, else unscored with the reason."""
     answer: dict[str, Any] = state.metadata[ANSWER]
     value = answer.get("value")
     if value is None:
@@ -153,10 +144,8 @@ def step_score(state: TaskState, present: Callable[[dict[str, Any]], Score]) -> 
 
 @metric
 def answered_means(keys: list[str]) -> Metric:
-    """The mean of each of `keys` of the step's scores over the texts that got a checked
-    answer. Where no text got one, inspect would print `nan` for every mean; a None is left
-    out of the results instead, and the build's summary counts the texts without a reply.
-    """
+    """The mean of each of `keys` over the texts that got a checked answer; None (left
+    out of the results, rather than inspect's `nan`) where no text got one."""
 
     def compute(scores: list[SampleScore]) -> dict[str, float | None]:
         answers = [s.score.value for s in scores if isinstance(s.score.value, dict)]
@@ -175,10 +164,8 @@ def step_task(
     metadata: dict[str, Any],
     reducer: str = "mean",
 ) -> Task:
-    """The inspect task of a step over its samples, after checking that there is a model
-    to ask (`--model none` cannot answer a step's questions). `reducer` folds a sample's
-    epochs: `mode` for a score that is a name (inspect's `mean` would make it a number
-    before the metrics see it, even for one epoch)."""
+    """The inspect task of a step over its samples. `reducer` folds a sample's epochs:
+    `mode` for a score that is a name (inspect's `mean` would make it a number)."""
     _check_model()
     return Task(
         dataset=MemoryDataset(samples, name=f"howtobench-{step.name}"),
@@ -194,9 +181,8 @@ def step_task(
 
 
 def _check_model() -> None:
-    """Under `inspect eval` the model is known while the task is built; built from Python
-    before `eval()` it is not (and the model in context, if any, is an earlier eval's),
-    and the first question finds out."""
+    """`--model none` cannot answer a step's questions. (Only under `inspect eval` is the
+    model known while the task is built.)"""
     if not eval_running():
         return
     try:
@@ -208,9 +194,8 @@ def _check_model() -> None:
 
 
 def corpus_texts(corpus: str | None, *, genre_needed: bool = False) -> list[CorpusText]:
-    """The `corpus` task parameter: a corpus JSONL file, read and checked; with
-    `genre_needed`, a text without a genre is an error (the steps after classification
-    read the genre's rubric)."""
+    """The `corpus` task parameter, read and checked; with `genre_needed`, a text without
+    a genre is an error."""
     if not corpus:
         raise ParameterError("corpus", "give the corpus file: -T corpus=texts.jsonl")
     texts = read_corpus(Path(corpus).expanduser())

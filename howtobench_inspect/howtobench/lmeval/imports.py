@@ -40,10 +40,12 @@ WRITER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
 def import_output(output: Path, writer: str | None, out: Path) -> list[str]:
-    """Write the data folder; the lines to print (what was written, and the inspect
-    command that judges it)."""
+    """Write the data folder; the lines to print, the last the command that judges it."""
     answered = read_output(output)
-    name = writer or _default_writer(answered)
+    # by default lm-eval's own name of the model (`model_name_sanitized`)
+    name = writer or str(answered[0].run.results.get("model_name_sanitized") or "")
+    if not name:
+        raise OutputError("lm-eval's output names no model: give --writer NAME")
     if not WRITER_NAME.fullmatch(name) or name.endswith(".provenance"):
         raise OutputError(
             f"--writer {name!r}: a writer's name is letters, digits, '.', '_' and '-' "
@@ -72,14 +74,6 @@ def import_output(output: Path, writer: str | None, out: Path) -> list[str]:
     return lines
 
 
-def _default_writer(answered: list[Answered]) -> str:
-    """lm-eval's own name of the model (`model_name_sanitized`, e.g. `Qwen__Qwen2.5-7B`)."""
-    name = str(answered[0].run.results.get("model_name_sanitized") or "")
-    if not name:
-        raise OutputError("lm-eval's output names no model: give --writer NAME")
-    return name
-
-
 def _aligned(found: Answered) -> str:
     """The items as `aligned.jsonl` text, each checked as the folder will read it."""
     where = str(found.run.samples_path(found.task))
@@ -92,8 +86,8 @@ def _aligned(found: Answered) -> str:
 
 
 def _check_free(folder: FolderSource, task: str, writer: str, aligned: str) -> None:
-    """The task's items may already be there (another writer's import of the same
-    items); other items, or this writer's writings, are refused."""
+    """The same items may be there (another writer's import); other items, or this
+    writer's writings, are refused."""
     items = folder.path / task / "aligned.jsonl"
     if items.is_file() and items.read_text("utf-8") != aligned:
         raise DataError(
@@ -124,9 +118,8 @@ def _files(folder: FolderSource, found: Answered, writer: str, aligned: str) -> 
 
 
 def _write_all(out: Path, files: dict[Path, str]) -> None:
-    """Write every file or none (the module docstring): on a failure the files, their
-    temporary copies and the folders this import made are removed, and one line says
-    what could not be written. (The files were not there: `_check_free`.)"""
+    """Write every file or none: on a failure what this import wrote is removed (none of
+    the files was there before: `_check_free`)."""
     folders: list[Path] = []
     temporary = {path: path.with_name(f".{path.name}.{os.getpid()}.tmp") for path in files}
     try:

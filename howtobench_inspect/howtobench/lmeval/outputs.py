@@ -2,9 +2,8 @@
 
 lm-eval 0.4.x writes one folder per model under `--output_path`: a `results_<date>.json`
 per run and a `samples_<task>_<date>.jsonl` per task. What cannot make one writer's data
-folder is refused in one line (the cases: docs/lm-eval.md, "The import"), and every
-credential in the model's arguments is left out (`vocabulary.credentials`) before anything
-is kept or printed.
+folder is refused in one line (docs/lm-eval.md, "The import"), and credentials are left
+out before anything is kept or printed.
 """
 
 from __future__ import annotations
@@ -45,8 +44,7 @@ class Run:
 
     @property
     def model_args(self) -> dict[str, Any]:
-        """The model's arguments as pairs (from the string lm-eval was given, too),
-        credentials left out."""
+        """The model's arguments as pairs, credentials left out."""
         args = (self.results.get("config") or {}).get("model_args") or {}
         pairs = parse_pairs(args) if isinstance(args, str) else args
         return self._cleaned(pairs) if isinstance(pairs, dict) else {}
@@ -72,8 +70,8 @@ class Run:
         return self.path.with_name(f"samples_{TASK_PREFIX}{task}_{self.date}.jsonl")
 
     def provenance(self, task: str) -> dict[str, Any]:
-        """What lm-eval says made the writings of `task` (docs/lm-eval.md, "The import"),
-        credentials left out; the command line's generation settings over the task's."""
+        """What lm-eval says made the writings of `task`, credentials left out; the
+        command line's generation settings over the task's."""
         config = self.results.get("config") or {}
         task_config = (self.results.get("configs") or {}).get(f"{TASK_PREFIX}{task}") or {}
         settings = {
@@ -116,7 +114,7 @@ class Answered:
 
 def read_output(path: Path) -> list[Answered]:
     """Every howtobench task answered under `path` (lm-eval's `--output_path`, a model's
-    folder in it, or one results file), checked as the module docstring says."""
+    folder in it, or one results file), checked."""
     runs = [run for run in _runs(path) if run.tasks()]
     if not runs:
         raise OutputError(
@@ -149,8 +147,8 @@ def _runs(path: Path) -> list[Run]:
 
 
 def _check_one_model_and_limit(runs: list[Run]) -> None:
-    """One writer is one model at one limit: several runs are imported together only
-    when they agree (a task at 2 items beside one at 50 compares nothing)."""
+    """One writer is one model at one limit (a task at 2 items beside one at 50
+    compares nothing)."""
     first = runs[0]
     for run in runs[1:]:
         if run.model != first.model:
@@ -205,9 +203,8 @@ def _answered(run: Run, task: str) -> Answered:
 
 
 def _writing(line: dict[str, Any], path: Path, number: int) -> str:
-    """The generation as lm-eval scored it (its filters applied: the first one). An API
-    that answered no text (a content filter) left None: an empty writing, which ToW
-    scores at every leaf's lowest, as inspect scores an empty live writing."""
+    """The generation as lm-eval scored it (filtered); None (an API's content filter)
+    is an empty writing, as inspect scores an empty live writing."""
     found = line.get("filtered_resps")
     if not (isinstance(found, list) and found and (found[0] is None or isinstance(found[0], str))):
         raise OutputError(f"{path}, line {number}: no generation (filtered_resps) to import")

@@ -1,10 +1,6 @@
-"""What lm-eval's HoWToBench task files call (`!function hooks.<name>`).
-
-The items come from the source the inspect tasks read (`--metadata '{"dataset": ...}'`),
-each asked with the inspect task's writer prompt and scored with the `rouge_l` and `bleu`
-scorers' own numbers after the same clean-up the inspect tasks apply (`writing.state.examine`).
-A row carries the whole record, so that `howtobench lm-eval import` can write it back as a
-data folder.
+"""What lm-eval's HoWToBench task files call (`!function hooks.<name>`): the inspect tasks'
+items, writer prompts and overlap scores, so both harnesses ask and score alike. A row
+carries the whole record, so that `howtobench lm-eval import` can write it back.
 """
 
 from __future__ import annotations
@@ -42,12 +38,9 @@ def open_docs(**metadata: Any) -> Any:
 
 
 def docs(task: str, metadata: dict[str, Any]) -> Any:
-    """The task's items as lm-eval's dataset (one `test` split).
-
-    lm-eval passes every `--metadata` key and its model arguments together, so only
-    `dataset` and `genre` are read here; an item without a reference is refused, since
-    lm-eval's mean cannot leave one sample unscored as inspect's scorers do.
-    """
+    """The task's items as lm-eval's dataset (one `test` split). lm-eval passes its model
+    arguments here too, so only `dataset` and `genre` are read; an item without a
+    reference is refused, since lm-eval's mean cannot leave a sample unscored."""
     from datasets import Dataset, DatasetDict
 
     source = open_source(metadata.get("dataset") or "hub")
@@ -66,9 +59,8 @@ def docs(task: str, metadata: dict[str, Any]) -> Any:
 
 
 def row(record: WritingRecord, dataset: str) -> dict[str, str]:
-    """One item as lm-eval keeps it (and logs it with `--log_samples`): the record's
-    fields in the published `aligned.jsonl` names, its language and genre, and its
-    writer prompt."""
+    """One item as lm-eval keeps and logs it: the published `aligned.jsonl` fields, its
+    language, genre and writer prompt."""
     return {
         "infer_id": record.id,
         "bench_id": record.bench_id,
@@ -91,9 +83,8 @@ def doc_to_text(doc: dict[str, Any]) -> str:
 
 
 def process_results(doc: dict[str, Any], results: list[str]) -> dict[str, float]:
-    """ROUGE-L, BLEU-1 and BLEU-4 of the writing (the first generation), as inspect's
-    `rouge_l` and `bleu` scorers score it (lm-eval keeps no stop reason: the writing is
-    read as a stored one is)."""
+    """ROUGE-L, BLEU-1 and BLEU-4 of the first generation, as inspect's scorers score it
+    (lm-eval keeps no stop reason: the writing is read as a stored one is)."""
     writing, _ = examine(
         results[0] or "", STORED, str(doc["task_type"]), artifacts=DEFAULT_ARTIFACTS
     )
