@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -38,9 +38,6 @@ class CorpusText:
     def genre(self) -> str:
         """The canonical genre (a label of the user's own is kept as is); "" if unknown."""
         return canonical_genre(self.genre_raw) if self.genre_raw else ""
-
-    def with_genre(self, genre: str) -> CorpusText:
-        return replace(self, genre_raw=genre)
 
     def record(self) -> dict[str, Any]:
         """The text as a corpus line (what `read_corpus` reads back)."""

@@ -31,11 +31,10 @@ _CELLS = 1 << 22  # at most this many pairs in one block's product (32 MB as flo
 
 @cache
 def _dropped() -> np.ndarray:
-    """What `normalised` drops, as a table over all of Unicode (True: drop): whitespace,
-    every punctuation category (P*: Chinese and Western marks, dashes, brackets, quotes)
-    and the invisible format characters (Cf: zero-width spaces, soft hyphens, a stray
-    BOM). Made once (under a second); with it, dropping is a numpy mask over the code
-    points, some twenty times faster than `re.sub` or `str.translate` on Chinese text."""
+    """What `normalised` drops, as a table over all of Unicode: whitespace, punctuation
+    (P*) and format characters (Cf: zero-width spaces, soft hyphens, a stray BOM). A numpy
+    mask over the code points is some twenty times faster than `re.sub` or `str.translate`
+    on Chinese text."""
     import numpy as np  # here, as in the other users: loading the tasks must not load numpy
 
     table = np.zeros(sys.maxunicode + 1, dtype=bool)
@@ -48,12 +47,9 @@ def _dropped() -> np.ndarray:
 
 def normalised(text: str) -> str:
     """The text as duplicates are compared: without whitespace, punctuation and format
-    characters, in NFKC (full-width letters and digits as ASCII, compatibility forms
-    unified), case-folded, and without what NFKC turned into punctuation or space (`⒈`
-    is `1.`), so that re-spacing, re-punctuating, full-width forms and case do not make
-    a second copy of a text a new text. Dropping first is what keeps it fast: NFKC is
-    slow on full-width punctuation (about a millisecond a Chinese essay), and with the
-    punctuation gone most texts are NFKC already."""
+    characters, in NFKC, case-folded, and again without what NFKC made punctuation (`⒈`
+    is `1.`). Dropping first keeps it fast: NFKC is slow on full-width punctuation, and
+    with it gone most texts are NFKC already."""
     kept = _drop(text)
     if not unicodedata.is_normalized("NFKC", kept):
         kept = unicodedata.normalize("NFKC", kept)

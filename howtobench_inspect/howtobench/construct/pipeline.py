@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -137,7 +137,7 @@ def _classified(texts: list[CorpusText], ledger: Ledger, runs: Runs) -> list[Cor
             ledger.reject(text, "classify", NO_REPLY, str(outcome.error))
         else:
             genres[text.id] = outcome.value["genre"]
-    return [t.with_genre(genres[t.id]) if t.id in genres else t for t in ledger.live(texts)]
+    return [replace(t, genre_raw=genres.get(t.id, t.genre_raw)) for t in ledger.live(texts)]
 
 
 def _rated(texts: list[CorpusText], ledger: Ledger, runs: Runs, threshold: int) -> list[CorpusText]:

@@ -39,10 +39,9 @@ def summary(facts: dict[str, Any]) -> str:
         "## De-identified",
         _deidentified_text(facts["deidentified"]),
         "## Items per genre and task",
-        tabulate(
+        _table(
             [[genre, *row.values(), sum(row.values())] for genre, row in facts["genres"].items()],
-            headers=["genre", *TASKS, "rejected", "texts"],
-            tablefmt="github",
+            ["genre", *TASKS, "rejected", "texts"],
         ),
         "## Quality scores by source (like Table 13)",
         _quality_table(facts["quality"]),
@@ -55,13 +54,17 @@ def summary(facts: dict[str, Any]) -> str:
     return "\n\n".join(parts) + "\n"
 
 
+def _table(rows: list[list[Any]], headers: list[str]) -> str:
+    return str(tabulate(rows, headers=headers, tablefmt="github"))
+
+
 def _lengths_table(lengths: dict[str, dict[str, float]]) -> str:
     """Table 2's columns per task; a build that made no item says so."""
     if not lengths:
         return "No items were made, so there are no lengths to give."
     rows = [[task, *row.values()] for task, row in lengths.items()]
     headers = ["task", "n", "instruction", "grounding", "reference (mean)", "reference (median)"]
-    return str(tabulate(rows, headers=headers, tablefmt="github"))
+    return _table(rows, headers)
 
 
 def _steps_table(steps: dict[str, dict[str, Any]]) -> str:
@@ -78,7 +81,7 @@ def _steps_table(steps: dict[str, dict[str, Any]]) -> str:
         for step, entry in steps.items()
     ]
     headers = ["step", "texts in", "asked", "from store", "rejected", "texts out", "log"]
-    return str(tabulate(rows, headers=headers, tablefmt="github"))
+    return _table(rows, headers)
 
 
 def _duplicates_text(duplicates: dict[str, Any]) -> str:
@@ -92,9 +95,7 @@ def _duplicates_text(duplicates: dict[str, Any]) -> str:
     if near["count"]:
         shown = near["pairs"][:NEAR_SHOWN]
         rows = [[p["first"], p["second"], p["ratio"]] for p in shown]
-        parts.append(
-            tabulate(rows, headers=["text", "near-duplicate of it", "ratio"], tablefmt="github")
-        )
+        parts.append(_table(rows, ["text", "near-duplicate of it", "ratio"]))
         if near["count"] > len(shown):
             parts.append(
                 f"... and {near['count'] - len(shown)} more "
@@ -116,10 +117,8 @@ def _deidentified_text(deidentified: dict[str, Any]) -> str:
     ]
     if not rows:
         return f"{deidentified['rule']}\n\nNo personal details were found."
-    kinds = tabulate(
-        by_kind, headers=["kind", "placeholder", "items", "details", *FIELDS], tablefmt="github"
-    )
-    table = tabulate(rows, headers=["item", "kind", "placeholder", *FIELDS], tablefmt="github")
+    kinds = _table(by_kind, ["kind", "placeholder", "items", "details", *FIELDS])
+    table = _table(rows, ["item", "kind", "placeholder", *FIELDS])
     return f"{deidentified['rule']}\n\nBy kind:\n\n{kinds}\n\nBy item:\n\n{table}"
 
 
@@ -133,7 +132,7 @@ def _quality_table(quality: dict[str, Any]) -> str:
         rows.append([source, *(counts[k] for k in keys), _kept(counts, threshold)])
     rows.append(["all", *(total[k] for k in keys), _kept(total, threshold)])
     headers = ["source", *SCORES, "no usable reply", f"kept (>= {threshold})"]
-    return str(tabulate(rows, headers=headers, tablefmt="github"))
+    return _table(rows, headers)
 
 
 def _kept(counts: Counter[str] | dict[str, int], threshold: int) -> int:

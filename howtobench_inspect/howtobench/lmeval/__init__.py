@@ -1,10 +1,7 @@
 """HoWToBench for lm-evaluation-harness: its tasks, and judging its writings with ToW.
 
 Many teams generate with lm-evaluation-harness and have nothing to judge Chinese writing
-with. `tasks/` holds lm-eval task files that ask the inspect tasks' writer prompts on
-their data (`howtobench lm-eval path`), and `howtobench lm-eval import` turns lm-eval's
-`--log_samples` output into a data folder that `--model replay/<writer>` hands to the ToW
-judge (docs/lm-eval.md). Nothing here imports lm-eval, so the core install runs without it.
+with (docs/lm-eval.md). Nothing here imports lm-eval, so the core install runs without it.
 """
 
 from __future__ import annotations

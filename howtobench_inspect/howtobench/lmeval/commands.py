@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from howtobench.commandline.commands import add_actions, add_command
+from howtobench.lmeval import TASKS_DIR
 
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
@@ -23,7 +24,7 @@ def add_lm_eval_command(commands: Commands) -> None:
     p = add_command(
         actions, "path", "print the folder of the lm-eval tasks, for lm_eval --include_path"
     )
-    p.set_defaults(run=_path)
+    p.set_defaults(run=lambda args: print(TASKS_DIR))
     p = add_command(
         actions,
         "import",
@@ -45,12 +46,6 @@ def add_lm_eval_command(commands: Commands) -> None:
         "--out", type=Path, required=True, metavar="DIR", help="the data folder to write"
     )
     p.set_defaults(run=_import)
-
-
-def _path(args: argparse.Namespace) -> None:
-    from howtobench.lmeval import TASKS_DIR
-
-    print(TASKS_DIR)
 
 
 def _import(args: argparse.Namespace) -> None:

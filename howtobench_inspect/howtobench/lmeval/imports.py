@@ -1,11 +1,9 @@
-"""`howtobench lm-eval import OUTPUT_PATH --writer NAME --out DIR`: lm-eval's writings as a
-data folder for the ToW judge, in the paper repository's layout (`howtobench.dataset.folder`;
-the files: docs/lm-eval.md, "The import").
+"""`howtobench lm-eval import`: lm-eval's writings as a data folder for the ToW judge, in
+the paper repository's layout (docs/lm-eval.md, "The import").
 
-A second writer's output may join the folder when it answered the same items; anything else
-there is refused rather than overwritten. Every check comes before the first file is
-written, and files are renamed into place once all are written, so a failed import leaves
-the folder as it found it.
+A second writer's output may join the folder when it answered the same items; anything
+else there is refused rather than overwritten, and a failed import leaves the folder as
+it found it.
 """
 
 from __future__ import annotations
