@@ -54,9 +54,7 @@ __all__ = [
 ]
 
 THEME_WORDS = 5  # the paper's T: "no more than five words"
-# Key points of a practical item's grounding: 219 of the 305 published practical guide
-# groundings list them as `- ` lines, most often 4 (72), 9 or 10 in 29, up to 28; the
-# other 86 group them under numbered headings.
+# Key points of a practical grounding: most often 4 in the published ones, up to 28
 OUTLINE_POINTS = (2, 12)
 SUMMARY_CHARACTERS = 300
 CHARACTERS = "characters"  # the section that lists people, one line each
@@ -74,8 +72,7 @@ def sentence_breaks(text: str) -> int:
 
 
 def theme_words(theme: str, language: str) -> int:
-    """Words of a theme: jieba words for Chinese, else whitespace words; punctuation
-    does not count."""
+    """Words of a theme (jieba's for Chinese), punctuation not counted."""
     words = tokenize(theme, "zh") if language == "zh" else tuple(theme.split())
     return sum(1 for word in words if _WORD.search(word))
 
@@ -104,9 +101,8 @@ def check_construction(reply: dict[str, Any], metadata: Mapping[str, Any]) -> di
 
 
 def check_request(request: str, metadata: Mapping[str, Any]) -> str:
-    """A request of bounded length that states the item's length (`metadata["length"]`)
-    and no other, or no length at all when it has none, and copies no sentence of the
-    reference."""
+    """A request of bounded length that states exactly the item's length (or none), and
+    copies no sentence of the reference."""
     language = metadata["language"]
     longest, counted = longest_request(language), unit(language)
     if measure(request, language) > longest:

@@ -113,8 +113,7 @@ def manifest(
 
 
 def _steps(ledger: Ledger, runs: Runs) -> dict[str, dict[str, Any]]:
-    """Per step: texts in, rejections by code, texts out, and an LLM step's log and
-    question counts."""
+    """Per step: texts in, rejections by code, texts out, an LLM step's log and counts."""
     steps: dict[str, dict[str, Any]] = {}
     reached = len(ledger.texts)
     for step in STEPS:
@@ -129,8 +128,7 @@ def _steps(ledger: Ledger, runs: Runs) -> dict[str, dict[str, Any]]:
 
 
 def _duplicates(ledger: Ledger) -> dict[str, Any]:
-    """The second copies dropped, and the near-duplicate pairs kept (the first
-    `NEAR_LISTED`, and how many in all)."""
+    """The second copies dropped, and the near-duplicate pairs kept (`NEAR_LISTED` named)."""
     copies = sum(1 for r in ledger.rejected.values() if r.code == DUPLICATE)
     return {
         "rule": DUPLICATE_RULE,

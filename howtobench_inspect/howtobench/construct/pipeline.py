@@ -69,8 +69,7 @@ def build_benchmark(
     duplicates = find_duplicates(texts)  # before any step, so no call is paid for a copy
     evals.check()
     out.mkdir(parents=True, exist_ok=True)
-    # two builds in one folder would run one eval_set log folder from two processes and
-    # step on each other's logs: the second is refused, in one line, while the first runs
+    # two builds in one folder would step on each other's eval_set logs
     try:
         with FileLock(out / LOCK_FILE, timeout=0):
             return _build(texts, duplicates, corpus, out, evals, options or BuildOptions())
@@ -170,8 +169,8 @@ def _capped(texts: list[CorpusText], ledger: Ledger, limit: int, seed: int) -> l
 def _items(
     texts: list[CorpusText], ledger: Ledger, runs: Runs, options: BuildOptions
 ) -> list[Item]:
-    """Each text's item for its task: completion by the gap rule, guide and open by
-    back-construction; a text that fits no task, or was not back-constructed, is out."""
+    """Each text's item for its task; a text that fits no task, or was not
+    back-constructed, is out."""
     gaps: dict[str, Gap | str] = {}
     if "completion" in options.tasks:
         gaps = {t.id: choose_gap(t.text, options.seed, t.id) for t in texts}

@@ -51,14 +51,6 @@ def quality_sample(text: CorpusText) -> Sample:
     )
 
 
-def check_threshold(value: Any) -> int:
-    """A score on the filter's scale, as the threshold to keep a text."""
-    threshold = integer(value, "threshold")
-    if not LOWEST <= threshold <= HIGHEST:
-        raise ParameterError("threshold", f"expected {LOWEST}-{HIGHEST}, got {threshold}")
-    return threshold
-
-
 @scorer(name="quality", metrics=[answered_means(["score", "kept"])])
 @refuses_unknown("quality")
 def quality_scorer(threshold: int = DEFAULT_THRESHOLD) -> Scorer:
@@ -85,7 +77,9 @@ def quality_step(corpus: str | None = None, threshold: int = DEFAULT_THRESHOLD) 
         threshold: the score a text needs to be kept (the paper's 4), for the `kept`
             metric; `howtobench build --threshold` applies it.
     """
-    limit = check_threshold(threshold)
+    limit = integer(threshold, "threshold")
+    if not LOWEST <= limit <= HIGHEST:
+        raise ParameterError("threshold", f"expected {LOWEST}-{HIGHEST}, got {limit}")
     texts = corpus_texts(corpus, genre_needed=True)
     return step_task(
         QUALITY,

@@ -83,8 +83,7 @@ def counts_characters(language: str) -> bool:
 
 
 def measure(text: str, language: str) -> int:
-    """A text's length as a request states it: characters for Chinese (as Table 2 counts
-    them), else words."""
+    """A text's length as a request states it: characters for Chinese, else words."""
     return len(text) if counts_characters(language) else len(text.split())
 
 
@@ -94,8 +93,7 @@ def unit(language: str) -> str:
 
 
 def target_length(reference: str, language: str) -> int | None:
-    """The length a request for `reference` states: its length rounded up to the next
-    step; None when it is shorter than one step."""
+    """The length a request for `reference` states, rounded up; None for a short one."""
     step = _STEP.get(language, _WORD_STEP)
     size = measure(reference, language)
     return math.ceil(size / step) * step if size >= step else None

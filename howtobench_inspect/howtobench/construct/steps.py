@@ -194,8 +194,7 @@ def _check_model() -> None:
 
 
 def corpus_texts(corpus: str | None, *, genre_needed: bool = False) -> list[CorpusText]:
-    """The `corpus` task parameter, read and checked; with `genre_needed`, a text without
-    a genre is an error."""
+    """The `corpus` task parameter, read and checked (each text's genre, if needed)."""
     if not corpus:
         raise ParameterError("corpus", "give the corpus file: -T corpus=texts.jsonl")
     texts = read_corpus(Path(corpus).expanduser())

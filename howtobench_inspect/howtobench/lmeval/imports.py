@@ -54,9 +54,7 @@ def import_output(output: Path, writer: str | None, out: Path) -> list[str]:
     folder = FolderSource(out.absolute(), str(out))
     files: dict[Path, str] = {}
     for found in answered:  # every check before any file is written
-        aligned = _aligned(found)
-        _check_free(folder, found.task, name, aligned)
-        files.update(_files(folder, found, name, aligned))
+        files.update(_files(folder, found, name, _aligned(found)))
     _write_all(out, files)
     lines = [
         f"{found.task}: {len(found.docs)} writings of {name} ({found.run.model}) "
@@ -83,32 +81,27 @@ def _aligned(found: Answered) -> str:
     return jsonl_text(rows)
 
 
-def _check_free(folder: FolderSource, task: str, writer: str, aligned: str) -> None:
-    """The same items may be there (another writer's import); other items, or this
-    writer's writings, are refused."""
-    items = folder.path / task / "aligned.jsonl"
+def _files(folder: FolderSource, found: Answered, writer: str, aligned: str) -> dict[Path, str]:
+    """The files of one task and their text. The same items may be there (another
+    writer's import); other items, or this writer's writings, are refused."""
+    items = folder.path / found.task / "aligned.jsonl"
     if items.is_file() and items.read_text("utf-8") != aligned:
         raise DataError(
             str(items),
             "holds other items than lm-eval answered: import into a new --out folder",
         )
-    writings = folder.path / task / "inferences" / f"{writer}.jsonl"
+    writings = folder.path / found.task / "inferences" / f"{writer}.jsonl"
     if writings.exists():
         raise DataError(
             str(writings), f"{writer}'s writings are already there: remove them or give --writer"
         )
-
-
-def _files(folder: FolderSource, found: Answered, writer: str, aligned: str) -> dict[Path, str]:
-    """The files of one task and their text (its items only when not there yet)."""
-    items = folder.path / found.task / "aligned.jsonl"
     outputs = [
         {"infer_id": doc["infer_id"], "output": writing}
         for doc, writing in zip(found.docs, found.writings, strict=True)
     ]
     provenance: dict[str, Any] = {"writer": writer, **found.run.provenance(found.task)}
     files = {} if items.is_file() else {items: aligned}
-    files[folder.path / found.task / "inferences" / f"{writer}.jsonl"] = jsonl_text(outputs)
+    files[writings] = jsonl_text(outputs)
     files[folder.provenance_path(found.task, writer)] = (
         json.dumps(provenance, ensure_ascii=False, indent=2) + "\n"
     )
@@ -117,7 +110,7 @@ def _files(folder: FolderSource, found: Answered, writer: str, aligned: str) -> 
 
 def _write_all(out: Path, files: dict[Path, str]) -> None:
     """Write every file or none: on a failure what this import wrote is removed (none of
-    the files was there before: `_check_free`)."""
+    the files was there before: `_files`)."""
     folders: list[Path] = []
     temporary = {path: path.with_name(f".{path.name}.{os.getpid()}.tmp") for path in files}
     try:

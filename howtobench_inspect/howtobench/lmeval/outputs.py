@@ -113,8 +113,7 @@ class Answered:
 
 
 def read_output(path: Path) -> list[Answered]:
-    """Every howtobench task answered under `path` (lm-eval's `--output_path`, a model's
-    folder in it, or one results file), checked."""
+    """Every howtobench task answered under `path` (`--output_path`, or a results file)."""
     runs = [run for run in _runs(path) if run.tasks()]
     if not runs:
         raise OutputError(
@@ -147,8 +146,7 @@ def _runs(path: Path) -> list[Run]:
 
 
 def _check_one_model_and_limit(runs: list[Run]) -> None:
-    """One writer is one model at one limit (a task at 2 items beside one at 50
-    compares nothing)."""
+    """One writer is one model at one limit (2 items beside 50 compares nothing)."""
     first = runs[0]
     for run in runs[1:]:
         if run.model != first.model:
