@@ -41,12 +41,9 @@ class CorpusText:
 
     def record(self) -> dict[str, Any]:
         """The text as a corpus line (what `read_corpus` reads back)."""
-        row: dict[str, Any] = {"id": self.id, "text": self.text, "language": self.language}
-        if self.genre_raw:
-            row["genre"] = self.genre_raw
-        if self.source:
-            row["source"] = self.source
-        return row
+        row = {"id": self.id, "text": self.text, "language": self.language}
+        optional = {"genre": self.genre_raw, "source": self.source}
+        return row | {key: value for key, value in optional.items() if value}
 
 
 def _string(obj: Mapping[str, Any], key: str, source: str, line: int) -> str | None:

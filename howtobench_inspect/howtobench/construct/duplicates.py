@@ -90,8 +90,7 @@ def find_duplicates(texts: Sequence[CorpusText], threshold: float = NEAR_DUPLICA
         first[key] = text
         kept.append(text)
         forms.append(form)
-    pairs = near_duplicates(forms, threshold)
-    near = [(kept[i], kept[j], score) for i, j, score in pairs]
+    near = [(kept[i], kept[j], score) for i, j, score in near_duplicates(forms, threshold)]
     return Duplicates(kept, copies, near)
 
 

@@ -29,9 +29,8 @@ def cap_per_genre(
     genre, so one genre's draw does not depend on another's texts)."""
     chosen: set[str] = set()
     for genre, group in _by_genre(texts).items():
-        order = list(group)
-        random.Random(f"{seed}/cap/{genre}").shuffle(order)
-        chosen.update(t.id for t in order[:limit])
+        random.Random(f"{seed}/cap/{genre}").shuffle(group)
+        chosen.update(t.id for t in group[:limit])
     return [t for t in texts if t.id in chosen], [t for t in texts if t.id not in chosen]
 
 
@@ -47,10 +46,9 @@ def assign_tasks(
     unfit: dict[str, str] = {}
     totals: Counter[str] = Counter()
     for genre, group in sorted(_by_genre(texts).items()):
-        order = list(group)
-        random.Random(f"{seed}/assign/{genre}").shuffle(order)
+        random.Random(f"{seed}/assign/{genre}").shuffle(group)
         counts: Counter[str] = Counter()
-        for text in order:
+        for text in group:
             fitting = [t for t in tasks if t != "completion" or isinstance(gaps.get(text.id), Gap)]
             if not fitting:
                 unfit[text.id] = f"only completion was asked for, and {gaps[text.id]}"
