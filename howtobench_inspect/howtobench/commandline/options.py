@@ -6,14 +6,11 @@ status 2, before anything runs (0 connections would leave inspect waiting foreve
 from __future__ import annotations
 
 import argparse
-import math
 from collections.abc import Callable, Sequence
 
 __all__ = [
-    "PORT_HIGHEST",
     "count",
     "count_or_zero",
-    "number",
     "parse_tasks",
     "port",
     "seed",
@@ -24,10 +21,8 @@ PORT_HIGHEST = 65535
 
 
 def whole_number(lowest: int, highest: int | None = None, note: str = "") -> Callable[[str], int]:
-    """An argparse `type=` taking a whole number from `lowest` (to `highest`, if given).
-
-    `note` is added to the message after the range, e.g. what 0 means for a port.
-    """
+    """An argparse `type=` taking a whole number from `lowest` (to `highest`, if given),
+    `note` added to the message after the range (what 0 means for a port)."""
     if highest is None:
         wanted = f"a whole number of at least {lowest}"
     else:
@@ -44,28 +39,6 @@ def whole_number(lowest: int, highest: int | None = None, note: str = "") -> Cal
             raise argparse.ArgumentTypeError(f"expected {wanted}, got {value}")
         return value
 
-    parse.__name__ = "whole number"  # argparse names the type in some messages
-    return parse
-
-
-def number(lowest: float, highest: float | None = None) -> Callable[[str], float]:
-    """An argparse `type=` taking a finite number from `lowest` (to `highest`): seconds
-    of latency, a rate from 0 to 1. `nan` and `inf` are refused: no range holds them."""
-    if highest is None:
-        wanted = f"a number of at least {lowest:g}"
-    else:
-        wanted = f"a number from {lowest:g} to {highest:g}"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
-        if not math.isfinite(value) or value < lowest or (highest is not None and value > highest):
-            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text.strip()}")
-        return value
-
-    parse.__name__ = "number"
     return parse
 
 
