@@ -2,14 +2,14 @@
 parameters (`howtobench.parameters.writing`) on a data source, writing live or replaying
 stored writings; and the negotiation task that freezes their weights into a plan."""
 
+from dataclasses import asdict
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Solver, generate
 
-from howtobench._inspect import eval_running
 from howtobench.dataset import open_source
 from howtobench.dataset.fingerprint import fingerprint
 from howtobench.dataset.records import (
@@ -20,7 +20,7 @@ from howtobench.dataset.records import (
     record_to_sample,
 )
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES
-from howtobench.parameters.preflight import preflight
+from howtobench.parameters.preflight import evaluated_model, preflight
 from howtobench.parameters.run_options import check_run_options
 from howtobench.parameters.scorers import JUDGE_SCORERS, build_scorers
 from howtobench.parameters.viewer import writing_viewer
@@ -37,7 +37,6 @@ from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, PlanError
 from howtobench.tree.writing_score import DEFAULT_FORMATTING
 from howtobench.vocabulary.errors import UserError
-from howtobench.vocabulary.genres import canonical_genre
 from howtobench.vocabulary.metadata import SampleKey, TaskKey
 from howtobench.vocabulary.parameter_values import ParameterError, names, signature_of, temperature
 from howtobench.vocabulary.words import TASKS, replayed_writer
@@ -74,10 +73,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
     preflight(graded=graded, judges=options.judges, rewrites=transfer)
     records = given.source.records(task_type)
     data = fingerprint(records)  # of the whole source, so that shards share it
-    try:
-        records = filter_genre(records, given.genre)
-    except ValueError as error:
-        raise ParameterError("genre", str(error)) from None
+    records = _of_genre(records, given.genre)
     if replayed:  # every sample has its writing, before anything runs
         given.source.generations_for(task_type, replayed, records)
     if given.plan is not None:
@@ -99,7 +95,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
             TaskKey.GENRE: given.genre,
             TaskKey.ANCHOR: given.anchor.source,
             TaskKey.PERTURB: given.perturbation.name if given.perturbation else None,
-            TaskKey.DATA: {task_type: {"count": data.count, "sha256": data.sha256}},
+            TaskKey.DATA: {task_type: asdict(data)},
             TaskKey.TREE: TREE_VERSION,
             TaskKey.WEIGHTS: "plan" if given.plan is not None else options.weights,
             TaskKey.PLAN: given.plan.digest if given.plan is not None else None,
@@ -144,6 +140,13 @@ def _samples(
     return samples
 
 
+def _of_genre(records: list[WritingRecord], genre: str | None) -> list[WritingRecord]:
+    try:
+        return filter_genre(records, genre)
+    except ValueError as error:
+        raise ParameterError("genre", str(error)) from None
+
+
 def _solvers(given: WritingParameters) -> list[Solver]:
     """The writer (the evaluated model: a live writer, or `replay/<writer>`), its final
     writing, then the disturbance."""
@@ -158,18 +161,8 @@ def _replayed() -> str | None:
     is built: the evaluated model `replay/<writer>` under `inspect eval` (built from Python
     before `eval()`, the model is not known yet, and the replay model checks each sample
     as it answers)."""
-    evaluated = _evaluated_model()
-    return replayed_writer(evaluated) if evaluated else None
-
-
-def _evaluated_model() -> str | None:
-    """The evaluated model's name while an eval builds the task, else None."""
-    if not eval_running():
-        return None
-    try:
-        return str(get_model())
-    except Exception:  # no model in context
-        return None
+    evaluated = evaluated_model()
+    return replayed_writer(str(evaluated)) if evaluated else None
 
 
 # The writing tasks: their parameters are `writing_parameters`' (documented there once),
@@ -250,11 +243,9 @@ def negotiate(
     source = open_source(dataset)
     for task_type in chosen:
         found = source.records(task_type)
-        prints = fingerprint(found)
-        data[task_type] = {"count": prints.count, "sha256": prints.sha256}
-        records += [r for r in found if not genre or r.genre == canonical_genre(genre)]
-    if not records:
-        raise ParameterError("genre", f"no instruction of genre '{genre}' in {', '.join(chosen)}")
+        data[task_type] = asdict(fingerprint(found))
+        records += found
+    records = _of_genre(records, genre)
     seen: dict[str, str] = {}
     for record in records:
         if record.id in seen:

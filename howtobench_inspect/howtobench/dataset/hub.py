@@ -21,8 +21,6 @@ __all__ = [
     "HF_REVISION",
     "HUB_UNREACHABLE_HELP",
     "HubSource",
-    "PAPER_REPOSITORY",
-    "SOURCE",
     "logger",
 ]
 

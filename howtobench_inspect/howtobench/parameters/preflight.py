@@ -23,7 +23,7 @@ from howtobench.vocabulary.words import replayed_writer
 from howtobench.writing.perturb import rewriter
 from howtobench.writing.writer import WRITER_MAX_TOKENS
 
-__all__ = ["logger", "preflight"]
+__all__ = ["evaluated_model", "logger", "preflight"]
 
 logger = logging.getLogger(__name__)
 _said: set[str] = set()  # the writers whose length limit this process has said
@@ -57,14 +57,21 @@ def preflight(*, graded: bool, judges: Sequence[str] = (), rewrites: bool = Fals
         )
 
 
-def _writer() -> Model | None:
-    """The evaluated model when it writes (not `replay/`, `none` or `mockllm/`)."""
+def evaluated_model() -> Model | None:
+    """The evaluated model while `inspect eval` builds a task, else None."""
+    if not eval_running():
+        return None
     try:
-        model = get_model()
+        return get_model()
     except Exception:  # no model in context
         return None
+
+
+def _writer() -> Model | None:
+    """The evaluated model when it writes (not `replay/`, `none` or `mockllm/`)."""
+    model = evaluated_model()
     name = str(model)
-    if replayed_writer(name) or name == "none/none" or name.startswith("mockllm/"):
+    if model is None or replayed_writer(name) or name == "none/none" or name.startswith("mockllm/"):
         return None
     return model
 

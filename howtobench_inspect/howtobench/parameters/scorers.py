@@ -24,7 +24,6 @@ from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.writing.summary import writing_state
 
 __all__ = [
-    "DEFAULT_SCORERS",
     "JUDGE_SCORERS",
     "SCORERS",
     "ScorerOptions",

@@ -134,7 +134,7 @@ def writing_parameters(
     Returns:
         The parameters as one value.
     """
-    _refuse_unknown(unknown)
+    parameters.refuse_unknown(unknown, writing_parameters, "the writing tasks", ParameterError)
     chosen = check_names(names(scorers, "scorers"))
     shown = parameters.anchor(anchor)
     options = ScorerOptions(
@@ -177,14 +177,6 @@ def writing_parameters(
         artifacts=choice(artifacts, "artifacts", ARTIFACT_POLICIES),
         options=options,
     )
-
-
-def _refuse_unknown(unknown: dict[str, Any]) -> None:
-    """Refuse the first parameter no writing task takes, with the nearest known name, or
-    the new name of one renamed in task version 4 (`reference`, now `anchor`), or the new
-    form of one removed (`replay`, removed in task version 7); the scorers' `-S` names
-    are refused by the same helper."""
-    parameters.refuse_unknown(unknown, writing_parameters, "the writing tasks", ParameterError)
 
 
 def _weights(weights: object) -> str:

@@ -21,10 +21,7 @@ if TYPE_CHECKING:  # imported where a table is written: the studio's export need
     import pandas as pd
 
 __all__ = [
-    "PREFIX",
     "QUOTING",
-    "TRIGGERS",
-    "safe_cell",
     "safe_frame",
     "safe_row",
     "safe_text",
@@ -33,8 +30,7 @@ __all__ = [
 
 # The first characters that make a spreadsheet read a cell as a formula (OWASP: = + - @,
 # tab, carriage return; ASVS 1.2.10 adds NUL).
-TRIGGERS: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r", "\0")
-PREFIX = "'"
+_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\0")
 # Every text cell quoted, numbers bare (csv's and pandas' `quoting`).
 QUOTING: Final = csv.QUOTE_NONNUMERIC
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
@@ -42,8 +38,8 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCI
 
 def safe_text(value: str) -> str:
     """`value` with a single quote in front if a spreadsheet would read it as a formula."""
-    if value.startswith(TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):
-        return PREFIX + value
+    if value.startswith(_TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
     return value
 
 

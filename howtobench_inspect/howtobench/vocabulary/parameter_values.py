@@ -25,7 +25,6 @@ from howtobench.vocabulary.words import TASK_PREFIX
 __all__ = [
     "Anchor",
     "ParameterError",
-    "REMOVED",
     "RENAMED",
     "ScorerParameterError",
     "anchor",
@@ -183,13 +182,8 @@ def names(value: str | Sequence[Any] | None, name: str) -> tuple[str, ...]:
     """A comma list (`a,b`) or a list of names, stripped, empty items dropped."""
     if value is None:
         return ()
-    if isinstance(value, str):
-        items: list[Any] = value.split(",")
-    elif isinstance(value, list | tuple):
-        items = list(value)
-    else:
-        raise ParameterError(name, f"expected a comma list of names, got {_shown(value)}")
-    if not all(isinstance(item, str) for item in items):
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(item, str) for item in items):
         raise ParameterError(name, f"expected a comma list of names, got {_shown(value)}")
     return tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
 
