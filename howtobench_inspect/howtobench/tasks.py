@@ -26,16 +26,14 @@ from howtobench.parameters.scorers import JUDGE_SCORERS, build_scorers
 from howtobench.parameters.viewer import writing_viewer
 from howtobench.parameters.writing import (
     WritingParameters,
-    check_formatting,
     check_grader,
     check_judges,
     check_no_writer_temperature,
-    check_nodes,
+    check_tree,
     writing_parameters,
 )
 from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, PlanError
-from howtobench.tree.writing_score import DEFAULT_FORMATTING
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.metadata import SampleKey, TaskKey
 from howtobench.vocabulary.parameter_values import ParameterError, names, signature_of, temperature
@@ -57,10 +55,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
     """
     check_run_options()
     options = given.options
-    if options.nodes:
-        check_nodes(task_type, options.nodes)
-    if options.formatting != DEFAULT_FORMATTING:
-        check_formatting(task_type, options.nodes)
+    check_tree(task_type, options.nodes, options.formatting)
     check_judges(options.judges)
     judged = [name for name in given.scorers if name in JUDGE_SCORERS]
     graded = bool(judged) and ("tow" in judged or not options.judges)
@@ -119,24 +114,22 @@ def _samples(
     """The records' samples, each with its source's location (where a replay model finds
     its writing); with a model's writing as the anchor, its text is each sample's anchor
     (the human reference stays the target)."""
+    model = given.anchor.model
+    if model is not None:
+        stored = given.source.models(task_type)
+        if model not in stored:  # said in anchor's words, not as a replay's data error
+            raise UserError(
+                f"-T anchor={model}: the data has no stored writings of {model}; stored writers"
+                f" are: {', '.join(stored) or 'none'} (or give anchor=human or anchor=none)"
+            )
+        anchors = given.source.generations_for(task_type, model, records)
     samples = [record_to_sample(record, writer_prompt(record)) for record in records]
     for sample in samples:
         assert sample.metadata is not None
         sample.metadata[SampleKey.DATASET] = given.source.location
-    model = given.anchor.model
-    if model is None:
-        return samples
-    stored = given.source.models(task_type)
-    if model not in stored:  # said in anchor's words, not as a replay's data error
-        raise UserError(
-            f"-T anchor={model}: the data has no stored writings of {model}; stored writers"
-            f" are: {', '.join(stored) or 'none'} (or give anchor=human or anchor=none)"
-        )
-    anchors = given.source.generations_for(task_type, model, records)
-    for sample in samples:
-        assert sample.metadata is not None
-        sample.metadata[SampleKey.ANCHOR] = anchors[str(sample.id)]
-        sample.metadata[SampleKey.ANCHOR_SOURCE] = model
+        if model is not None:
+            sample.metadata[SampleKey.ANCHOR] = anchors[str(sample.id)]
+            sample.metadata[SampleKey.ANCHOR_SOURCE] = model
     return samples
 
 
@@ -163,10 +156,6 @@ def _replayed() -> str | None:
     as it answers)."""
     evaluated = evaluated_model()
     return replayed_writer(str(evaluated)) if evaluated else None
-
-
-# The writing tasks: their parameters are `writing_parameters`' (documented there once),
-# given to each by `signature_of`.
 
 
 @task
@@ -225,9 +214,6 @@ def negotiate(
             role's own, else 0.
         tasks: comma list of the tasks whose instructions are negotiated
             (`completion,guide,open`, the default).
-
-    Returns:
-        The task: one sample per instruction, and the negotiation scorer.
     """
     check_run_options()
     chosen = names(tasks, "tasks") or TASKS

@@ -100,9 +100,5 @@ def parse_pairs(text: str) -> dict[str, str]:
     """`name=value,name=value` (lm-eval's `--model_args` string, which it records as
     given) as its pairs, each value as written (lm-eval splits the same way:
     `utils.simple_parse_args_string`); a piece without `=` is a name with an empty value."""
-    pairs = {}
-    for piece in text.split(","):
-        if piece.strip():
-            name, _, value = piece.partition("=")
-            pairs[name.strip()] = value.strip()
-    return pairs
+    pieces = (piece.partition("=") for piece in text.split(",") if piece.strip())
+    return {name.strip(): value.strip() for name, _, value in pieces}

@@ -1,7 +1,5 @@
-"""The benchmark's shared words, at the bottom of the package: the task names, the
-completion task's fill-in marker, the inspect task prefix, the replay and simulator
-providers' names and how a text's language is told. Every layer (data, judges, tree, studies, construction, simulator) names these
-from here; the module imports nothing of ours and nothing heavy."""
+"""The benchmark's shared words (task names, the fill-in marker, the providers' names, a
+text's language), named by every layer from here; it imports nothing of ours or heavy."""
 
 from __future__ import annotations
 
