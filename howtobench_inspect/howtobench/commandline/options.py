@@ -6,7 +6,7 @@ status 2, before anything runs (0 connections would leave inspect waiting foreve
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 __all__ = [
     "count",
@@ -52,8 +52,7 @@ seed = whole_number(0)
 port = whole_number(0, PORT_HIGHEST, "0: any free port")
 
 
-def parse_tasks(text: str | Sequence[str]) -> tuple[str, ...]:
-    """`completion,guide,open` (or a list) as a tuple of task names, in the given order;
-    which names are tasks is checked by the build (`BuildOptions`), with its other options."""
-    names = text.split(",") if isinstance(text, str) else list(text)
-    return tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+def parse_tasks(text: str) -> tuple[str, ...]:
+    """`completion,guide,open` as task names, each once, in the given order; which names
+    are tasks is checked by the build (`BuildOptions`), with its other options."""
+    return tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 
 from inspect_ai.model import Model, get_model
 
@@ -83,14 +84,10 @@ def _roles(
     if writer is not None:
         yield "writer", writer
     if graded:
-        try:
+        with suppress(ValueError):  # not known yet (a `UserError` was raised by `check_grader`)
             yield "grader", grader()
-        except ValueError:  # not known yet (a `UserError` was raised by `check_grader`)
-            pass
     for judge in judges:
         yield "judge", get_model(judge)
     if rewrites:
-        try:
+        with suppress(UserError):  # no model to rewrite with: each sample says which role to bind
             yield "perturber", rewriter()
-        except UserError:  # no model to rewrite with: each sample says which role to bind
-            pass

@@ -112,7 +112,6 @@ def check_taken(names: tuple[str, ...], options: ScorerOptions) -> None:
 def build_scorers(names: tuple[str, ...], options: ScorerOptions) -> list[Scorer]:
     """The named scorers, each given the options it takes, then `writing_state` (last, so
     that the first named is the results' headline)."""
-    check_taken(names, options)
     scorers = []
     for name in names:
         factory, takes = SCORERS[name]

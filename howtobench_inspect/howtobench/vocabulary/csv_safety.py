@@ -60,7 +60,7 @@ def _safe_index(index: pd.Index) -> pd.Index:
         levels = [_safe_index(level) for level in index.levels]
         names = [safe_cell(name) for name in index.names]
         return index.set_levels(levels).set_names(names)
-    if pd.api.types.is_numeric_dtype(index.dtype) or pd.api.types.is_bool_dtype(index.dtype):
+    if pd.api.types.is_numeric_dtype(index.dtype):
         return index.rename(safe_cell(index.name))
     return index.map(safe_cell).rename(safe_cell(index.name))
 
@@ -73,9 +73,8 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     safe = frame.copy()
     for position in range(safe.shape[1]):
         column = safe.iloc[:, position]
-        if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-            continue
-        safe.isetitem(position, column.map(safe_cell))
+        if not pd.api.types.is_numeric_dtype(column.dtype):  # booleans are numeric too
+            safe.isetitem(position, column.map(safe_cell))
     safe.columns = _safe_index(safe.columns)
     safe.index = _safe_index(safe.index)
     return safe
