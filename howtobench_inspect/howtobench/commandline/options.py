@@ -23,12 +23,8 @@ PORT_HIGHEST = 65535
 def whole_number(lowest: int, highest: int | None = None, note: str = "") -> Callable[[str], int]:
     """An argparse `type=` taking a whole number from `lowest` (to `highest`, if given),
     `note` added to the message after the range (what 0 means for a port)."""
-    if highest is None:
-        wanted = f"a whole number of at least {lowest}"
-    else:
-        wanted = f"a whole number from {lowest} to {highest}"
-    if note:
-        wanted += f" ({note})"
+    span = f"of at least {lowest}" if highest is None else f"from {lowest} to {highest}"
+    wanted = f"a whole number {span}" + (f" ({note})" if note else "")
 
     def parse(text: str) -> int:
         try:

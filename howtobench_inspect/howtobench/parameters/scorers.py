@@ -95,9 +95,8 @@ def check_taken(names: tuple[str, ...], options: ScorerOptions) -> None:
     """Refuse an option set away from its default that none of the chosen scorers takes."""
     default = ScorerOptions()
     for option in fields(ScorerOptions):
-        if getattr(options, option.name) == getattr(default, option.name):
-            continue
-        if not any(option.name in SCORERS[name][1] for name in names):
+        changed = getattr(options, option.name) != getattr(default, option.name)
+        if changed and not any(option.name in SCORERS[name][1] for name in names):
             takers = [name for name, (_, takes) in SCORERS.items() if option.name in takes]
             raise ParameterError(
                 option.name,
