@@ -12,7 +12,6 @@ refuse a `-T` one (with the new name of one that task version 4 renamed).
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import io
 import os
@@ -36,7 +35,6 @@ from inspect_ai.model import GenerateConfig
 from howtobench import open_writing
 from howtobench.baselines import bleurt as bleurt_module
 from howtobench.cli import build_parser, main
-from howtobench.commandline import options
 from howtobench.construct.commands import check_out
 from howtobench.construct.pipeline import LOCK_FILE
 from howtobench.parameters.run_options import check_run_options
@@ -86,14 +84,6 @@ def test_an_option_out_of_range_is_refused_in_one_line_with_status_2(
     assert len(errors) == 1  # the error alone, without argparse's usage block
     prog = "annotate " + command[1] if command[0] == "annotate" else command[0]
     assert errors[0].startswith(f"howtobench {prog}: error: argument {option}: {message}")
-
-
-@pytest.mark.parametrize("text", ["nan", "inf", "-0.1", "1.5", "soon"])
-def test_a_number_type_refuses_what_no_range_holds(text: str) -> None:
-    """For the float options (the simulator's latency and rates use none of it yet)."""
-    with pytest.raises(argparse.ArgumentTypeError, match="^expected a number from 0 to 1, got "):
-        options.number(0, 1)(text)
-    assert options.number(0, 1)(" 0.25 ") == 0.25
 
 
 @pytest.mark.parametrize(

@@ -12,21 +12,26 @@ from typing import TYPE_CHECKING
 
 from howtobench.commandline.lazy import lazy_names
 
-if TYPE_CHECKING:
-    from howtobench.baselines.autoplan import autoplan
-    from howtobench.baselines.bleurt import bleurt
-    from howtobench.baselines.overlap import bleu_scorer, rouge_l
-    from howtobench.baselines.rubric import rubric
-    from howtobench.construct.backconstruct import backconstruct_step
-    from howtobench.construct.classify import classify_step
-    from howtobench.construct.options import BuildOptions
-    from howtobench.construct.pipeline import build_benchmark
-    from howtobench.construct.quality import quality_step
-    from howtobench.construct.runs import EvalOptions
-    from howtobench.construct.screen import screen_step
-    from howtobench.parameters.writing import writing_parameters
-    from howtobench.tasks import completion, guide, negotiate, open_writing, writing_task
-    from howtobench.tree.scorer import tree_of_writing
+if TYPE_CHECKING:  # the types of the names below (re-exported, for mypy and ruff)
+    from howtobench.baselines.autoplan import autoplan as autoplan
+    from howtobench.baselines.bleurt import bleurt as bleurt
+    from howtobench.baselines.overlap import bleu_scorer as bleu_scorer
+    from howtobench.baselines.overlap import rouge_l as rouge_l
+    from howtobench.baselines.rubric import rubric as rubric
+    from howtobench.construct.backconstruct import backconstruct_step as backconstruct_step
+    from howtobench.construct.classify import classify_step as classify_step
+    from howtobench.construct.options import BuildOptions as BuildOptions
+    from howtobench.construct.pipeline import build_benchmark as build_benchmark
+    from howtobench.construct.quality import quality_step as quality_step
+    from howtobench.construct.runs import EvalOptions as EvalOptions
+    from howtobench.construct.screen import screen_step as screen_step
+    from howtobench.parameters.writing import writing_parameters as writing_parameters
+    from howtobench.tasks import completion as completion
+    from howtobench.tasks import guide as guide
+    from howtobench.tasks import negotiate as negotiate
+    from howtobench.tasks import open_writing as open_writing
+    from howtobench.tasks import writing_task as writing_task
+    from howtobench.tree.scorer import tree_of_writing as tree_of_writing
 
 # Each public name and the module that defines it.
 _HOMES = {
@@ -51,27 +56,7 @@ _HOMES = {
     "writing_task": "howtobench.tasks",
 }
 
-__all__ = [
-    "BuildOptions",
-    "EvalOptions",
-    "autoplan",
-    "backconstruct_step",
-    "bleurt",
-    "bleu_scorer",
-    "build_benchmark",
-    "classify_step",
-    "completion",
-    "guide",
-    "negotiate",
-    "open_writing",
-    "quality_step",
-    "rouge_l",
-    "rubric",
-    "screen_step",
-    "tree_of_writing",
-    "writing_parameters",
-    "writing_task",
-]
+__all__ = sorted(_HOMES)  # derived from the table above
 
 
 __getattr__, __dir__ = lazy_names(__name__, _HOMES)

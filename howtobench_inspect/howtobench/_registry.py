@@ -1,13 +1,11 @@
-"""Entry point of group `inspect_ai`: makes `howtobench/<task>`, our scorers, the
-`replay/<writer>` model provider of stored writings and the `towsim/<name>` provider of
-the judge simulator in process known.
+"""Entry point of group `inspect_ai`: makes our tasks, scorers and the `replay/` and
+`towsim/` model providers known.
 
-inspect imports this module whole at the start of every eval, and has no way to
-register one name when that name is asked for; so everything an eval can name is
-registered here at once, and what must stay light is what these modules import: not the
-construction pipeline, the studies, the studio, the simulator, the judge check or the
-workers, nor pandas, scipy or matplotlib (`tests/test_startup.py` checks it). The build's
-steps are registered by `howtobench build` itself (`construct.pipeline`).
+inspect imports this module whole at the start of every eval (it cannot register a name
+when it is asked for), so what these modules import must stay light: not the construction
+pipeline (`howtobench build` registers its steps itself), the studies, the studio, the
+simulator, the judge check or the workers, nor pandas, scipy or matplotlib
+(`tests/test_startup.py` checks it).
 """
 
 # ruff: noqa: F401
@@ -27,8 +25,8 @@ __all__ = ["replay", "towsim"]
 
 @modelapi(name=REPLAY_API)
 def replay() -> type[ModelAPI]:
-    """`--model replay/<writer>`: a writer's stored writings as a model (the provider is
-    imported when a replay model is first made, as inspect's own providers are)."""
+    """`--model replay/<writer>`: a writer's stored writings as a model, imported when one
+    is first made (as inspect's own providers are)."""
     from howtobench.writing.replay import ReplayAPI
 
     return ReplayAPI
@@ -36,9 +34,8 @@ def replay() -> type[ModelAPI]:
 
 @modelapi(name=SIMULATOR_API)
 def towsim() -> type[ModelAPI]:
-    """`--model-role grader=towsim/judge`: the judge simulator answering in process, with no
-    server (imported when such a model is first made: the simulator stays out of every
-    eval's start)."""
+    """`--model-role grader=towsim/judge`: the judge simulator answering in process,
+    imported when such a model is first made (it stays out of every eval's start)."""
     from howtobench.simulator.embedded import SimulatorAPI
 
     return SimulatorAPI

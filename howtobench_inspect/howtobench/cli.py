@@ -1,12 +1,9 @@
 """`howtobench`: the top-level parser, and the exit status of whatever command ran.
 
-Each part of the package registers its own commands (`add_..._command`) from the pieces
-they share (`commandline.commands`). Bad input, and a command whose extra is not
-installed, is a `UserError`: status 2 and one line giving the reason; a build step that
-did not finish, or a judge that cannot serve, is a `BuildIncomplete`: status 1 and one
-line. The parser is built from light modules alone and each command imports what it runs
-when it runs, so `howtobench --help` (and every command's) loads neither inspect-ai nor
-pandas, scipy or matplotlib.
+Bad input, and a command whose extra is not installed, is a `UserError`: status 2 and one
+line giving the reason; a build step that did not finish, or a judge that cannot serve,
+is a `BuildIncomplete`: status 1 and one line. Each command imports what it runs when it
+runs, so `howtobench --help` loads neither inspect-ai nor pandas, scipy or matplotlib.
 """
 
 from __future__ import annotations

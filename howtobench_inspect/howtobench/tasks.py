@@ -2,14 +2,14 @@
 parameters (`howtobench.parameters.writing`) on a data source, writing live or replaying
 stored writings; and the negotiation task that freezes their weights into a plan."""
 
+from dataclasses import asdict
 from typing import Any
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
-from inspect_ai.model import GenerateConfig, get_model
+from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import Solver, generate
 
-from howtobench._inspect import eval_running
 from howtobench.dataset import open_source
 from howtobench.dataset.fingerprint import fingerprint
 from howtobench.dataset.records import (
@@ -20,24 +20,21 @@ from howtobench.dataset.records import (
     record_to_sample,
 )
 from howtobench.judge.defaults import JUDGE_MAX_RETRIES
-from howtobench.parameters.preflight import preflight
+from howtobench.parameters.preflight import evaluated_model, preflight
 from howtobench.parameters.run_options import check_run_options
 from howtobench.parameters.scorers import JUDGE_SCORERS, build_scorers
 from howtobench.parameters.viewer import writing_viewer
 from howtobench.parameters.writing import (
     WritingParameters,
-    check_formatting,
     check_grader,
     check_judges,
     check_no_writer_temperature,
-    check_nodes,
+    check_tree,
     writing_parameters,
 )
 from howtobench.tree.negotiation import instruction_only, negotiation
 from howtobench.tree.plan import TREE_VERSION, PlanError
-from howtobench.tree.writing_score import DEFAULT_FORMATTING
 from howtobench.vocabulary.errors import UserError
-from howtobench.vocabulary.genres import canonical_genre
 from howtobench.vocabulary.metadata import SampleKey, TaskKey
 from howtobench.vocabulary.parameter_values import ParameterError, names, signature_of, temperature
 from howtobench.vocabulary.words import TASKS, replayed_writer
@@ -58,26 +55,23 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
     """
     check_run_options()
     options = given.options
-    if options.nodes:
-        check_nodes(task_type, options.nodes)
-    if options.formatting != DEFAULT_FORMATTING:
-        check_formatting(task_type, options.nodes)
+    check_tree(task_type, options.nodes, options.formatting)
     check_judges(options.judges)
     judged = [name for name in given.scorers if name in JUDGE_SCORERS]
     graded = bool(judged) and ("tow" in judged or not options.judges)
     if graded:
         check_grader()
-    replayed = _replayed()
+    # the writer of `replay/<writer>`, known here under `inspect eval` (built from Python
+    # before `eval()` it is not, and the replay model checks each sample as it answers)
+    evaluated = evaluated_model()
+    replayed = replayed_writer(str(evaluated)) if evaluated else None
     if replayed:
         check_no_writer_temperature()
     transfer = given.perturbation is not None and given.perturbation.kind == "transfer"
     preflight(graded=graded, judges=options.judges, rewrites=transfer)
     records = given.source.records(task_type)
     data = fingerprint(records)  # of the whole source, so that shards share it
-    try:
-        records = filter_genre(records, given.genre)
-    except ValueError as error:
-        raise ParameterError("genre", str(error)) from None
+    records = _of_genre(records, given.genre)
     if replayed:  # every sample has its writing, before anything runs
         given.source.generations_for(task_type, replayed, records)
     if given.plan is not None:
@@ -99,7 +93,7 @@ def writing_task(task_type: str, given: WritingParameters) -> Task:
             TaskKey.GENRE: given.genre,
             TaskKey.ANCHOR: given.anchor.source,
             TaskKey.PERTURB: given.perturbation.name if given.perturbation else None,
-            TaskKey.DATA: {task_type: {"count": data.count, "sha256": data.sha256}},
+            TaskKey.DATA: {task_type: asdict(data)},
             TaskKey.TREE: TREE_VERSION,
             TaskKey.WEIGHTS: "plan" if given.plan is not None else options.weights,
             TaskKey.PLAN: given.plan.digest if given.plan is not None else None,
@@ -123,25 +117,30 @@ def _samples(
     """The records' samples, each with its source's location (where a replay model finds
     its writing); with a model's writing as the anchor, its text is each sample's anchor
     (the human reference stays the target)."""
+    model = given.anchor.model
+    if model is not None:
+        stored = given.source.models(task_type)
+        if model not in stored:  # said in anchor's words, not as a replay's data error
+            raise UserError(
+                f"-T anchor={model}: the data has no stored writings of {model}; stored writers"
+                f" are: {', '.join(stored) or 'none'} (or give anchor=human or anchor=none)"
+            )
+        anchors = given.source.generations_for(task_type, model, records)
     samples = [record_to_sample(record, writer_prompt(record)) for record in records]
     for sample in samples:
         assert sample.metadata is not None
         sample.metadata[SampleKey.DATASET] = given.source.location
-    model = given.anchor.model
-    if model is None:
-        return samples
-    stored = given.source.models(task_type)
-    if model not in stored:  # said in anchor's words, not as a replay's data error
-        raise UserError(
-            f"-T anchor={model}: the data has no stored writings of {model}; stored writers"
-            f" are: {', '.join(stored) or 'none'} (or give anchor=human or anchor=none)"
-        )
-    anchors = given.source.generations_for(task_type, model, records)
-    for sample in samples:
-        assert sample.metadata is not None
-        sample.metadata[SampleKey.ANCHOR] = anchors[str(sample.id)]
-        sample.metadata[SampleKey.ANCHOR_SOURCE] = model
+        if model is not None:
+            sample.metadata[SampleKey.ANCHOR] = anchors[str(sample.id)]
+            sample.metadata[SampleKey.ANCHOR_SOURCE] = model
     return samples
+
+
+def _of_genre(records: list[WritingRecord], genre: str | None) -> list[WritingRecord]:
+    try:
+        return filter_genre(records, genre)
+    except ValueError as error:
+        raise ParameterError("genre", str(error)) from None
 
 
 def _solvers(given: WritingParameters) -> list[Solver]:
@@ -151,29 +150,6 @@ def _solvers(given: WritingParameters) -> list[Solver]:
     if given.perturbation:
         solvers.append(perturb_solver(given.perturbation.name, given.perturb_seed))
     return solvers
-
-
-def _replayed() -> str | None:
-    """The writer whose stored writings the task replays, when it is known as the task
-    is built: the evaluated model `replay/<writer>` under `inspect eval` (built from Python
-    before `eval()`, the model is not known yet, and the replay model checks each sample
-    as it answers)."""
-    evaluated = _evaluated_model()
-    return replayed_writer(evaluated) if evaluated else None
-
-
-def _evaluated_model() -> str | None:
-    """The evaluated model's name while an eval builds the task, else None."""
-    if not eval_running():
-        return None
-    try:
-        return str(get_model())
-    except Exception:  # no model in context
-        return None
-
-
-# The writing tasks: their parameters are `writing_parameters`' (documented there once),
-# given to each by `signature_of`.
 
 
 @task
@@ -232,9 +208,6 @@ def negotiate(
             role's own, else 0.
         tasks: comma list of the tasks whose instructions are negotiated
             (`completion,guide,open`, the default).
-
-    Returns:
-        The task: one sample per instruction, and the negotiation scorer.
     """
     check_run_options()
     chosen = names(tasks, "tasks") or TASKS
@@ -245,16 +218,10 @@ def negotiate(
         )
     check_grader()
     preflight(graded=True)
-    data: dict[str, dict[str, object]] = {}
-    records: list[WritingRecord] = []
     source = open_source(dataset)
-    for task_type in chosen:
-        found = source.records(task_type)
-        prints = fingerprint(found)
-        data[task_type] = {"count": prints.count, "sha256": prints.sha256}
-        records += [r for r in found if not genre or r.genre == canonical_genre(genre)]
-    if not records:
-        raise ParameterError("genre", f"no instruction of genre '{genre}' in {', '.join(chosen)}")
+    read = {task_type: source.records(task_type) for task_type in chosen}
+    data = {task_type: asdict(fingerprint(found)) for task_type, found in read.items()}
+    records = _of_genre([record for found in read.values() for record in found], genre)
     seen: dict[str, str] = {}
     for record in records:
         if record.id in seen:

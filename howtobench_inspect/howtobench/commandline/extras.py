@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from importlib.util import find_spec
 
-__all__ = ["EXTRAS", "check_extra", "install_command", "missing_modules"]
+__all__ = ["EXTRAS", "check_extra", "install_command"]
 
 # Each extra's modules, as its packages are imported (the studio's are installed by
 # inspect-ai too; they are declared where they are used).
@@ -30,23 +30,10 @@ def install_command(extra: str) -> str:
     return f"pip install 'howtobench[{extra}]'"
 
 
-def missing_modules(extra: str) -> list[str]:
-    """The modules of `extra` that cannot be imported, without importing any."""
-    missing = []
-    for module in EXTRAS[extra]:
-        try:
-            found = find_spec(module) is not None
-        except (ImportError, ValueError):  # a blocked or half-installed package
-            found = False
-        if not found:
-            missing.append(module)
-    return missing
-
-
 def check_extra(extra: str, option: str = "") -> None:
     """Raise a `UserError` naming what to install when a module of `extra` is missing
     (and the `option` that needs it, if only that option does)."""
-    missing = missing_modules(extra)
+    missing = [module for module in EXTRAS[extra] if not _installed(module)]
     if missing:
         from howtobench.vocabulary.errors import UserError  # inspect-ai's error: not for `--help`
 
@@ -55,3 +42,11 @@ def check_extra(extra: str, option: str = "") -> None:
             f"{who} the {extra} extra ({', '.join(missing)} not installed): "
             f"{install_command(extra)}"
         )
+
+
+def _installed(module: str) -> bool:
+    """Whether `module` can be imported, without importing it."""
+    try:
+        return find_spec(module) is not None
+    except (ImportError, ValueError):  # a blocked or half-installed package
+        return False

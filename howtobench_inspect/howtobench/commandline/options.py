@@ -6,14 +6,11 @@ status 2, before anything runs (0 connections would leave inspect waiting foreve
 from __future__ import annotations
 
 import argparse
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 __all__ = [
-    "PORT_HIGHEST",
     "count",
     "count_or_zero",
-    "number",
     "parse_tasks",
     "port",
     "seed",
@@ -24,16 +21,10 @@ PORT_HIGHEST = 65535
 
 
 def whole_number(lowest: int, highest: int | None = None, note: str = "") -> Callable[[str], int]:
-    """An argparse `type=` taking a whole number from `lowest` (to `highest`, if given).
-
-    `note` is added to the message after the range, e.g. what 0 means for a port.
-    """
-    if highest is None:
-        wanted = f"a whole number of at least {lowest}"
-    else:
-        wanted = f"a whole number from {lowest} to {highest}"
-    if note:
-        wanted += f" ({note})"
+    """An argparse `type=` taking a whole number from `lowest` (to `highest`, if given),
+    `note` added to the message after the range (what 0 means for a port)."""
+    span = f"of at least {lowest}" if highest is None else f"from {lowest} to {highest}"
+    wanted = f"a whole number {span}" + (f" ({note})" if note else "")
 
     def parse(text: str) -> int:
         try:
@@ -44,28 +35,6 @@ def whole_number(lowest: int, highest: int | None = None, note: str = "") -> Cal
             raise argparse.ArgumentTypeError(f"expected {wanted}, got {value}")
         return value
 
-    parse.__name__ = "whole number"  # argparse names the type in some messages
-    return parse
-
-
-def number(lowest: float, highest: float | None = None) -> Callable[[str], float]:
-    """An argparse `type=` taking a finite number from `lowest` (to `highest`): seconds
-    of latency, a rate from 0 to 1. `nan` and `inf` are refused: no range holds them."""
-    if highest is None:
-        wanted = f"a number of at least {lowest:g}"
-    else:
-        wanted = f"a number from {lowest:g} to {highest:g}"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text.strip())
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text!r}") from None
-        if not math.isfinite(value) or value < lowest or (highest is not None and value > highest):
-            raise argparse.ArgumentTypeError(f"expected {wanted}, got {text.strip()}")
-        return value
-
-    parse.__name__ = "number"
     return parse
 
 
@@ -79,8 +48,7 @@ seed = whole_number(0)
 port = whole_number(0, PORT_HIGHEST, "0: any free port")
 
 
-def parse_tasks(text: str | Sequence[str]) -> tuple[str, ...]:
-    """`completion,guide,open` (or a list) as a tuple of task names, in the given order;
-    which names are tasks is checked by the build (`BuildOptions`), with its other options."""
-    names = text.split(",") if isinstance(text, str) else list(text)
-    return tuple(dict.fromkeys(n.strip() for n in names if n.strip()))
+def parse_tasks(text: str) -> tuple[str, ...]:
+    """`completion,guide,open` as task names, each once, in the given order; which names
+    are tasks is checked by the build (`BuildOptions`), with its other options."""
+    return tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))

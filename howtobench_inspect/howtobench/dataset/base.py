@@ -51,12 +51,10 @@ class DataSource(ABC):
         """The stored writing of `model` for each of `records` (those a run scores, perhaps
         one genre's); a record without one is an error naming where it should be."""
         stored = self.generations(task, model)
-        for record in records:
-            if record.id not in stored:
-                where, key = self._stored_at(task, model)
-                raise DataError(
-                    where, f"no stored writing of '{model}' for '{record.id}'", field=key
-                )
+        missing = next((record.id for record in records if record.id not in stored), None)
+        if missing is not None:
+            where, key = self._stored_at(task, model)
+            raise DataError(where, f"no stored writing of '{model}' for '{missing}'", field=key)
         return {record.id: stored[record.id] for record in records}
 
     def provenance(self, task: str, model: str) -> dict[str, Any] | None:

@@ -12,25 +12,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Protocol
 
-__all__ = ["Fingerprint", "Fingerprinted", "PUBLISHED", "difference", "fingerprint"]
+from howtobench.dataset.records import WritingRecord
+
+__all__ = ["Fingerprint", "PUBLISHED", "difference", "fingerprint"]
 
 # Separators that do not occur in the text: between the fields of a record, between records.
 _FIELD, _RECORD = "\x1f", "\x1e"
-
-
-class Fingerprinted(Protocol):
-    """What a record needs for the fingerprint (a `howtobench.dataset.records.WritingRecord`)."""
-
-    @property
-    def id(self) -> str: ...
-
-    @property
-    def instruction(self) -> str: ...
-
-    @property
-    def reference(self) -> str: ...
 
 
 @dataclass(frozen=True)
@@ -41,13 +29,11 @@ class Fingerprint:
     sha256: str
 
 
-def fingerprint(records: Iterable[Fingerprinted]) -> Fingerprint:
+def fingerprint(records: Iterable[WritingRecord]) -> Fingerprint:
     """The fingerprint of one task's records (any order)."""
     rows = sorted((r.id, r.instruction, r.reference) for r in records)
-    digest = hashlib.sha256()
-    for row in rows:
-        digest.update((_FIELD.join(row) + _RECORD).encode("utf-8"))
-    return Fingerprint(len(rows), digest.hexdigest())
+    text = "".join(_FIELD.join(row) + _RECORD for row in rows)
+    return Fingerprint(len(rows), hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 # Computed once from the paper repository's data/ (commit efe51d9) with
@@ -62,7 +48,7 @@ PUBLISHED: dict[str, Fingerprint] = {
 }
 
 
-def difference(task: str, records: Iterable[Fingerprinted]) -> str | None:
+def difference(task: str, records: Iterable[WritingRecord]) -> str | None:
     """What differs between `records` and the published `task`, in a few words, or None."""
     expected = PUBLISHED[task]
     got = fingerprint(records)

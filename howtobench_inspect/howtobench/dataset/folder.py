@@ -46,7 +46,7 @@ class FolderSource(DataSource):
         return sorted(path.stem for path in (self.path / task / "inferences").glob("*.jsonl"))
 
     def generations(self, task: str, model: str) -> dict[str, str]:
-        path = self._inferences(task, model)
+        path = self._writer_file(task, model, ".jsonl")
         if not path.is_file():
             stored = ", ".join(self.models(task)) or "none"
             raise DataError(str(path), f"no stored writings of '{model}' (stored: {stored})")
@@ -92,10 +92,7 @@ class FolderSource(DataSource):
         return records
 
     def _stored_at(self, task: str, model: str) -> tuple[str, str]:
-        return str(self._inferences(task, model)), "infer_id"
-
-    def _inferences(self, task: str, model: str) -> Path:
-        return self._writer_file(task, model, ".jsonl")
+        return str(self._writer_file(task, model, ".jsonl")), "infer_id"
 
     def _writer_file(self, task: str, model: str, suffix: str) -> Path:
         """A writer's file in `<task>/inferences/`; a name that would lead out of that

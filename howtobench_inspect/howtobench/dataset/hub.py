@@ -21,8 +21,6 @@ __all__ = [
     "HF_REVISION",
     "HUB_UNREACHABLE_HELP",
     "HubSource",
-    "PAPER_REPOSITORY",
-    "SOURCE",
     "logger",
 ]
 
@@ -34,11 +32,11 @@ HF_REPO = "andrewzhuoerfeng/HowToBench"
 # of the paper's published data (`howtobench.dataset.fingerprint.PUBLISHED`).
 HF_REVISION = "main"
 PAPER_REPOSITORY = "https://github.com/ZhuoerFeng/ACL2026-Tree-of-Writing"
+_PAPER_DATA = f"git clone {PAPER_REPOSITORY}, then -T dataset=ACL2026-Tree-of-Writing/data"
 # Offline, the hub cannot be read: say what works without it, in one line.
 HUB_UNREACHABLE_HELP = (
     "without network access run -T dataset=demo, or use the paper's data folder: "
-    f"git clone {PAPER_REPOSITORY}, then -T dataset=ACL2026-Tree-of-Writing/data "
-    "(replay needs that folder too)"
+    f"{_PAPER_DATA} (replay needs that folder too)"
 )
 SOURCE = f"hf://{HF_REPO}@{HF_REVISION}"
 
@@ -108,7 +106,6 @@ class HubSource(DataSource):
 def _no_writings() -> NoReturn:
     raise DataError(
         f"hf://{HF_REPO}",
-        "replay needs stored generations: point dataset= at a local data folder "
-        f"(git clone {PAPER_REPOSITORY}, then -T dataset=ACL2026-Tree-of-Writing/data) "
-        "or a JSONL file with 'generations'",
+        f"replay needs stored generations: point dataset= at a local data folder ({_PAPER_DATA})"
+        " or a JSONL file with 'generations'",
     )

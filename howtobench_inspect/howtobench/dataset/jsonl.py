@@ -51,15 +51,15 @@ class JsonlSource(DataSource):
         return sorted({model for record in self.records(task) for model in record.generations})
 
     def generations(self, task: str, model: str) -> dict[str, str]:
-        records = self.records(task)
-        if not any(model in record.generations for record in records):
+        found = {r.id: r.generations[model] for r in self.records(task) if model in r.generations}
+        if not found:
             stored = ", ".join(self.models(task)) or "none"
             raise DataError(
                 str(self.path),
                 f"no stored writings of '{model}' (stored: {stored})",
                 field="generations",
             )
-        return {r.id: r.generations[model] for r in records if model in r.generations}
+        return found
 
     def _read(self, task: str) -> list[WritingRecord]:
         """The file's records of `task`; a file with records of other tasks only is an

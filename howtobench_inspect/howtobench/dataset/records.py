@@ -1,10 +1,8 @@
-"""Writing records: their type, the two record formats, validated, and inspect samples.
+"""Writing records, what every data source shares: their type, the two record formats (the
+published `aligned.jsonl` and a user's JSONL), validated, and inspect samples.
 
-What every data source shares: the published `aligned.jsonl` format and a user's JSONL
-format (`parse_benchmark_record`, `parse_user_record`), how a JSONL file is read
-(`read_jsonl`), and the sample a record becomes (`record_to_sample`). Every record passes
-one validation path; a bad record raises `DataError` naming the file, the line and the
-field. Nothing is skipped silently.
+Every record passes one validation path; a bad record raises `DataError` naming the file,
+the line and the field. Nothing is skipped silently.
 """
 
 from __future__ import annotations
@@ -191,8 +189,8 @@ def _check_marker(
 
 
 def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> WritingRecord:
-    """A record of the published `aligned.jsonl` (paper repository or hub, or a folder
-    that `howtobench build` wrote, which adds `language`)."""
+    """A record of the published `aligned.jsonl` (paper repository or hub: Chinese), or of
+    a folder that `howtobench build` wrote, which adds each item's `language`."""
     task = _check_task(
         _text(obj, "task_type", source, line, required=True), source, line, "task_type"
     )
@@ -207,8 +205,6 @@ def parse_benchmark_record(obj: Mapping[str, Any], source: str, line: int) -> Wr
         instruction=instruction,
         grounding=grounding,
         reference=_text(obj, "reference", source, line, required=True),
-        # the published data is Chinese and has no such field; a folder that
-        # `howtobench build` wrote says each item's language
         language=_text(obj, "language", source, line, required=False) or "zh",
         source=source,
         line=line,

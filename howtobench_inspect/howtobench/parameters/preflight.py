@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 
 from inspect_ai.model import Model, get_model
 
@@ -23,7 +24,7 @@ from howtobench.vocabulary.words import replayed_writer
 from howtobench.writing.perturb import rewriter
 from howtobench.writing.writer import WRITER_MAX_TOKENS
 
-__all__ = ["logger", "preflight"]
+__all__ = ["evaluated_model", "logger", "preflight"]
 
 logger = logging.getLogger(__name__)
 _said: set[str] = set()  # the writers whose length limit this process has said
@@ -57,14 +58,21 @@ def preflight(*, graded: bool, judges: Sequence[str] = (), rewrites: bool = Fals
         )
 
 
-def _writer() -> Model | None:
-    """The evaluated model when it writes (not `replay/`, `none` or `mockllm/`)."""
+def evaluated_model() -> Model | None:
+    """The evaluated model while `inspect eval` builds a task, else None."""
+    if not eval_running():
+        return None
     try:
-        model = get_model()
+        return get_model()
     except Exception:  # no model in context
         return None
+
+
+def _writer() -> Model | None:
+    """The evaluated model when it writes (not `replay/`, `none` or `mockllm/`)."""
+    model = evaluated_model()
     name = str(model)
-    if replayed_writer(name) or name == "none/none" or name.startswith("mockllm/"):
+    if model is None or replayed_writer(name) or name == "none/none" or name.startswith("mockllm/"):
         return None
     return model
 
@@ -76,14 +84,10 @@ def _roles(
     if writer is not None:
         yield "writer", writer
     if graded:
-        try:
+        with suppress(ValueError):  # not known yet (a `UserError` was raised by `check_grader`)
             yield "grader", grader()
-        except ValueError:  # not known yet (a `UserError` was raised by `check_grader`)
-            pass
     for judge in judges:
         yield "judge", get_model(judge)
     if rewrites:
-        try:
+        with suppress(UserError):  # no model to rewrite with: each sample says which role to bind
             yield "perturber", rewriter()
-        except UserError:  # no model to rewrite with: each sample says which role to bind
-            pass

