@@ -10,7 +10,7 @@ not ruled on: how close is close enough depends on the reference.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -128,13 +128,5 @@ def render_agreement(agreement: Agreement) -> str:
 
 
 def agreement_json(agreement: Agreement) -> dict[str, Any]:
-    return {
-        "reference": agreement.judges,
-        "metric": METRIC,
-        "writings": agreement.writings,
-        "pearson": agreement.pearson,
-        "pearson_p": agreement.pearson_p,
-        "kendall": agreement.kendall,
-        "kendall_p": agreement.kendall_p,
-        "mean_difference": agreement.mean_difference,
-    }
+    found = asdict(agreement)
+    return {"reference": found.pop("judges"), "metric": METRIC, **found}

@@ -73,8 +73,11 @@ class Probe:
             return f"no answer ({self.message})"
         if self.cut:
             return f"answered, but {self.message}"
-        said = f"HTTP {self.status}: {self.message}" if self.status else self.message
-        return f"refused: {said}"
+        return f"refused: {self.said}"
+
+    @property
+    def said(self) -> str | None:
+        return f"HTTP {self.status}: {self.message}" if self.status else self.message
 
 
 def _probe_request(name: str) -> tuple[list[ChatMessage], GenerateConfig]:

@@ -1,12 +1,9 @@
 """`judge-check --quality`: does the judge see quality, not only answer in the right shape?
 
 Without human labels, the one thing known about a writing's quality is that damaging it
-makes it worse; so each sampled writing is judged beside a copy under each damage
-(`writing.damages.LOWERING`), another instruction's writing (`swap`) and itself again
-(`writings.check_tasks`). From the logs alone (`measure`), each copy is paired with its
-original on what the judge decided (`judged.compare`), and the rule (`RULE`) holds for each
-damage on its own, since a pool hides a damage at chance. What is measured and why:
-docs/judges.md, "Is this judge good enough?".
+makes it worse; so each copy is paired with its original on what the judge decided, and the
+rule (`RULE`) holds for each damage on its own, since a pool hides a damage at chance
+(docs/judges.md, "Is this judge good enough?").
 """
 
 from __future__ import annotations

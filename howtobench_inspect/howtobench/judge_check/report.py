@@ -39,6 +39,10 @@ class Report:
     agreement: Agreement | None = None  # `--against`: with a reference judge's logs
 
     @property
+    def where(self) -> str:
+        return f"{self.judge} at {self.endpoint or 'its default endpoint'}"
+
+    @property
     def usability_reasons(self) -> list[str]:
         """Why the judge cannot serve ToW at all; empty when it can."""
         if self.stopped:
@@ -61,7 +65,7 @@ class Report:
 
 def render(report: Report) -> str:
     """The report for a terminal: at most `WIDTH` columns."""
-    lines = [shorten(f"judge {report.judge} at {report.endpoint or 'its default endpoint'}")]
+    lines = [shorten(f"judge {report.where}")]
     summary = report.summary
     if summary is not None:
         lines.append(

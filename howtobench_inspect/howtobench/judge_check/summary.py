@@ -1,11 +1,6 @@
-"""What a check's logs say about the judge, read the way the scorer wrote them.
-
-The rule (`USABLE_SHARE`): the judge can serve ToW when every kind of question got a
-usable reply, at once or after re-asks, in at least 75% of its asks, every eval finished,
-and no writing ended in an error. One failure in four is allowed because a single
-timeout or odd reply on a small sample says little. A call's latency is the time the
-server took (inspect's `working_time`), apart from its wait in the client for a
-connection and through retries. Reads logs only, so it can be tested without an endpoint.
+"""What a check's logs say about the judge, read the way the scorer wrote them (logs
+only, so it can be tested without an endpoint). The rule is `RULE`: one failure in four
+is allowed because a single timeout or odd reply on a small sample says little.
 """
 
 from __future__ import annotations
@@ -41,8 +36,7 @@ __all__ = [
 
 NEGOTIATOR = "negotiator"
 KINDS: tuple[str, ...] = (NEGOTIATOR, *(leaf.id for leaf in LEAVES if leaf.judge == "llm"))
-# The share of a kind's asks that must end in a usable reply (module docstring).
-USABLE_SHARE = 0.75
+USABLE_SHARE = 0.75  # of a kind's asks that must end in a usable reply
 RULE = (
     f"every kind of question usable, at once or after re-asks, in at least "
     f"{USABLE_SHARE:.0%} of its asks; every eval finished"
@@ -116,10 +110,9 @@ class Summary:
 
 
 def summarize(logs: Sequence[EvalLog], ran_out: str | None = None) -> Summary:
-    """Per kind of question: how many asks were usable at once, after re-asks, or not, and
-    each call's latency and tokens, found by the span of the question it was made in, since
-    a writing's calls run concurrently. With `ran_out` (the time limit), the cancelled
-    evals' unfinished writings are the part not run, not errors.
+    """Per kind of question: how its asks went, and each call's latency and tokens, found
+    by the span of the question it was made in, since a writing's calls run concurrently.
+    With `ran_out` (the time limit), unfinished writings are the part not run, not errors.
     """
     expected = {
         leaf.id for log in logs for leaf in tree_for(_task_of(log)).leaves if leaf.judge == "llm"
@@ -181,10 +174,7 @@ def _is_outage(message: str, traceback: str | None) -> bool:
 def _judge_usage(log: EvalLog) -> ModelUsage:
     if log.stats.role_usage and ROLE in log.stats.role_usage:
         return log.stats.role_usage[ROLE]
-    total = ModelUsage()
-    for usage in log.stats.model_usage.values():  # the replayed writer's are zero
-        total += usage
-    return total
+    return sum(log.stats.model_usage.values(), ModelUsage())  # the replayed writer's are zero
 
 
 def _judge_call(event: ModelEvent) -> bool:
@@ -194,8 +184,7 @@ def _judge_call(event: ModelEvent) -> bool:
 
 
 def _calls_by_kind(sample: EvalSample, summary: Summary) -> dict[str, int]:
-    """How many calls each question of a writing took; latencies and tokens are added
-    to their kind as they are read."""
+    """How many calls each question of a writing took (adding their times and tokens)."""
     spans: dict[str, tuple[str, str | None]] = {}
     counts: Counter[str] = Counter()
     for event in sample.events:
@@ -227,8 +216,7 @@ def _kind_of(span_id: str | None, spans: Mapping[str, tuple[str, str | None]]) -
 
 
 def _latency(event: ModelEvent) -> float:
-    """The time the server took: inspect's working time (the request that succeeded),
-    else from the call's start to its end."""
+    """The time the server took (inspect's working time), else the call's whole time."""
     if event.working_time is not None:
         return float(event.working_time)
     if event.completed is not None:

@@ -1,10 +1,6 @@
 """The swap, `judge-check --quality`'s control: each instruction read with another
-instruction's writing.
-
-Every damage edits a stored writing, so a judge that scores high whatever it has seen word
-for word beats them all; the swap's writing is whole, fluent and stored but does not answer
-the instruction (docs/judges.md, "Is this judge good enough?"). It is replayed, as the
-originals are.
+instruction's writing, whole, fluent and stored, which a judge that scores high whatever
+it has seen word for word does not tell from the original (docs/judges.md).
 """
 
 from __future__ import annotations

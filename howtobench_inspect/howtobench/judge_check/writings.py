@@ -39,10 +39,6 @@ RETEST_EPOCHS = 2
 CHECKED = (*LOWERING, SWAP)  # what each original is set against, each ruled on alone
 
 _BUILDERS = {"completion": completion, "guide": guide, "open": open_writing}
-_NO_STORED_WRITINGS = (
-    "--dataset hub has no stored writings to replay: give demo, a data folder "
-    "(<task>/inferences/<model>.jsonl) or a JSONL file with 'generations'"
-)
 
 
 def present_tasks(dataset: str, tasks: Sequence[str]) -> list[str]:
@@ -56,7 +52,10 @@ def present_tasks(dataset: str, tasks: Sequence[str]) -> list[str]:
         )
     source = open_source(dataset)
     if not source.stores_writings:  # before the hub is asked for data that could not be used
-        raise UserError(_NO_STORED_WRITINGS)
+        raise UserError(
+            "--dataset hub has no stored writings to replay: give demo, a data folder "
+            "(<task>/inferences/<model>.jsonl) or a JSONL file with 'generations'"
+        )
     kept = [task for task in tasks if task in source.tasks()]
     if not kept:
         raise UserError(f"--dataset {dataset}: no records of {', '.join(tasks)}")
@@ -64,11 +63,9 @@ def present_tasks(dataset: str, tasks: Sequence[str]) -> list[str]:
 
 
 def default_replay(dataset: str, tasks: Sequence[str]) -> str:
-    """The stored writer the check replays: the first model (by name) with a writing
-    stored for every record of every task run (the demo's first writer on the demo)."""
+    """The stored writer the check replays of the `present_tasks`: the first model (by
+    name) with a writing stored for every record of every task run."""
     source = open_source(dataset)
-    if not source.stores_writings:
-        raise UserError(_NO_STORED_WRITINGS)
     stored = [set(source.models(task)) for task in tasks]
     candidates = sorted(set.intersection(*stored)) if stored else []
     model = next((m for m in candidates if all(_stores_all(source, t, m) for t in tasks)), None)
