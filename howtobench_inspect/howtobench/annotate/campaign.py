@@ -1,12 +1,7 @@
-"""A campaign's plan: which instructions are rated, by whom, in what order.
-
-The paper's protocol (section 5.2): instructions picked at random and evenly over the
-genres; one rater rates all the writings of an instruction together, on one scale; each
-writing is rated by two raters, for agreement. An instruction is eligible when every
-writer of the logs wrote it, so the models are compared on the same instructions. Loads
-differ by at most one instruction, and every rater sees the instructions and writings
-in an order of their own, so that neither position nor a neighbour's order tells which
-model wrote what (docs/studio.md). Everything random comes from one seed.
+"""A campaign's plan: which instructions are rated, by whom, in what order, under the
+paper's protocol (section 5.2; docs/studio.md). Every rater sees the instructions and
+writings in an order of their own, so that neither position nor a neighbour's order tells
+which model wrote what; everything random comes from one seed.
 """
 
 from __future__ import annotations
@@ -15,6 +10,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 
 from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
 from howtobench.annotate.protocol import MAX_CANDIDATES
@@ -95,7 +91,8 @@ def eligible(instructions: Sequence[Instruction]) -> list[Instruction]:
 def sample_evenly(
     items: Sequence[Instruction], count: int, rng: random.Random
 ) -> list[Instruction]:
-    """`count` instructions taken round the genres one at a time (see the module)."""
+    """`count` instructions evenly over the genres: taken round them one at a time, each
+    genre's in a random order."""
     by_genre: dict[str, list[Instruction]] = {}
     for item in items:
         by_genre.setdefault(item.genre, []).append(item)
@@ -103,12 +100,8 @@ def sample_evenly(
     for queue in queues:
         rng.shuffle(queue)
     rng.shuffle(queues)
-    chosen: list[Instruction] = []
-    while len(chosen) < count:
-        for queue in queues:
-            if queue and len(chosen) < count:
-                chosen.append(queue.pop())
-    return chosen
+    rounds = zip_longest(*(reversed(queue) for queue in queues))  # one of each genre a round
+    return [item for taken in rounds for item in taken if item is not None][:count]
 
 
 def assign(

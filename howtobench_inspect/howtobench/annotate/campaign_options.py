@@ -17,9 +17,8 @@ REFERENCE_MODES: tuple[str, ...] = ("show", "hide")
 
 @dataclass(frozen=True)
 class Options:
-    """What a campaign asks for (`howtobench annotate new`): how many instructions (None:
-    every eligible one), the raters, how many of them rate each writing, the seed, rating
-    or picking, and whether the reference is shown."""
+    """What a campaign asks for (`howtobench annotate new`); `count` None: every eligible
+    instruction."""
 
     count: int | None = None
     raters: tuple[str, ...] = ("rater-1", "rater-2")

@@ -1,8 +1,7 @@
 """An open campaign file (`schema`): what a rater's page and the admin read, and each save.
 
-One file is the whole campaign, easy to copy and back up. Saves take turns, each
-committed before the server answers. Every query of the rater's API is filtered by the
-rater and answers with opaque ids, never a model name.
+Every query of the rater's API is filtered by the rater and answers with opaque ids,
+never a model name.
 """
 
 from __future__ import annotations
@@ -43,8 +42,7 @@ class Settings:
 
 
 class Store:
-    """An open campaign file; safe to use from several threads (one connection each at a
-    time, from a small pool)."""
+    """An open campaign file; safe to use from several threads (a pool of connections)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -70,7 +68,6 @@ class Store:
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        """An idle connection (a new one if none is idle), back in the pool afterwards."""
         try:
             db = self._idle.get_nowait()
         except queue.Empty:
@@ -90,7 +87,7 @@ class Store:
             yield db
 
     def close(self) -> None:
-        """Close the idle connections (those in use close when their owner is done)."""
+        """Close the idle connections."""
         while True:
             try:
                 self._idle.get_nowait().close()
@@ -169,9 +166,8 @@ class Store:
     def instruction(
         self, rater_id: int, assignment_id: str, settings: Settings
     ) -> dict[str, Any] | None:
-        """The texts of one of the rater's instructions: the request, the grounding, the
-        reference (when the campaign shows it as a 4) and each candidate's text by its id;
-        None if no instruction of theirs has that id."""
+        """The texts of one of the rater's instructions (the reference when the campaign
+        shows it as a 4); None if no instruction of theirs has that id."""
         with self._db() as db:
             head = db.execute(
                 "SELECT i.instruction, i.grounding, i.reference FROM assignments a "
@@ -198,8 +194,8 @@ class Store:
         }
 
     def save_rating(self, rater_id: int, candidate_id: str, rating: Rating) -> str | None:
-        """Store the rater's rating of one of their writings and return when it was saved,
-        or None if no writing of theirs has that id."""
+        """Store the rater's rating of one of their writings: when it was saved, or None if
+        no writing of theirs has that id."""
         saved = now()
         with self._writing() as db:
             done = db.execute(
@@ -221,9 +217,8 @@ class Store:
         return saved if done.rowcount == 1 else None
 
     def save_pick(self, rater_id: int, assignment_id: str, pick: Pick) -> str | None:
-        """Store the rater's pick for one of their instructions and return when it was
-        saved; None if no instruction of theirs has that id. A choice that is no candidate
-        of that instruction is a `ValueError`."""
+        """As `save_rating`, for an instruction; a choice that is no candidate of that
+        instruction is a `ValueError`."""
         saved = now()
         with self._writing() as db:
             mine = db.execute(

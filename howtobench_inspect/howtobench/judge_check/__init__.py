@@ -8,19 +8,4 @@ it (`summary`; docs/judges.md, "Check a judge"). `commands`, its parser, imports
 the rest until the command runs. Exit status: 0 it can serve, 1 it cannot, 2 bad input.
 """
 
-# The subpackage's modules; none is imported here, so importing the package costs nothing.
-__all__ = [
-    "agreement",
-    "check",
-    "commands",
-    "judged",
-    "probes",
-    "quality",
-    "quality_report",
-    "report",
-    "role",
-    "summary",
-    "swap",
-    "text",
-    "writings",
-]
+__all__: list[str] = []  # no module is imported here, so importing the package costs nothing

@@ -23,15 +23,7 @@ from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing
 from howtobench.studies.runs import first_few
 from howtobench.vocabulary.rounding import rounded
 
-__all__ = [
-    "Agreement",
-    "METRIC",
-    "Reference",
-    "agree",
-    "agreement_json",
-    "read_reference",
-    "render_agreement",
-]
+__all__ = ["Agreement", "agree", "agreement_json", "read_reference", "render_agreement"]
 
 METRIC = "tow.overall"
 

@@ -24,7 +24,7 @@ from howtobench.judge.redirects import bound_client
 from howtobench.judge.server_words import server_message, status_of, stopped_redirects
 from howtobench.judge.unread import cut_short
 
-__all__ = ["NEEDED_FOR", "PROBES", "Probe", "probe"]
+__all__ = ["NEEDED_FOR", "Probe", "probe"]
 
 # The probes: (name, what it asks the endpoint to accept). The prompt names the probe,
 # so a scripted test server can refuse one by its text.

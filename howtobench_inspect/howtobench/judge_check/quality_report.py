@@ -14,7 +14,7 @@ from howtobench.judge_check.writings import RETEST_EPOCHS, SEED
 from howtobench.vocabulary.rounding import rounded
 from howtobench.writing.damages import DAMAGES
 
-__all__ = ["COLUMNS", "MEASURED_ON", "quality_json", "render_quality"]
+__all__ = ["quality_json", "render_quality"]
 
 PAPER_GPT4O = {d.name: d.paper for d in DAMAGES if d.paper is not None}  # `Damage.paper`
 TELLS = {**{d.name: d.tell for d in DAMAGES}, SWAP: TELL}  # `Damage.tell`, and the swap's

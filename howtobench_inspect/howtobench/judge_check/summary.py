@@ -22,17 +22,7 @@ from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.vocabulary.metadata import ScoreKey, TaskKey
 from howtobench.vocabulary.words import replayed_writer
 
-__all__ = [
-    "EXPERTS_ONLY",
-    "KINDS",
-    "Kind",
-    "NEGOTIATOR",
-    "RULE",
-    "Summary",
-    "USABLE_SHARE",
-    "summarize",
-    "verdict",
-]
+__all__ = ["NEGOTIATOR", "RULE", "Summary", "USABLE_SHARE", "summarize", "verdict"]
 
 NEGOTIATOR = "negotiator"
 KINDS: tuple[str, ...] = (NEGOTIATOR, *(leaf.id for leaf in LEAVES if leaf.judge == "llm"))
