@@ -216,8 +216,7 @@ class Studio:
 
 
 async def _refused(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, InvalidInput)
-    return _error(422, str(exc))
+    return _error(422, str(exc))  # an `InvalidInput`
 
 
 async def _http(request: Request, exc: Exception) -> Response:

@@ -1,9 +1,5 @@
-"""What every request and response of the studio passes through: tokens, bodies, headers.
-
-Its defences, the same on every route: tokens compared in constant time (`same_secret`),
-a body read and checked here before any route looks at it (`read_body`, `parse_body`),
-and every response forbidding scripts, styles and connections from elsewhere, not
-cached and sending no referrer, since the links hold the tokens (`Guard`).
+"""What every request and response of the studio passes through: tokens, bodies, headers;
+so its defences (docs/studio.md, "Safety") are the same on every route.
 """
 
 from __future__ import annotations
@@ -34,9 +30,8 @@ HEADERS = {
 
 
 class Guard:
-    """Outermost middleware: the security headers on every response (errors included),
-    no caching of pages or API answers (they hold tokens and ratings), and the server's
-    own time in a `Server-Timing` header, which the benchmark reads."""
+    """Outermost middleware: the security headers on every response (errors included), and
+    the server's own time in a `Server-Timing` header, which the benchmark reads."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app

@@ -1,10 +1,7 @@
-"""`judge-check --against LOGS`: does this judge agree with a judge you trust?
-
-The reference is another judge's ToW logs of the same stored writings. Each writing the
-check judged (the originals only) is set beside the reference's `overall` of it, each the
-mean over epochs: Pearson's r and Kendall's tau-b with their p-values, and the mean
-difference. The check replays one writer, so no ranking of systems is given. Reported,
-not ruled on: how close is close enough depends on the reference.
+"""`judge-check --against LOGS`: does this judge agree with a judge you trust, whose ToW
+logs of the same stored writings are the reference? Reported, not ruled on: how close is
+close enough depends on the reference. The check replays one writer, so no ranking of
+systems is given.
 """
 
 from __future__ import annotations

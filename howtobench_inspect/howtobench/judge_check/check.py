@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import anyio
-from inspect_ai import Task, eval_async
+from inspect_ai import eval_async
 from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.util import display_type
 
@@ -121,7 +121,10 @@ def judge_check(
         locations = (
             [log.location for log in done] if done is not None else _log_files(folder) - before
         )
-        ran_out = None if done is not None else _ran_out(time_limit, _judged(evaluated, limit))
+        planned = many(sum(min(limit, len(task.dataset)) for task in evaluated), "writing")
+        ran_out = (
+            None if done is not None else _ran_out(time_limit, f"before it judged its {planned}")
+        )
         # inspect loads a log's samples lazily, from the file: read them before the
         # temporary folder goes
         logs = [read_eval_log(location) for location in sorted(locations)]
@@ -166,11 +169,6 @@ def _log_files(folder: str) -> set[str]:
     if not Path(folder).is_dir():
         return set()
     return {info.name.removeprefix("file://") for info in list_eval_logs(folder)}
-
-
-def _judged(tasks: Sequence[Task], limit: int) -> str:
-    planned = sum(min(limit, len(task.dataset)) for task in tasks)
-    return f"before it judged its {many(planned, 'writing')}"
 
 
 def _ran_out(limit: float, when: str) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from inspect import signature
 from typing import TYPE_CHECKING
 
 from howtobench.commandline.commands import add_command, add_prices, names
@@ -18,9 +17,15 @@ from howtobench.writing.damages import LOWERING
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
-__all__ = ["SUMMARY", "add_judge_check_command", "run_judge_check"]
+__all__ = ["CHECK_OPTIONS", "SUMMARY", "add_judge_check_command", "run_judge_check"]
 
 SUMMARY = "before a large run: can this judge serve Tree-of-Writing? (a small real run)"
+# The options that `judge_check()` takes as they are, under their own names.
+CHECK_OPTIONS = (
+    "dataset", "limit", "tasks", "replay", "prices", "log_dir", "quality", "against",
+    "max_connections",
+    "time_limit", "weights",
+)  # fmt: skip
 
 
 def add_judge_check_command(commands: Commands) -> None:
@@ -105,8 +110,7 @@ def run_judge_check(args: argparse.Namespace) -> None:
     from howtobench.judge_check.report import as_json, render
 
     progress = _progress if sys.stderr.isatty() else None
-    taken = signature(judge_check).parameters  # the options it takes under their own names
-    given = {name: value for name, value in vars(args).items() if name in taken}
+    given = {name: getattr(args, name) for name in CHECK_OPTIONS}
     report = judge_check(args.model_role, progress=progress, **given)
     if args.json:
         print(json.dumps(as_json(report), ensure_ascii=False))

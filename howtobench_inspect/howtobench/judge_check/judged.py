@@ -14,6 +14,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from howtobench.judge_check.text import one_line
 from howtobench.tree.aggregate import aggregate
 from howtobench.tree.negotiator import fixed_weights
 from howtobench.tree.spec import LEAVES, tree_for
@@ -97,8 +98,8 @@ def _why_missing(record: object, explanation: str | None) -> str:
     judges = record.get("judges") if isinstance(record, Mapping) else None
     for judge in judges or []:
         if isinstance(judge, Mapping) and judge.get("error"):
-            return " ".join(str(judge["error"]).split())
-    return " ".join((explanation or "not judged").split())
+            return one_line(str(judge["error"]))
+    return one_line(explanation or "not judged")
 
 
 def _changed(perturbation: object) -> bool:

@@ -1,10 +1,7 @@
-"""The probes: a handful of tiny direct calls (a few tokens each, no cache), made before
-the eval, that say which request shapes the endpoint refuses. The first also tells an
-endpoint that answers nothing from one that answers badly, in seconds. The tiny ones are
-reported, not ruled on: the eval exercises what ToW needs of them. The last sends a
-prompt as long as a ToW question and is ruled on (`Probe.cut`): a server that cut it to
-its context answers anyway, and only its usage says so (`judge.unread`), while the
-demo's prompts may be too short for the eval to meet the cut.
+"""The probes: direct calls made before the eval that say, in seconds, which request
+shapes the endpoint refuses (docs/judges.md). The tiny ones are reported, not ruled on:
+the eval exercises what ToW needs of them. The long one is ruled on (`Probe.cut`), since
+the demo's prompts may be too short for the eval to meet a server's cut to its context.
 """
 
 from __future__ import annotations
@@ -121,12 +118,9 @@ async def probe(model: Model, found: list[Probe]) -> list[Probe]:
             if cut is None:
                 found.append(Probe(name, label, True))
             else:
-                found.append(Probe(name, label, False, message=_cut(*cut), cut=True))
+                said = f"read {cut[0]:,} of at least {cut[1]:,} prompt tokens"
+                found.append(Probe(name, label, False, message=said, cut=True))
     return found
-
-
-def _cut(read: int, estimate: int) -> str:
-    return f"read {read:,} of at least {estimate:,} prompt tokens"
 
 
 def _refusal(error: BaseException) -> tuple[int | None, str, bool]:

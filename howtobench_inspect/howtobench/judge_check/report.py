@@ -4,7 +4,6 @@ tested and reused without one."""
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +13,7 @@ from howtobench.judge_check.probes import NEEDED_FOR, Probe
 from howtobench.judge_check.quality import Quality
 from howtobench.judge_check.quality_report import quality_json, render_quality
 from howtobench.judge_check.summary import NEGOTIATOR, RULE, USABLE_SHARE, Summary, verdict
-from howtobench.judge_check.text import WIDTH, many, shorten
+from howtobench.judge_check.text import many, shorten, wrap
 
 __all__ = ["Report", "as_json", "render"]
 
@@ -82,13 +81,7 @@ def render(report: Report) -> str:
         lines += ["", *_table(summary)]
         for kind in summary.kinds.values():
             for reason, n in kind.reasons.most_common(3):
-                lines += textwrap.wrap(
-                    f"{kind.name}, {n} unusable: {reason}",
-                    WIDTH,
-                    initial_indent="  ",
-                    subsequent_indent="    ",
-                    break_on_hyphens=False,
-                )
+                lines += wrap(f"{kind.name}, {n} unusable: {reason}", "  ")
         lines += ["", *_tokens(report, summary)]
     if report.probes:
         lines += ["", "probes, by what the server did:"]
@@ -109,11 +102,9 @@ def render(report: Report) -> str:
     else:
         lines.append("verdict: the judge cannot serve Tree-of-Writing:")
         for reason in reasons:
-            lines += textwrap.wrap(
-                reason, WIDTH, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False
-            )
+            lines += wrap(reason, "  ")
     if report.agreement is not None:
-        lines += ["", *textwrap.wrap(render_agreement(report.agreement), WIDTH)]
+        lines += ["", *wrap(render_agreement(report.agreement))]
     if report.quality is not None:  # its verdict last
         lines += ["", *render_quality(report.quality)]
     return "\n".join(lines)

@@ -83,10 +83,8 @@ def _stores_all(source: DataSource, task: str, model: str) -> bool:
 
 
 def build_tasks(dataset: str, replay: str, tasks: Sequence[str], **parameters: Any) -> list[Task]:
-    """The ToW tasks of the check, to be run with the model `replay/<replay>`, with these
-    task `parameters` (`perturb=`, for `--quality`); a bad parameter is the task's own
-    one-line error, and a writing the writer lacks is the source's (built from Python, a
-    task cannot know its model to check that itself)."""
+    """The ToW tasks of the check, to be run with the model `replay/<replay>`; a writing the
+    writer lacks is the source's error (built from Python, a task cannot know its model)."""
     source = open_source(dataset)
     for task in tasks:
         source.generations_for(task, replay, source.records(task))
@@ -97,9 +95,8 @@ def check_tasks(
     dataset: str, replay: str, tasks: Sequence[str], weights: str, quality: bool
 ) -> list[Task]:
     """The check's tasks; with `quality`, per task its originals in `RETEST_EPOCHS` epochs,
-    a copy per damage and the swap, one task after the other, so that a check that runs
-    out of time has whole pairs. A `weights` the tasks refuse is said as the check's
-    option."""
+    a copy per damage and the swap, one after the other, so that a check that runs out of
+    time has whole pairs."""
     try:
         originals = build_tasks(dataset, replay, tasks, weights=weights)
         damaged = [
@@ -120,8 +117,8 @@ def check_tasks(
 
 
 def _swapped(task: Task, dataset: str, replay: str) -> Task:
-    """`task` with each writing swapped for another instruction's (`swap`) before its
-    final writing is read; its metadata names the swap as a damage (`perturb`)."""
+    """`task` with each writing swapped for another instruction's (`swap`), named as a
+    damage (`perturb`)."""
     metadata = task.metadata or {}  # a writing task's always holds these keys
     solvers = [
         generate(),
