@@ -98,9 +98,8 @@ def _template(name: str) -> Template:
 
 
 class Studio:
-    """The app's state: the open campaign, its settings and its two pages. The rater's
-    page carries the words of every language its instructions are in (it speaks the
-    shown instruction's), the admin page those of the campaign's language."""
+    """The app's state: the open campaign, its settings and its two pages (the rater's
+    with the words of every language its instructions are in)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store

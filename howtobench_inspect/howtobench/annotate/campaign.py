@@ -35,8 +35,7 @@ class Assignment:
 
 @dataclass(frozen=True)
 class Plan:
-    """What `schema.create` writes: the settings, the chosen instructions and, per rater,
-    their assignments in the order they rate them."""
+    """What `schema.create` writes; the assignments in the order the raters rate them."""
 
     kind: str
     reference: str

@@ -252,8 +252,7 @@ class Store:
         return [{**dict(row), "errors": json.loads(row["errors"])} for row in rows]
 
     def picks(self) -> list[dict[str, Any]]:
-        """Every pick: the sample id, the rater, the chosen candidate's model (`reference`
-        for the human reference), the candidates in the order shown, and the reason."""
+        """Every pick, with the models of its choice and candidates (in the order shown)."""
         with self._db() as db:
             shown = db.execute(
                 "SELECT c.assignment_id, COALESCE(w.model, 'reference') AS model FROM candidates c "

@@ -234,9 +234,8 @@ def page_language(language: str) -> str:
 
 
 def words(page: str, language: str) -> dict[str, Any]:
-    """One page's table ("rater" or "admin") in the language it speaks for `language`;
-    the rater's holds the error types too, since a rater ticks them in the item's
-    language, whatever the campaign's."""
+    """One page's table in the language it speaks for `language`; the rater's holds the
+    error types too, ticked in the item's language, whatever the campaign's."""
     shown = page_language(language)
     table = dict(TABLES[shown][page])
     if page == "rater":

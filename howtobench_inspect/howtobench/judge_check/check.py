@@ -42,11 +42,8 @@ T = TypeVar("T")
 
 
 class JudgeCannotServe(BuildIncomplete):
-    """The judge cannot serve ToW (or did not answer): exit status 1 with the reason.
-
-    A `BuildIncomplete` because that is what `cli.main` turns into status 1 with the
-    message on one line; nothing is to be resumed.
-    """
+    """The judge cannot serve ToW (or did not answer): a `BuildIncomplete`, which
+    `cli.main` turns into status 1 with the message on one line."""
 
 
 def judge_check(

@@ -132,8 +132,7 @@ def compare(first: Judging, second: Judging) -> Comparison | None:
 
 
 def why_unscored(found: Sequence[Judging]) -> str:
-    """The leaf most often without a usable verdict, how often, and its last reason: why
-    pairs could not be compared."""
+    """Why pairs could not be compared: the leaf most often without a usable verdict."""
     # a copy the damage left unchanged is unscored on purpose (`writing.perturb`)
     counts = Counter(leaf for judging in found if judging.changed for leaf in judging.missing)
     if not counts:

@@ -62,8 +62,7 @@ class Probe:
 
     @property
     def state(self) -> str:
-        """What the server did, for the report: "answered", "refused: HTTP 500: ...",
-        "answered, but ..." (the long prompt, cut), or "no answer (timeout)"."""
+        """What the server did, for the report."""
         if self.accepted:
             return "answered"
         if not self.answered:

@@ -141,8 +141,7 @@ class Quality:
 
     @property
     def pooled(self) -> Discrimination:
-        """Every damage's pairs together (not the swap's, another question): reported, not
-        ruled on."""
+        """Every damage's pairs together (not the swap's): reported, not ruled on."""
         damaged = [d for d in self.damages if d.damage != SWAP]
         return Discrimination(
             "pooled",
@@ -264,8 +263,7 @@ pair has a Wilson interval reaching 0.5 (4 at 95%)."""
 
 
 def measure(logs: Sequence[EvalLog]) -> Quality:
-    """The quality verdict from the check's logs (the originals' and the copies'), read
-    with their samples."""
+    """The quality verdict from the check's logs, read with their samples."""
     found = judgings(logs)
     originals = {(j.task, j.id, j.epoch): j for j in found if j.damage is None}
     uniform: set[tuple[str, str]] = set()  # the instructions read with equal weights

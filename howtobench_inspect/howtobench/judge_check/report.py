@@ -153,28 +153,26 @@ def _tokens(report: Report, summary: Summary) -> list[str]:
 def as_json(report: Report) -> dict[str, Any]:
     """The report as one JSON object for scripts."""
     summary = report.summary
-    kinds = {}
     each = summary.per_writing() if summary else None
-    if summary is not None:
-        kinds = {
-            k.name: {
-                "asked": k.asked,
-                "usable_at_once": k.at_once,
-                "usable_after_reask": k.after_reask,
-                "unusable": k.unusable,
-                "from_store": k.from_store,
-                "reasons": dict(k.reasons),
-                "calls": k.calls,
-                "median_latency_s": k.median_latency,
-                "median_wait_s": k.median_wait,
-                "input_tokens": k.usage.input_tokens,
-                "cache_read_tokens": k.usage.input_tokens_cache_read or 0,
-                "cache_write_tokens": k.usage.input_tokens_cache_write or 0,
-                "output_tokens": k.usage.output_tokens,
-                "passes": k.passes,
-            }
-            for k in summary.kinds.values()
+    kinds = {
+        k.name: {
+            "asked": k.asked,
+            "usable_at_once": k.at_once,
+            "usable_after_reask": k.after_reask,
+            "unusable": k.unusable,
+            "from_store": k.from_store,
+            "reasons": dict(k.reasons),
+            "calls": k.calls,
+            "median_latency_s": k.median_latency,
+            "median_wait_s": k.median_wait,
+            "input_tokens": k.usage.input_tokens,
+            "cache_read_tokens": k.usage.input_tokens_cache_read or 0,
+            "cache_write_tokens": k.usage.input_tokens_cache_write or 0,
+            "output_tokens": k.usage.output_tokens,
+            "passes": k.passes,
         }
+        for k in (summary.kinds.values() if summary else [])
+    }
     return {
         "judge": report.judge,
         "endpoint": report.endpoint,

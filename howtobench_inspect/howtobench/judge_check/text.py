@@ -19,8 +19,7 @@ def many(n: int, noun: str) -> str:
 
 
 def wrap(text: str, indent: str = "") -> list[str]:
-    """`text` in lines of at most `WIDTH` columns, the first after `indent`, the rest after
-    four spaces."""
+    """`text` in lines of at most `WIDTH` columns, the first after `indent`."""
     return textwrap.wrap(
         text, WIDTH, initial_indent=indent, subsequent_indent="    ", break_on_hyphens=False
     )

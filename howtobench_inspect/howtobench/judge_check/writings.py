@@ -117,8 +117,7 @@ def check_tasks(
 
 
 def _swapped(task: Task, dataset: str, replay: str) -> Task:
-    """`task` with each writing swapped for another instruction's (`swap`), named as a
-    damage (`perturb`)."""
+    """`task` with each writing swapped for another instruction's, named as a damage."""
     metadata = task.metadata or {}  # a writing task's always holds these keys
     solvers = [
         generate(),
