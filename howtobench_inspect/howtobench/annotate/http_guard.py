@@ -68,12 +68,9 @@ def _no_constant(name: str) -> object:
 
 
 def parse_body(raw: bytes) -> object:
-    """A request body as JSON, or `InvalidInput` saying why it cannot be: not UTF-8 (JSON
-    is UTF-8, RFC 8259; `json.loads` would also guess UTF-16 and UTF-32, which no client
-    of ours sends), not JSON (`NaN` and `Infinity` included), nested so deeply that the
-    parser gives up (a `RecursionError`, which would otherwise answer 500; no body the
-    studio takes is nested more than two levels), or holding an escaped lone surrogate
-    (SQLite could not store it, nor could an error message quoting it be sent)."""
+    """A request body as JSON, or `InvalidInput` saying why it cannot be. JSON is UTF-8
+    (RFC 8259; `json.loads` would also guess UTF-16 and UTF-32), and a body nested too deeply
+    for the parser (a `RecursionError`) would otherwise answer 500."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -109,11 +106,9 @@ async def read_body(request: Request) -> object:
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > BODY_LIMIT:
         raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
-    chunks: list[bytes] = []
-    size = 0
+    body = bytearray()
     async for chunk in request.stream():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > BODY_LIMIT:
+        body += chunk
+        if len(body) > BODY_LIMIT:
             raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
-    return parse_body(b"".join(chunks))
+    return parse_body(bytes(body))

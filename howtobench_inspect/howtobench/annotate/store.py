@@ -109,10 +109,9 @@ class Store:
         return {(row["task"], row["language"]) for row in rows}
 
     def assignments(self, rater_id: int) -> list[dict[str, Any]]:
-        """A rater's instructions in their order, each with its candidates (opaque ids and
-        letters) and the rater's own ratings or pick, but no text: the page fetches one
-        instruction's texts at a time (`instruction`), so that a page load stays small
-        however many instructions a rater has. Never a model name."""
+        """A rater's instructions in their order, each with its candidates and the rater's
+        own ratings or pick, but no text: the page fetches one instruction's texts at a time
+        (`instruction`), so that a page load stays small however many a rater has."""
         with self._db() as db:
             head = db.execute(
                 "SELECT a.id, i.task, i.language FROM assignments a "
@@ -143,12 +142,8 @@ class Store:
         for row in rows:
             rating = None
             if row["score"] is not None:
-                rating = {
-                    "score": row["score"],
-                    "errors": json.loads(row["errors"]),
-                    "note": row["note"],
-                    "saved": row["saved"],
-                }
+                rating = {key: row[key] for key in ("score", "note", "saved")}
+                rating["errors"] = json.loads(row["errors"])
             candidates.setdefault(row["assignment_id"], []).append(
                 {"id": row["id"], "label": label(row["position"]), "rating": rating}
             )

@@ -124,8 +124,7 @@ async def probe(model: Model, found: list[Probe]) -> list[Probe]:
 
 def _refusal(error: BaseException) -> tuple[int | None, str, bool]:
     """(HTTP status, message, whether the endpoint answered) of a failed probe, read as
-    the judge's calls read a failure (`status_of`, `server_message`). A retry that ran
-    out is read through to its last attempt."""
+    the judge's calls read a failure, through to a retry's last attempt."""
     last = getattr(error, "last_attempt", None)
     if last is not None and last.exception() is not None:
         error = last.exception()

@@ -240,9 +240,8 @@ def _count_questions(metadata: Mapping[str, Any], calls: Mapping[str, int], s: S
 
 
 def _count(kind: Kind, exchange: Mapping[str, Any], usable: bool, calls: Mapping[str, int]) -> None:
-    """One question, from the scorer's record of it: its replies, last error, whether the
-    store answered it, its re-asks (`reasked_at` where the scorer records them), and the
-    calls seen in its span (a refused call leaves no reply)."""
+    """One question, from the scorer's record of it and the calls seen in its span (a
+    refused call leaves no reply)."""
     if exchange.get("from_store"):
         kind.from_store += 1
         return
@@ -262,9 +261,7 @@ def _count(kind: Kind, exchange: Mapping[str, Any], usable: bool, calls: Mapping
 
 
 def verdict(summary: Summary) -> list[str]:
-    """Why the judge cannot serve ToW, one line each; empty when it can. A check that ran
-    out of time says so first; a judge whose experts are usable but whose negotiator is
-    not is told how it can serve without negotiating."""
+    """Why the judge cannot serve ToW, one line each; empty when it can."""
     if summary.outage:
         return [summary.outage]
     reasons = [summary.ran_out] if summary.ran_out else []

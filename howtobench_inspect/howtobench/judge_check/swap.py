@@ -24,8 +24,7 @@ def partner(
     record: WritingRecord, records: Sequence[WritingRecord], writings: Mapping[str, str]
 ) -> WritingRecord | None:
     """The record whose stored writing (`writings`, by id) stands in for `record`'s:
-    another of its language with a different writing, of its genre where there is one,
-    then of the nearest length (then the first id); None when there is no other."""
+    another of its language, nearest in genre, then length; None when there is none."""
     own = writings.get(record.id, "")
     others = [
         other
@@ -48,9 +47,8 @@ def partner(
 
 @solver
 def swap(dataset: str, task: str, writer: str) -> Solver:
-    """Put `writer`'s stored writing of the sample's `partner` (of `task` in `dataset`) in
-    place of the sample's own, before the final writing is read from it; the sample
-    metadata `perturbation` records which (a `note` when there is none to swap in)."""
+    """Put `writer`'s stored writing of the sample's `partner` in place of the sample's
+    own; the sample metadata `perturbation` records which."""
     source = open_source(dataset)
     records = source.records(task)
     writings = source.generations(task, writer)

@@ -1,7 +1,5 @@
 """What the check's eval runs on: writings stored in the data, replayed by a replay model
-(`replay/<writer>`), so that no writer is called and every call is the judge's; with
-`--quality`, each original twice, a copy of it under each damage, and its instruction
-with another instruction's writing (`swap`) (`check_tasks`)."""
+(`replay/<writer>`), so that no writer is called and every call is the judge's."""
 
 from __future__ import annotations
 
