@@ -127,14 +127,10 @@ class Store:
                 (rater_id,),
             ).fetchall()
             picks = {
-                row["assignment_id"]: {
-                    "choice": row["candidate_id"],
-                    "reason": row["reason"],
-                    "saved": row["saved"],
-                }
+                row["assignment_id"]: {key: row[key] for key in ("choice", "reason", "saved")}
                 for row in db.execute(
-                    "SELECT p.* FROM picks p JOIN assignments a ON a.id = p.assignment_id "
-                    "WHERE a.rater_id = ?",
+                    "SELECT p.*, p.candidate_id AS choice FROM picks p "
+                    "JOIN assignments a ON a.id = p.assignment_id WHERE a.rater_id = ?",
                     (rater_id,),
                 )
             }
@@ -263,18 +259,7 @@ class Store:
         candidates: dict[str, list[str]] = {}
         for row in shown:
             candidates.setdefault(row["assignment_id"], []).append(row["model"])
-        return [
-            {
-                "infer_id": row["infer_id"],
-                "task": row["task"],
-                "rater": row["rater"],
-                "choice": row["choice"],
-                "candidates": candidates[row["assignment_id"]],
-                "reason": row["reason"],
-                "saved": row["saved"],
-            }
-            for row in rows
-        ]
+        return [{**dict(row), "candidates": candidates[row["assignment_id"]]} for row in rows]
 
     def progress(self) -> list[dict[str, Any]]:
         """Per rater: instructions assigned and finished, writings rated, the last save."""
