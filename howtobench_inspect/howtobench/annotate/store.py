@@ -144,13 +144,7 @@ class Store:
                 {"id": row["id"], "label": label(row["position"]), "rating": rating}
             )
         return [
-            {
-                "id": row["id"],
-                "task": row["task"],
-                "language": row["language"],
-                "writings": candidates[row["id"]],
-                "pick": picks.get(row["id"]),
-            }
+            {**dict(row), "writings": candidates[row["id"]], "pick": picks.get(row["id"])}
             for row in head
         ]
 
@@ -178,10 +172,9 @@ class Store:
         shown = settings.kind == "rate" and settings.reference == "show" and head["reference"]
         return {
             "id": assignment_id,
-            "instruction": head["instruction"],
-            "grounding": head["grounding"],
+            **dict(head),
             "reference": head["reference"] if shown else None,
-            "writings": [{"id": row["id"], "text": row["text"]} for row in rows],
+            "writings": [dict(row) for row in rows],
         }
 
     def save_rating(self, rater_id: int, candidate_id: str, rating: Rating) -> str | None:
