@@ -1,7 +1,5 @@
-"""An open campaign file (`schema`): what a rater's page and the admin read, and each save.
-
-Every query of the rater's API is filtered by the rater and answers with opaque ids,
-never a model name.
+"""An open campaign file (`schema`): what a rater's page and the admin read, and each save;
+every query of the rater's API is filtered by the rater and never names a model.
 """
 
 from __future__ import annotations

@@ -1,8 +1,6 @@
-"""What the admin page shows: progress, agreement so far, and what to re-check.
-
-Agreement is the studies' own (`studies.ratings`), so the admin page and `howtobench
-metaeval` on the export agree. Writings whose two ratings are 2 or more points apart
-are listed for a re-check, as the paper had its most reliable raters do (section 5.2).
+"""What the admin page shows: progress, agreement so far, and what to re-check. Agreement
+is the studies' own (`studies.ratings`), so the admin page and `howtobench metaeval` on
+the export agree.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """What the judge itself decided about each writing of a `--quality` check, read from the
 scores' records rather than from ToW's `overall`, whose rule-scored `formatting` leaf moves
 with a damage and no judge involved: two judgings are compared on the judge's leaves alone
-(`compare`; docs/judges.md, "Read on what the judge decided"). Where the negotiator gave
-no weights, the pair is read with equal weights (`tree.negotiator.fixed_weights`).
+(`compare`; docs/judges.md, "Read on what the judge decided").
 """
 
 from __future__ import annotations
