@@ -7,19 +7,4 @@ JSON API behind `http_guard`, served by `server`, and `export` writes the rating
 the server whatever the page does.
 """
 
-# The subpackage's modules; none is imported here, so importing the package costs nothing.
-__all__ = [
-    "app",
-    "campaign",
-    "campaign_options",
-    "commands",
-    "export",
-    "http_guard",
-    "protocol",
-    "schema",
-    "server",
-    "sources",
-    "store",
-    "summary",
-    "wording",
-]
+__all__: list[str] = []  # no module is imported here, so importing the package costs nothing

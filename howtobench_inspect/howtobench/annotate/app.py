@@ -1,12 +1,6 @@
-"""The studio's web app (Starlette): the two pages, their JSON API and its answers.
-
-The routes: docs/studio.md, "The JSON API". Writings are untrusted model output and
-raters are people, so: a rater's responses carry no model name, no sample id and nobody
-else's verdict; every body, once `http_guard` has read it, is checked (`protocol`), and
-any body the studio cannot use is answered 422 with the reason, never 500; a writing or
-instruction of someone else's 404; no traceback reaches the browser. The pages put
-writings into the document as text, never as HTML, and get their own words as JSON
-(`wording`).
+"""The studio's web app (Starlette): the two pages, their JSON API and its answers
+(docs/studio.md, "The JSON API" and "Safety"). Any body the studio cannot use is answered
+422 with the reason, never 500, and a rater's answers carry no model name or sample id.
 """
 
 from __future__ import annotations
@@ -73,10 +67,8 @@ def _missing(what: str) -> JSONResponse:
 
 
 def _guideline(kind: str, task: str, shown: str) -> str:
-    """The guideline of a task (or of picking) in the language the page speaks (see
-    `wording.page_language`), wrapped so that the page shows the one it needs: one for
-    completions (appendix J), one for whole writings, guided or open (and a user's own
-    tasks), one for picking (appendix G)."""
+    """The guideline of a task (or of picking) in the language the page speaks, wrapped
+    so that the page shows the one it needs (a user's own tasks get the whole writings')."""
     name = (
         "pick" if kind == "pick" else "rate_completion" if task == "completion" else "rate_writing"
     )
@@ -88,10 +80,8 @@ def _guideline(kind: str, task: str, shown: str) -> str:
 
 
 def _page(name: str, language: str, languages: list[str], **parts: str) -> str:
-    """A page with its words: `pages/<name>.html` in the shell both pages share, in the
-    campaign's language, with the tables of `languages` for its script. Made once, when the
-    studio starts.
-    """
+    """`pages/<name>.html` in the shell both pages share, in the campaign's language, with
+    the tables of `languages` for its script. Made once, when the studio starts."""
     table = words(name, language)
     body = _template(name).substitute(noscript=escape(table["noscript"]), **parts)
     return _template("page").substitute(
@@ -108,9 +98,8 @@ def _template(name: str) -> Template:
 
 
 class Studio:
-    """The app's state: the open campaign, its settings and its two pages. The rater's
-    page carries the words of every language its instructions are in (it speaks the
-    shown instruction's), the admin page those of the campaign's language."""
+    """The app's state: the open campaign, its settings and its two pages (the rater's
+    with the words of every language its instructions are in)."""
 
     def __init__(self, store: Store) -> None:
         self.store = store
@@ -226,8 +215,7 @@ class Studio:
 
 
 async def _refused(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, InvalidInput)
-    return _error(422, str(exc))
+    return _error(422, str(exc))  # an `InvalidInput`
 
 
 async def _http(request: Request, exc: Exception) -> Response:

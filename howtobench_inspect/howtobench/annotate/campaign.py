@@ -1,12 +1,7 @@
-"""A campaign's plan: which instructions are rated, by whom, in what order.
-
-The paper's protocol (section 5.2): instructions picked at random and evenly over the
-genres; one rater rates all the writings of an instruction together, on one scale; each
-writing is rated by two raters, for agreement. An instruction is eligible when every
-writer of the logs wrote it, so the models are compared on the same instructions. Loads
-differ by at most one instruction, and every rater sees the instructions and writings
-in an order of their own, so that neither position nor a neighbour's order tells which
-model wrote what (docs/studio.md). Everything random comes from one seed.
+"""A campaign's plan: which instructions are rated, by whom, in what order, under the
+paper's protocol (section 5.2; docs/studio.md). Every rater sees the instructions and
+writings in an order of their own, so that neither position nor a neighbour's order tells
+which model wrote what; everything random comes from one seed.
 """
 
 from __future__ import annotations
@@ -15,8 +10,9 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 
-from howtobench.annotate.campaign_options import KINDS, REFERENCE_MODES, Options
+from howtobench.annotate.campaign_options import Options
 from howtobench.annotate.protocol import MAX_CANDIDATES
 from howtobench.annotate.sources import Instruction
 from howtobench.studies.log_files import StudyError
@@ -39,8 +35,7 @@ class Assignment:
 
 @dataclass(frozen=True)
 class Plan:
-    """What `schema.create` writes: the settings, the chosen instructions and, per rater,
-    their assignments in the order they rate them."""
+    """What `schema.create` writes; the assignments in the order the raters rate them."""
 
     kind: str
     reference: str
@@ -52,11 +47,10 @@ class Plan:
 
 
 def check_raters(names: Sequence[str], per_writing: int) -> tuple[str, ...]:
-    """The rater names, or a `StudyError` about `--raters` / `--raters-per-writing`."""
-    if per_writing < 1:
-        raise StudyError(f"--raters-per-writing: at least 1, not {per_writing}")
-    raters = tuple(name.strip() for name in names)
-    if not raters or any(not name for name in raters):
+    """The rater names (blanks dropped by `commandline.names`), or a `StudyError` about
+    `--raters`."""
+    raters = tuple(names)
+    if not raters:
         raise StudyError("--raters: give a comma list of names, e.g. ana,ben")
     twice = sorted(name for name, n in Counter(raters).items() if n > 1)
     if twice:
@@ -95,7 +89,8 @@ def eligible(instructions: Sequence[Instruction]) -> list[Instruction]:
 def sample_evenly(
     items: Sequence[Instruction], count: int, rng: random.Random
 ) -> list[Instruction]:
-    """`count` instructions taken round the genres one at a time (see the module)."""
+    """`count` instructions evenly over the genres: taken round them one at a time, each
+    genre's in a random order."""
     by_genre: dict[str, list[Instruction]] = {}
     for item in items:
         by_genre.setdefault(item.genre, []).append(item)
@@ -103,12 +98,8 @@ def sample_evenly(
     for queue in queues:
         rng.shuffle(queue)
     rng.shuffle(queues)
-    chosen: list[Instruction] = []
-    while len(chosen) < count:
-        for queue in queues:
-            if queue and len(chosen) < count:
-                chosen.append(queue.pop())
-    return chosen
+    rounds = zip_longest(*(reversed(queue) for queue in queues))  # one of each genre a round
+    return [item for taken in rounds for item in taken if item is not None][:count]
 
 
 def assign(
@@ -129,15 +120,9 @@ def assign(
 def plan(instructions: Sequence[Instruction], options: Options) -> Plan:
     """The campaign for these instructions, or a `StudyError` naming the bad option."""
     kind, reference, seed = options.kind, options.reference, options.seed
-    if kind not in KINDS:
-        raise StudyError(f"--kind: rate or pick, not {kind!r}")
-    if reference not in REFERENCE_MODES:
-        raise StudyError(f"--reference: show or hide, not {reference!r}")
     names = check_raters(options.raters, options.per_writing)
     usable = eligible(instructions)
     wanted = len(usable) if options.count is None else options.count
-    if wanted < 1:
-        raise StudyError(f"--instructions: at least 1, not {wanted}")
     if wanted > len(usable):
         raise StudyError(
             f"--instructions {wanted}: the logs hold {len(usable)} instruction(s) written by "

@@ -1,8 +1,6 @@
-"""What a campaign can ask for, apart from the planning (`campaign`) that needs the logs.
-
-`howtobench annotate new` shows these choices and defaults in its help; they live here,
-where nothing is imported, so that the command's parser loads neither inspect-ai nor
-pandas (`campaign` reads its errors from the studies, which load both).
+"""What a campaign can ask for, apart from the planning (`campaign`): here, where nothing
+is imported, `howtobench annotate new`'s parser shows the choices and defaults without
+loading inspect-ai or pandas.
 """
 
 from __future__ import annotations
@@ -17,9 +15,8 @@ REFERENCE_MODES: tuple[str, ...] = ("show", "hide")
 
 @dataclass(frozen=True)
 class Options:
-    """What a campaign asks for (`howtobench annotate new`): how many instructions (None:
-    every eligible one), the raters, how many of them rate each writing, the seed, rating
-    or picking, and whether the reference is shown."""
+    """What a campaign asks for (`howtobench annotate new`); `count` None: every eligible
+    instruction."""
 
     count: int | None = None
     raters: tuple[str, ...] = ("rater-1", "rater-2")

@@ -9,6 +9,7 @@ import argparse
 import json
 from collections import Counter
 from collections.abc import Sequence
+from contextlib import closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -144,11 +145,8 @@ def show_links(db: Path, url: str, as_json: bool) -> str:
     from howtobench.annotate.server import links
     from howtobench.annotate.store import Store
 
-    store = Store(db)
-    try:
+    with closing(Store(db)) as store:
         found = links(store.settings(), url)
-    finally:
-        store.close()
     if as_json:
         return json.dumps(found, ensure_ascii=False, indent=2)
     width = max(len("admin"), *(len(name) for name in found["raters"]))
@@ -162,10 +160,7 @@ def export_file(db: Path, out: Path) -> str:
     from howtobench.annotate.export import export
     from howtobench.annotate.store import Store
 
-    store = Store(db)
-    try:
+    with closing(Store(db)) as store:
         rows = export(store, out)
         kind = "ratings" if store.settings().kind == "rate" else "picks"
-    finally:
-        store.close()
     return f"wrote {rows} {kind} to {out}"

@@ -1,10 +1,7 @@
 """A campaign's results as a file: ratings for `howtobench metaeval`, or picks.
 
-Rate campaigns give the ratings file of `studies.ratings`; pick campaigns one row per
-pick, which `metaeval` refuses (picks are no scores). CSV or JSONL, by the file's suffix.
 A note or a reason is typed by a person and opened by another in a spreadsheet, so the
-CSV is written safe (`vocabulary.csv_safety`); the JSONL keeps every text exactly as it
-was saved.
+CSV is written safe (`vocabulary.csv_safety`); the JSONL keeps every text as it was saved.
 """
 
 from __future__ import annotations

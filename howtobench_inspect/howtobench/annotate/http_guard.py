@@ -1,9 +1,5 @@
-"""What every request and response of the studio passes through: tokens, bodies, headers.
-
-Its defences, the same on every route: tokens compared in constant time (`same_secret`),
-a body read and checked here before any route looks at it (`read_body`, `parse_body`),
-and every response forbidding scripts, styles and connections from elsewhere, not
-cached and sending no referrer, since the links hold the tokens (`Guard`).
+"""What every request and response of the studio passes through: tokens, bodies, headers;
+so its defences (docs/studio.md, "Safety") are the same on every route.
 """
 
 from __future__ import annotations
@@ -34,9 +30,8 @@ HEADERS = {
 
 
 class Guard:
-    """Outermost middleware: the security headers on every response (errors included),
-    no caching of pages or API answers (they hold tokens and ratings), and the server's
-    own time in a `Server-Timing` header, which the benchmark reads."""
+    """Outermost middleware: the security headers on every response (errors included), and
+    the server's own time in a `Server-Timing` header, which the benchmark reads."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -73,12 +68,9 @@ def _no_constant(name: str) -> object:
 
 
 def parse_body(raw: bytes) -> object:
-    """A request body as JSON, or `InvalidInput` saying why it cannot be: not UTF-8 (JSON
-    is UTF-8, RFC 8259; `json.loads` would also guess UTF-16 and UTF-32, which no client
-    of ours sends), not JSON (`NaN` and `Infinity` included), nested so deeply that the
-    parser gives up (a `RecursionError`, which would otherwise answer 500; no body the
-    studio takes is nested more than two levels), or holding an escaped lone surrogate
-    (SQLite could not store it, nor could an error message quoting it be sent)."""
+    """A request body as JSON, or `InvalidInput` saying why it cannot be. JSON is UTF-8
+    (RFC 8259; `json.loads` would also guess UTF-16 and UTF-32), and a body nested too deeply
+    for the parser (a `RecursionError`) would otherwise answer 500."""
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -114,11 +106,9 @@ async def read_body(request: Request) -> object:
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > BODY_LIMIT:
         raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
-    chunks: list[bytes] = []
-    size = 0
+    body = bytearray()
     async for chunk in request.stream():
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > BODY_LIMIT:
+        body += chunk
+        if len(body) > BODY_LIMIT:
             raise InvalidInput(f"the body is longer than {BODY_LIMIT} bytes")
-    return parse_body(b"".join(chunks))
+    return parse_body(bytes(body))

@@ -1,9 +1,6 @@
-"""The rules a rating follows (paper section 5.2 and appendix J; picks: appendix G).
-
-A writing gets a whole score from 1 to 5; the human reference stands for a 4. A score
-below 3 must name at least one error type from a fixed list (appendix J's penalty items
-grouped, in our names), a score of 3 or more none; an unsafe writing scores 1. Checked
-on the server for every save, whatever the page allowed: the page is one client of the API.
+"""The rules a rating follows (paper section 5.2 and appendix J; picks: appendix G; in
+short in docs/studio.md), checked on the server for every save, whatever the page
+allowed: the page is one client of the API.
 """
 
 from __future__ import annotations
@@ -37,8 +34,7 @@ MAX_CANDIDATES = len(ascii_uppercase)
 
 @dataclass(frozen=True)
 class ErrorType:
-    """One entry of the fixed list: its id (what the API and the export carry), its group
-    and its label in Chinese and English."""
+    """One error type of the fixed list (appendix J's penalty items grouped, in our names)."""
 
     id: str
     group: str

@@ -1,11 +1,9 @@
 """A campaign file's layout (the SQL schema and its version), and the making of one from a plan.
 
-Apart from the store, which reads and saves in a file made here, because the schema is
-written once, in one transaction: a file that could not be written whole is removed.
+Written once, in one transaction: a file that could not be written whole is removed.
 `PRAGMA user_version` holds the schema version, so a file of another version is refused
-rather than misread; WAL mode and `synchronous=FULL` (`connect`) keep every acknowledged
-save on disk. The ids a rater's page uses are random strings (`secrets`), so they reveal
-neither the sample nor the model.
+rather than misread. The ids a rater's page uses are random, revealing neither the sample
+nor the model.
 """
 
 from __future__ import annotations

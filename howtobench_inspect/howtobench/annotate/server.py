@@ -1,8 +1,6 @@
-"""`howtobench annotate serve` and `links`: the studio on a socket, and the links to it.
-
-Apart from the app because this is the network's side: where the studio listens (a busy
-port is one clean line; anywhere but loopback it warns), uvicorn's settings (no access
-log, since the links hold the tokens), and the private link each person is given.
+"""`howtobench annotate serve` and `links`: the studio on a socket, and the links to it;
+apart from the app because this is the network's side (no access log: the links hold
+the tokens).
 """
 
 from __future__ import annotations

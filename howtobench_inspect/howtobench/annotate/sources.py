@@ -1,8 +1,6 @@
-"""The writings to rate, read from inspect logs of our tasks.
-
-A writing is a sample's output, identified by the sample id and the writer model as in
-a ratings file, with its instruction, grounding and reference from the sample metadata.
-Logs are read with the studies' reader, so a log and its continuations count once.
+"""The writings to rate, read from inspect logs of our tasks with the studies' reader, so
+a log and its continuations count once; a writing is identified by the sample id and the
+writer model, as in a ratings file.
 """
 
 from __future__ import annotations
@@ -70,12 +68,8 @@ def _first_epochs(run: Run) -> Iterable[tuple[str, EvalSample]]:
 
 
 def read_instructions(paths: Sequence[str | Path]) -> list[Instruction]:
-    """The instructions of the logs (files or folders) with every writing of them.
-
-    Refused with a `StudyError` naming the log: a file that is no log of our tasks, a run
-    of disturbed writings (`-T perturb`), one writer's writing of an instruction differing
-    between two logs, one sample id standing for two different instructions.
-    """
+    """The instructions of the logs (files or folders) with every writing of them; a log
+    that cannot serve is a `StudyError` naming it."""
     found: dict[str, Instruction] = {}
     for header_run in runs(log_files(paths)):
         run = Run(tuple((path, read_log(path)) for path, _ in header_run.logs))

@@ -1,8 +1,5 @@
-"""An open campaign file (`schema`): what a rater's page and the admin read, and each save.
-
-One file is the whole campaign, easy to copy and back up. Saves take turns, each
-committed before the server answers. Every query of the rater's API is filtered by the
-rater and answers with opaque ids, never a model name.
+"""An open campaign file (`schema`): what a rater's page and the admin read, and each save;
+every query of the rater's API is filtered by the rater and never names a model.
 """
 
 from __future__ import annotations
@@ -43,8 +40,7 @@ class Settings:
 
 
 class Store:
-    """An open campaign file; safe to use from several threads (one connection each at a
-    time, from a small pool)."""
+    """An open campaign file; safe to use from several threads (a pool of connections)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -70,7 +66,6 @@ class Store:
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        """An idle connection (a new one if none is idle), back in the pool afterwards."""
         try:
             db = self._idle.get_nowait()
         except queue.Empty:
@@ -90,7 +85,7 @@ class Store:
             yield db
 
     def close(self) -> None:
-        """Close the idle connections (those in use close when their owner is done)."""
+        """Close the idle connections."""
         while True:
             try:
                 self._idle.get_nowait().close()
@@ -112,10 +107,9 @@ class Store:
         return {(row["task"], row["language"]) for row in rows}
 
     def assignments(self, rater_id: int) -> list[dict[str, Any]]:
-        """A rater's instructions in their order, each with its candidates (opaque ids and
-        letters) and the rater's own ratings or pick, but no text: the page fetches one
-        instruction's texts at a time (`instruction`), so that a page load stays small
-        however many instructions a rater has. Never a model name."""
+        """A rater's instructions in their order, each with its candidates and the rater's
+        own ratings or pick, but no text: the page fetches one instruction's texts at a time
+        (`instruction`), so that a page load stays small however many a rater has."""
         with self._db() as db:
             head = db.execute(
                 "SELECT a.id, i.task, i.language FROM assignments a "
@@ -131,14 +125,10 @@ class Store:
                 (rater_id,),
             ).fetchall()
             picks = {
-                row["assignment_id"]: {
-                    "choice": row["candidate_id"],
-                    "reason": row["reason"],
-                    "saved": row["saved"],
-                }
+                row["assignment_id"]: {key: row[key] for key in ("choice", "reason", "saved")}
                 for row in db.execute(
-                    "SELECT p.* FROM picks p JOIN assignments a ON a.id = p.assignment_id "
-                    "WHERE a.rater_id = ?",
+                    "SELECT p.*, p.candidate_id AS choice FROM picks p "
+                    "JOIN assignments a ON a.id = p.assignment_id WHERE a.rater_id = ?",
                     (rater_id,),
                 )
             }
@@ -146,32 +136,21 @@ class Store:
         for row in rows:
             rating = None
             if row["score"] is not None:
-                rating = {
-                    "score": row["score"],
-                    "errors": json.loads(row["errors"]),
-                    "note": row["note"],
-                    "saved": row["saved"],
-                }
+                rating = {key: row[key] for key in ("score", "note", "saved")}
+                rating["errors"] = json.loads(row["errors"])
             candidates.setdefault(row["assignment_id"], []).append(
                 {"id": row["id"], "label": label(row["position"]), "rating": rating}
             )
         return [
-            {
-                "id": row["id"],
-                "task": row["task"],
-                "language": row["language"],
-                "writings": candidates[row["id"]],
-                "pick": picks.get(row["id"]),
-            }
+            {**dict(row), "writings": candidates[row["id"]], "pick": picks.get(row["id"])}
             for row in head
         ]
 
     def instruction(
         self, rater_id: int, assignment_id: str, settings: Settings
     ) -> dict[str, Any] | None:
-        """The texts of one of the rater's instructions: the request, the grounding, the
-        reference (when the campaign shows it as a 4) and each candidate's text by its id;
-        None if no instruction of theirs has that id."""
+        """The texts of one of the rater's instructions (the reference when the campaign
+        shows it as a 4); None if no instruction of theirs has that id."""
         with self._db() as db:
             head = db.execute(
                 "SELECT i.instruction, i.grounding, i.reference FROM assignments a "
@@ -191,15 +170,14 @@ class Store:
         shown = settings.kind == "rate" and settings.reference == "show" and head["reference"]
         return {
             "id": assignment_id,
-            "instruction": head["instruction"],
-            "grounding": head["grounding"],
+            **dict(head),
             "reference": head["reference"] if shown else None,
-            "writings": [{"id": row["id"], "text": row["text"]} for row in rows],
+            "writings": [dict(row) for row in rows],
         }
 
     def save_rating(self, rater_id: int, candidate_id: str, rating: Rating) -> str | None:
-        """Store the rater's rating of one of their writings and return when it was saved,
-        or None if no writing of theirs has that id."""
+        """Store the rater's rating of one of their writings: when it was saved, or None if
+        no writing of theirs has that id."""
         saved = now()
         with self._writing() as db:
             done = db.execute(
@@ -221,9 +199,8 @@ class Store:
         return saved if done.rowcount == 1 else None
 
     def save_pick(self, rater_id: int, assignment_id: str, pick: Pick) -> str | None:
-        """Store the rater's pick for one of their instructions and return when it was
-        saved; None if no instruction of theirs has that id. A choice that is no candidate
-        of that instruction is a `ValueError`."""
+        """As `save_rating`, for an instruction; a choice that is no candidate of that
+        instruction is a `ValueError`."""
         saved = now()
         with self._writing() as db:
             mine = db.execute(
@@ -257,8 +234,7 @@ class Store:
         return [{**dict(row), "errors": json.loads(row["errors"])} for row in rows]
 
     def picks(self) -> list[dict[str, Any]]:
-        """Every pick: the sample id, the rater, the chosen candidate's model (`reference`
-        for the human reference), the candidates in the order shown, and the reason."""
+        """Every pick, with the models of its choice and candidates (in the order shown)."""
         with self._db() as db:
             shown = db.execute(
                 "SELECT c.assignment_id, COALESCE(w.model, 'reference') AS model FROM candidates c "
@@ -274,18 +250,7 @@ class Store:
         candidates: dict[str, list[str]] = {}
         for row in shown:
             candidates.setdefault(row["assignment_id"], []).append(row["model"])
-        return [
-            {
-                "infer_id": row["infer_id"],
-                "task": row["task"],
-                "rater": row["rater"],
-                "choice": row["choice"],
-                "candidates": candidates[row["assignment_id"]],
-                "reason": row["reason"],
-                "saved": row["saved"],
-            }
-            for row in rows
-        ]
+        return [{**dict(row), "candidates": candidates[row["assignment_id"]]} for row in rows]
 
     def progress(self) -> list[dict[str, Any]]:
         """Per rater: instructions assigned and finished, writings rated, the last save."""

@@ -1,12 +1,11 @@
-"""What the admin page shows: progress, agreement so far, and what to re-check.
-
-Agreement is the studies' own (`studies.ratings`), so the admin page and `howtobench
-metaeval` on the export agree. Writings whose two ratings are 2 or more points apart
-are listed for a re-check, as the paper had its most reliable raters do (section 5.2).
+"""What the admin page shows: progress, agreement so far, and what to re-check. Agreement
+is the studies' own (`studies.ratings`), so the admin page and `howtobench metaeval` on
+the export agree.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections import Counter
 from typing import Any
@@ -28,10 +27,6 @@ def _plain(value: Any) -> Any:
     return value.item() if hasattr(value, "item") else value
 
 
-def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _plain(v) for k, v in row.items()} for row in frame.to_dict("records")]
-
-
 def _rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     if not rows:
         return {"agreement": None, "per_rater": [], "disagreements": []}
@@ -41,14 +36,14 @@ def _rate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     tasks = dict(zip(frame["infer_id"], frame["task"], strict=False))
     return {
         "agreement": {key: _plain(value) for key, value in pooled_agreement(frame).items()},
-        "per_rater": _records(per_rater_agreement(frame)),
+        "per_rater": json.loads(per_rater_agreement(frame).to_json(orient="records")),
         "disagreements": [
             {
                 "infer_id": row.infer_id,
                 "task": tasks[row.infer_id],
                 "model": row.model,
                 "ratings": f"{row.rater_a}: {row.score_a:g}, {row.rater_b}: {row.score_b:g}",
-                "gap": _plain(abs(row.score_a - row.score_b)),
+                "gap": float(abs(row.score_a - row.score_b)),
             }
             for row in far.itertuples()
         ],

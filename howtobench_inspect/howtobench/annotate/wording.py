@@ -1,12 +1,9 @@
 """What the studio's pages say, one table per language: Chinese (`ZH`) and English (`EN`).
 
-The rater's page speaks the language of the instruction it shows, the admin page the
-campaign's (`plan` takes its instructions' most common language), and any other language
-is spoken to in English (`page_language`). The tables are the only place a word of the
-pages is written: the pages' HTML holds keys that the scripts fill in from the table
-given inside the page (`page_text`). The rules' numbers are filled in from `protocol`,
-so that a change of rule changes every sentence that names it; `{name}` marks what the
-page fills in as it goes. The two tables have the same keys (a test holds them to it).
+The tables are the only place a word of the pages is written: the pages' HTML holds keys
+that the scripts fill in from the table given inside the page (`page_text`). The rules'
+numbers come from `protocol`, so that a change of rule changes every sentence naming it;
+`{name}` marks what the page fills in as it goes.
 """
 
 from __future__ import annotations
@@ -237,9 +234,8 @@ def page_language(language: str) -> str:
 
 
 def words(page: str, language: str) -> dict[str, Any]:
-    """One page's table ("rater" or "admin") in the language it speaks for `language`;
-    the rater's holds the error types too, since a rater ticks them in the item's
-    language, whatever the campaign's."""
+    """One page's table in the language it speaks for `language`; the rater's holds the
+    error types too, ticked in the item's language, whatever the campaign's."""
     shown = page_language(language)
     table = dict(TABLES[shown][page])
     if page == "rater":

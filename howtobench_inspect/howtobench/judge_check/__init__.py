@@ -4,23 +4,7 @@ A judge fails ToW in ways no model card states (a refused system message or temp
 prose instead of JSON, one leaf's criterion answered and not another's), and hand-made
 questions would miss what our own prompts provoke; so the check runs the real ToW eval,
 small, on stored writings with a fresh reply store, and reads the log as the scorer wrote
-it (`summary`; docs/judges.md, "Check a judge"). `commands`, its parser, imports none of
-the rest until the command runs. Exit status: 0 it can serve, 1 it cannot, 2 bad input.
+it (`summary`; docs/judges.md, "Check a judge").
 """
 
-# The subpackage's modules; none is imported here, so importing the package costs nothing.
-__all__ = [
-    "agreement",
-    "check",
-    "commands",
-    "judged",
-    "probes",
-    "quality",
-    "quality_report",
-    "report",
-    "role",
-    "summary",
-    "swap",
-    "text",
-    "writings",
-]
+__all__: list[str] = []  # no module is imported here, so importing the package costs nothing

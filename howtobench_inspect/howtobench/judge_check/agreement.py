@@ -1,16 +1,13 @@
-"""`judge-check --against LOGS`: does this judge agree with a judge you trust?
-
-The reference is another judge's ToW logs of the same stored writings. Each writing the
-check judged (the originals only) is set beside the reference's `overall` of it, each the
-mean over epochs: Pearson's r and Kendall's tau-b with their p-values, and the mean
-difference. The check replays one writer, so no ranking of systems is given. Reported,
-not ruled on: how close is close enough depends on the reference.
+"""`judge-check --against LOGS`: does this judge agree with a judge you trust, whose ToW
+logs of the same stored writings are the reference? Reported, not ruled on: how close is
+close enough depends on the reference. The check replays one writer, so no ranking of
+systems is given.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +20,7 @@ from howtobench.studies.logs import WRITING, Samples, as_samples, per_writing
 from howtobench.studies.runs import first_few
 from howtobench.vocabulary.rounding import rounded
 
-__all__ = [
-    "Agreement",
-    "METRIC",
-    "Reference",
-    "agree",
-    "agreement_json",
-    "read_reference",
-    "render_agreement",
-]
+__all__ = ["Agreement", "agree", "agreement_json", "read_reference", "render_agreement"]
 
 METRIC = "tow.overall"
 
@@ -128,13 +117,5 @@ def render_agreement(agreement: Agreement) -> str:
 
 
 def agreement_json(agreement: Agreement) -> dict[str, Any]:
-    return {
-        "reference": agreement.judges,
-        "metric": METRIC,
-        "writings": agreement.writings,
-        "pearson": agreement.pearson,
-        "pearson_p": agreement.pearson_p,
-        "kendall": agreement.kendall,
-        "kendall_p": agreement.kendall_p,
-        "mean_difference": agreement.mean_difference,
-    }
+    found = asdict(agreement)
+    return {"reference": found.pop("judges"), "metric": METRIC, **found}

@@ -1,11 +1,6 @@
 """The whole check (`judge_check`): every input checked, then the probes, then a small
-ToW eval with a fresh reply store, then the summary of its logs.
-
-Two bounds keep the check honest about a slow local judge (docs/judges.md):
-`--max-connections` defaults to 1, since a server with one slot queues the rest and each
-call's time would be its queue plus its answer; and `--time-limit` bounds the whole check
-by our own deadline, since inspect's `time_limit` bounds each sample, not the run: at it
-the eval is cancelled and the report shows the writings judged so far.
+ToW eval with a fresh reply store, then the summary of its logs. `--time-limit` is our own
+deadline, since inspect's `time_limit` bounds each sample, not the run (docs/judges.md).
 """
 
 from __future__ import annotations
@@ -18,9 +13,8 @@ from pathlib import Path
 from typing import TypeVar
 
 import anyio
-from inspect_ai import Task, eval_async
-from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
-from inspect_ai.model import Model
+from inspect_ai import eval_async
+from inspect_ai.log import list_eval_logs, read_eval_log
 from inspect_ai.util import display_type
 
 from howtobench._inspect import endpoint
@@ -48,11 +42,8 @@ T = TypeVar("T")
 
 
 class JudgeCannotServe(BuildIncomplete):
-    """The judge cannot serve ToW (or did not answer): exit status 1 with the reason.
-
-    A `BuildIncomplete` because that is what `cli.main` turns into status 1 with the
-    message on one line; nothing is to be resumed.
-    """
+    """The judge cannot serve ToW (or did not answer): a `BuildIncomplete`, which
+    `cli.main` turns into status 1 with the message on one line."""
 
 
 def judge_check(
@@ -70,13 +61,8 @@ def judge_check(
     time_limit: float = DEFAULT_TIME_LIMIT,
     weights: str = "negotiated",
 ) -> Report:
-    """Check the judge: probes, then a small ToW eval, then the log's summary.
-
-    Every input is checked before the first request (`UserError`; `StudyError` for
-    `against`, which needs the studies extra). The eval runs with `INSPECT_CACHE_DIR` set to
-    a new empty folder, so no reply store answers for the judge; its logs go to `log_dir`,
-    or to a temporary folder removed afterwards.
-    """
+    """Check the judge, every input before the first request (`UserError`). The eval's
+    `INSPECT_CACHE_DIR` is a new empty folder, so no reply store answers for the judge."""
     if against:  # the agreement's p-values
         check_extra("studies", "--against")
     if limit < 1:
@@ -97,9 +83,13 @@ def judge_check(
     evaluated = check_tasks(dataset, writer, run, weights, quality)
     model = spec.model()
     report = Report(str(model), endpoint(model), dataset, writer, run, limit)
-    _no_display()
+    # stdout carries the report: no inspect display for the rest of the process. inspect
+    # reads INSPECT_DISPLAY at its first look at the display (a model call looks), and a
+    # display an earlier eval of the process chose (a notebook's) is kept
+    with environment({"INSPECT_DISPLAY": "none"}):
+        display_type()
     say = progress or (lambda text: None)
-    say(f"probing {report.judge} at {report.endpoint or 'its default endpoint'} ...")
+    say(f"probing {report.where} ...")
     if asyncio.run(_within(deadline, probe(model, report.probes))) is None:
         report.stopped = _ran_out(time_limit, "during the probes")
         return report
@@ -115,18 +105,28 @@ def judge_check(
         with environment({"INSPECT_CACHE_DIR": str(Path(scratch) / "cache")}):
             folder = log_dir or str(Path(scratch) / "logs")
             before = _log_files(folder)
-            run_eval = _evaluate(evaluated, writer, spec.model(), limit, folder, max_connections)
+            run_eval = eval_async(
+                evaluated,
+                model=replay_model(writer),
+                model_roles={ROLE: spec.model()},
+                limit=limit,
+                log_dir=folder,
+                max_connections=max_connections,
+            )
             done = asyncio.run(_within(deadline, run_eval))
         # a cancelled eval returns nothing: its logs are the ones it wrote meanwhile
         locations = (
             [log.location for log in done] if done is not None else _log_files(folder) - before
         )
-        ran_out = None if done is not None else _ran_out(time_limit, _judged(evaluated, limit))
+        planned = many(sum(min(limit, len(task.dataset)) for task in evaluated), "writing")
+        ran_out = (
+            None if done is not None else _ran_out(time_limit, f"before it judged its {planned}")
+        )
         # inspect loads a log's samples lazily, from the file: read them before the
         # temporary folder goes
         logs = [read_eval_log(location) for location in sorted(locations)]
         summary = report.summary = summarize(logs, ran_out)
-        summary.cut_prompts = _cut_prompts(report.probes)
+        summary.cut_prompts = next((_cut_prompts(p) for p in report.probes if p.cut), None)
         if quality:
             report.quality = measure(logs)
         if reference is not None:
@@ -135,7 +135,7 @@ def judge_check(
         report.log_files = [log.location for log in logs]
     if summary.outage:
         report.stopped = _outage_line(report, summary.outage)
-    if rates is not None and prices is not None:
+    if rates is not None:
         if report.judge in rates:
             cost = rates[report.judge].cost(summary.usage, summary.batched)
             report.dollars_per_writing = cost / max(summary.writings, 1)
@@ -151,43 +151,14 @@ async def _within(deadline: float, work: Awaitable[T]) -> T | None:
     return None
 
 
-async def _evaluate(
-    tasks: list[Task], writer: str, judge: Model, limit: int, folder: str, connections: int
-) -> list[EvalLog]:
-    """The check's eval, in the event loop that bounds its time (`_within`), with no
-    display (`_no_display`)."""
-    return await eval_async(
-        tasks,
-        model=replay_model(writer),
-        model_roles={ROLE: judge},
-        limit=limit,
-        log_dir=folder,
-        max_connections=connections,
+def _cut_prompts(found: Probe) -> str:
+    """Why a judge whose server cut the long probe's prompt cannot serve: the benchmark's
+    own prompts would be cut too, and their replies left unscored (`judge.unread`)."""
+    return (
+        f"the server {found.message} of the long probe: it cuts prompts to its "
+        "context, and a reply to a cut prompt is not scored; raise the context "
+        f"({CONTEXT_SETTINGS})"
     )
-
-
-def _no_display() -> None:
-    """No inspect display for the rest of the process: stdout carries the report, or
-    its JSON. inspect reads `INSPECT_DISPLAY` once, at its first look at the display (a
-    model call looks, so before the probes), and `eval_async()` shows its plain display
-    unless a display is set by then. A display an earlier eval of the process chose (a
-    notebook's) is kept."""
-    with environment({"INSPECT_DISPLAY": "none"}):
-        display_type()
-
-
-def _cut_prompts(probes: Sequence[Probe]) -> str | None:
-    """A reason the judge cannot serve when the server cut the long probe's prompt: the
-    benchmark's own prompts (longer writings than the demo's) would be cut too, and
-    their replies left unscored (`howtobench.judge.unread`)."""
-    for found in probes:
-        if found.cut:
-            return (
-                f"the server {found.message} of the long probe: it cuts prompts to its "
-                "context, and a reply to a cut prompt is not scored; raise the context "
-                f"({CONTEXT_SETTINGS})"
-            )
-    return None
 
 
 def _log_files(folder: str) -> set[str]:
@@ -195,11 +166,6 @@ def _log_files(folder: str) -> set[str]:
     if not Path(folder).is_dir():
         return set()
     return {info.name.removeprefix("file://") for info in list_eval_logs(folder)}
-
-
-def _judged(tasks: Sequence[Task], limit: int) -> str:
-    planned = sum(min(limit, len(task.dataset)) for task in tasks)
-    return f"before it judged its {many(planned, 'writing')}"
 
 
 def _ran_out(limit: float, when: str) -> str:
@@ -212,8 +178,8 @@ def _ran_out(limit: float, when: str) -> str:
 
 def _stopped(report: Report, plain: Probe) -> str:
     """One line for a judge that did not take even the plainest request."""
-    where = f"{report.judge} at {report.endpoint or 'its default endpoint'}"
-    said = f"HTTP {plain.status}: {plain.message}" if plain.status else plain.message
+    where = report.where
+    said = plain.said
     if not plain.answered and plain.status != 429:
         return _outage_line(report, said or "no answer")
     if plain.status == 429:
@@ -226,8 +192,7 @@ def _stopped(report: Report, plain: Probe) -> str:
 
 
 def _outage_line(report: Report, detail: str) -> str:
-    where = f"{report.judge} at {report.endpoint or 'its default endpoint'}"
     return (
-        f"no answer from {where} ({shorten(one_line(detail), 120)}): check the base URL, "
+        f"no answer from {report.where} ({shorten(one_line(detail), 120)}): check the base URL, "
         "the key, and that the server is running"
     )

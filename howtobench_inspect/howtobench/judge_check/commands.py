@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from functools import partial
 from typing import TYPE_CHECKING
 
 from howtobench.commandline.commands import add_command, add_prices, names
@@ -109,7 +110,9 @@ def run_judge_check(args: argparse.Namespace) -> None:
     from howtobench.judge_check.check import JudgeCannotServe, judge_check
     from howtobench.judge_check.report import as_json, render
 
-    progress = _progress if sys.stderr.isatty() else None
+    # what the check is doing, for a person at a terminal (a real judge takes a while)
+    say = partial(print, "howtobench judge-check:", file=sys.stderr)
+    progress = say if sys.stderr.isatty() else None
     given = {name: getattr(args, name) for name in CHECK_OPTIONS}
     report = judge_check(args.model_role, progress=progress, **given)
     if args.json:
@@ -128,8 +131,3 @@ def run_judge_check(args: argparse.Namespace) -> None:
             if report.stopped or ran_out
             else f"the judge cannot serve Tree-of-Writing: {first}{more}"
         )
-
-
-def _progress(text: str) -> None:
-    """What the check is doing, for a person at a terminal (a real judge takes a while)."""
-    print(f"howtobench judge-check: {text}", file=sys.stderr)

@@ -1,8 +1,7 @@
 """What the judge itself decided about each writing of a `--quality` check, read from the
 scores' records rather than from ToW's `overall`, whose rule-scored `formatting` leaf moves
 with a damage and no judge involved: two judgings are compared on the judge's leaves alone
-(`compare`; docs/judges.md, "Read on what the judge decided"). Where the negotiator gave
-no weights, the pair is read with equal weights (`tree.negotiator.fixed_weights`).
+(`compare`; docs/judges.md, "Read on what the judge decided").
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from typing import Any
 
 from inspect_ai.log import EvalLog, EvalSample
 
+from howtobench.judge_check.text import one_line
 from howtobench.tree.aggregate import aggregate
 from howtobench.tree.negotiator import fixed_weights
 from howtobench.tree.spec import LEAVES, tree_for
@@ -97,8 +97,8 @@ def _why_missing(record: object, explanation: str | None) -> str:
     judges = record.get("judges") if isinstance(record, Mapping) else None
     for judge in judges or []:
         if isinstance(judge, Mapping) and judge.get("error"):
-            return " ".join(str(judge["error"]).split())
-    return " ".join((explanation or "not judged").split())
+            return one_line(str(judge["error"]))
+    return one_line(explanation or "not judged")
 
 
 def _changed(perturbation: object) -> bool:
@@ -131,8 +131,7 @@ def compare(first: Judging, second: Judging) -> Comparison | None:
 
 
 def why_unscored(found: Sequence[Judging]) -> str:
-    """The leaf most often without a usable verdict, how often, and its last reason: why
-    pairs could not be compared."""
+    """Why pairs could not be compared: the leaf most often without a usable verdict."""
     # a copy the damage left unchanged is unscored on purpose (`writing.perturb`)
     counts = Counter(leaf for judging in found if judging.changed for leaf in judging.missing)
     if not counts:

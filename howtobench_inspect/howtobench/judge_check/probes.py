@@ -1,10 +1,7 @@
-"""The probes: a handful of tiny direct calls (a few tokens each, no cache), made before
-the eval, that say which request shapes the endpoint refuses. The first also tells an
-endpoint that answers nothing from one that answers badly, in seconds. The tiny ones are
-reported, not ruled on: the eval exercises what ToW needs of them. The last sends a
-prompt as long as a ToW question and is ruled on (`Probe.cut`): a server that cut it to
-its context answers anyway, and only its usage says so (`judge.unread`), while the
-demo's prompts may be too short for the eval to meet the cut.
+"""The probes: direct calls made before the eval that say, in seconds, which request
+shapes the endpoint refuses (docs/judges.md). The tiny ones are reported, not ruled on:
+the eval exercises what ToW needs of them. The long one is ruled on (`Probe.cut`), since
+the demo's prompts may be too short for the eval to meet a server's cut to its context.
 """
 
 from __future__ import annotations
@@ -24,7 +21,7 @@ from howtobench.judge.redirects import bound_client
 from howtobench.judge.server_words import server_message, status_of, stopped_redirects
 from howtobench.judge.unread import cut_short
 
-__all__ = ["NEEDED_FOR", "PROBES", "Probe", "probe"]
+__all__ = ["NEEDED_FOR", "Probe", "probe"]
 
 # The probes: (name, what it asks the endpoint to accept). The prompt names the probe,
 # so a scripted test server can refuse one by its text.
@@ -65,16 +62,18 @@ class Probe:
 
     @property
     def state(self) -> str:
-        """What the server did, for the report: "answered", "refused: HTTP 500: ...",
-        "answered, but ..." (the long prompt, cut), or "no answer (timeout)"."""
+        """What the server did, for the report."""
         if self.accepted:
             return "answered"
         if not self.answered:
             return f"no answer ({self.message})"
         if self.cut:
             return f"answered, but {self.message}"
-        said = f"HTTP {self.status}: {self.message}" if self.status else self.message
-        return f"refused: {said}"
+        return f"refused: {self.said}"
+
+    @property
+    def said(self) -> str | None:
+        return f"HTTP {self.status}: {self.message}" if self.status else self.message
 
 
 def _probe_request(name: str) -> tuple[list[ChatMessage], GenerateConfig]:
@@ -118,18 +117,14 @@ async def probe(model: Model, found: list[Probe]) -> list[Probe]:
             if cut is None:
                 found.append(Probe(name, label, True))
             else:
-                found.append(Probe(name, label, False, message=_cut(*cut), cut=True))
+                said = f"read {cut[0]:,} of at least {cut[1]:,} prompt tokens"
+                found.append(Probe(name, label, False, message=said, cut=True))
     return found
-
-
-def _cut(read: int, estimate: int) -> str:
-    return f"read {read:,} of at least {estimate:,} prompt tokens"
 
 
 def _refusal(error: BaseException) -> tuple[int | None, str, bool]:
     """(HTTP status, message, whether the endpoint answered) of a failed probe, read as
-    the judge's calls read a failure (`status_of`, `server_message`). A retry that ran
-    out is read through to its last attempt."""
+    the judge's calls read a failure, through to a retry's last attempt."""
     last = getattr(error, "last_attempt", None)
     if last is not None and last.exception() is not None:
         error = last.exception()

@@ -1,12 +1,9 @@
 """`judge-check --quality`: does the judge see quality, not only answer in the right shape?
 
 Without human labels, the one thing known about a writing's quality is that damaging it
-makes it worse; so each sampled writing is judged beside a copy under each damage
-(`writing.damages.LOWERING`), another instruction's writing (`swap`) and itself again
-(`writings.check_tasks`). From the logs alone (`measure`), each copy is paired with its
-original on what the judge decided (`judged.compare`), and the rule (`RULE`) holds for each
-damage on its own, since a pool hides a damage at chance. What is measured and why:
-docs/judges.md, "Is this judge good enough?".
+makes it worse; so each copy is paired with its original on what the judge decided, and the
+rule (`RULE`) holds for each damage on its own, since a pool hides a damage at chance
+(docs/judges.md, "Is this judge good enough?").
 """
 
 from __future__ import annotations
@@ -144,8 +141,7 @@ class Quality:
 
     @property
     def pooled(self) -> Discrimination:
-        """Every damage's pairs together (not the swap's, another question): reported, not
-        ruled on."""
+        """Every damage's pairs together (not the swap's): reported, not ruled on."""
         damaged = [d for d in self.damages if d.damage != SWAP]
         return Discrimination(
             "pooled",
@@ -267,8 +263,7 @@ pair has a Wilson interval reaching 0.5 (4 at 95%)."""
 
 
 def measure(logs: Sequence[EvalLog]) -> Quality:
-    """The quality verdict from the check's logs (the originals' and the copies'), read
-    with their samples."""
+    """The quality verdict from the check's logs, read with their samples."""
     found = judgings(logs)
     originals = {(j.task, j.id, j.epoch): j for j in found if j.damage is None}
     uniform: set[tuple[str, str]] = set()  # the instructions read with equal weights

@@ -3,18 +3,17 @@
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
 from howtobench.judge_check.judged import NODES, RULE_LEAVES
 from howtobench.judge_check.quality import CONFIDENCE, FEWEST, RULE, Discrimination, Quality
 from howtobench.judge_check.swap import SWAP, TELL
-from howtobench.judge_check.text import WIDTH
+from howtobench.judge_check.text import wrap
 from howtobench.judge_check.writings import RETEST_EPOCHS, SEED
 from howtobench.vocabulary.rounding import rounded
 from howtobench.writing.damages import DAMAGES
 
-__all__ = ["COLUMNS", "MEASURED_ON", "quality_json", "render_quality"]
+__all__ = ["quality_json", "render_quality"]
 
 PAPER_GPT4O = {d.name: d.paper for d in DAMAGES if d.paper is not None}  # `Damage.paper`
 TELLS = {**{d.name: d.tell for d in DAMAGES}, SWAP: TELL}  # `Damage.tell`, and the swap's
@@ -76,11 +75,7 @@ def render_quality(quality: Quality) -> list[str]:
         f"weights: {quality.weights}"
         + (f"; {quality.weighting}" if quality.uniform_instructions else "")
     )
-    return [
-        wrapped
-        for line in [*lines, quality.verdict]
-        for wrapped in textwrap.wrap(line, WIDTH, subsequent_indent="    ", break_on_hyphens=False)
-    ]
+    return [wrapped for line in [*lines, quality.verdict] for wrapped in wrap(line)]
 
 
 def _discrimination(d: Discrimination) -> dict[str, Any]:

@@ -4,7 +4,6 @@ tested and reused without one."""
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -14,7 +13,7 @@ from howtobench.judge_check.probes import NEEDED_FOR, Probe
 from howtobench.judge_check.quality import Quality
 from howtobench.judge_check.quality_report import quality_json, render_quality
 from howtobench.judge_check.summary import NEGOTIATOR, RULE, USABLE_SHARE, Summary, verdict
-from howtobench.judge_check.text import WIDTH, many, shorten
+from howtobench.judge_check.text import many, shorten, wrap
 
 __all__ = ["Report", "as_json", "render"]
 
@@ -39,6 +38,10 @@ class Report:
     agreement: Agreement | None = None  # `--against`: with a reference judge's logs
 
     @property
+    def where(self) -> str:
+        return f"{self.judge} at {self.endpoint or 'its default endpoint'}"
+
+    @property
     def usability_reasons(self) -> list[str]:
         """Why the judge cannot serve ToW at all; empty when it can."""
         if self.stopped:
@@ -61,7 +64,7 @@ class Report:
 
 def render(report: Report) -> str:
     """The report for a terminal: at most `WIDTH` columns."""
-    lines = [shorten(f"judge {report.judge} at {report.endpoint or 'its default endpoint'}")]
+    lines = [shorten(f"judge {report.where}")]
     summary = report.summary
     if summary is not None:
         lines.append(
@@ -78,13 +81,7 @@ def render(report: Report) -> str:
         lines += ["", *_table(summary)]
         for kind in summary.kinds.values():
             for reason, n in kind.reasons.most_common(3):
-                lines += textwrap.wrap(
-                    f"{kind.name}, {n} unusable: {reason}",
-                    WIDTH,
-                    initial_indent="  ",
-                    subsequent_indent="    ",
-                    break_on_hyphens=False,
-                )
+                lines += wrap(f"{kind.name}, {n} unusable: {reason}", "  ")
         lines += ["", *_tokens(report, summary)]
     if report.probes:
         lines += ["", "probes, by what the server did:"]
@@ -105,11 +102,9 @@ def render(report: Report) -> str:
     else:
         lines.append("verdict: the judge cannot serve Tree-of-Writing:")
         for reason in reasons:
-            lines += textwrap.wrap(
-                reason, WIDTH, initial_indent="  ", subsequent_indent="    ", break_on_hyphens=False
-            )
+            lines += wrap(reason, "  ")
     if report.agreement is not None:
-        lines += ["", *textwrap.wrap(render_agreement(report.agreement), WIDTH)]
+        lines += ["", *wrap(render_agreement(report.agreement))]
     if report.quality is not None:  # its verdict last
         lines += ["", *render_quality(report.quality)]
     return "\n".join(lines)
@@ -158,28 +153,26 @@ def _tokens(report: Report, summary: Summary) -> list[str]:
 def as_json(report: Report) -> dict[str, Any]:
     """The report as one JSON object for scripts."""
     summary = report.summary
-    kinds = {}
     each = summary.per_writing() if summary else None
-    if summary is not None:
-        kinds = {
-            k.name: {
-                "asked": k.asked,
-                "usable_at_once": k.at_once,
-                "usable_after_reask": k.after_reask,
-                "unusable": k.unusable,
-                "from_store": k.from_store,
-                "reasons": dict(k.reasons),
-                "calls": k.calls,
-                "median_latency_s": k.median_latency,
-                "median_wait_s": k.median_wait,
-                "input_tokens": k.usage.input_tokens,
-                "cache_read_tokens": k.usage.input_tokens_cache_read or 0,
-                "cache_write_tokens": k.usage.input_tokens_cache_write or 0,
-                "output_tokens": k.usage.output_tokens,
-                "passes": k.passes,
-            }
-            for k in summary.kinds.values()
+    kinds = {
+        k.name: {
+            "asked": k.asked,
+            "usable_at_once": k.at_once,
+            "usable_after_reask": k.after_reask,
+            "unusable": k.unusable,
+            "from_store": k.from_store,
+            "reasons": dict(k.reasons),
+            "calls": k.calls,
+            "median_latency_s": k.median_latency,
+            "median_wait_s": k.median_wait,
+            "input_tokens": k.usage.input_tokens,
+            "cache_read_tokens": k.usage.input_tokens_cache_read or 0,
+            "cache_write_tokens": k.usage.input_tokens_cache_write or 0,
+            "output_tokens": k.usage.output_tokens,
+            "passes": k.passes,
         }
+        for k in (summary.kinds.values() if summary else [])
+    }
     return {
         "judge": report.judge,
         "endpoint": report.endpoint,

@@ -1,11 +1,6 @@
-"""What a check's logs say about the judge, read the way the scorer wrote them.
-
-The rule (`USABLE_SHARE`): the judge can serve ToW when every kind of question got a
-usable reply, at once or after re-asks, in at least 75% of its asks, every eval finished,
-and no writing ended in an error. One failure in four is allowed because a single
-timeout or odd reply on a small sample says little. A call's latency is the time the
-server took (inspect's `working_time`), apart from its wait in the client for a
-connection and through retries. Reads logs only, so it can be tested without an endpoint.
+"""What a check's logs say about the judge, read the way the scorer wrote them (logs
+only, so it can be tested without an endpoint). The rule is `RULE`: one failure in four
+is allowed because a single timeout or odd reply on a small sample says little.
 """
 
 from __future__ import annotations
@@ -27,22 +22,11 @@ from howtobench.tree.spec import LEAVES, tree_for
 from howtobench.vocabulary.metadata import ScoreKey, TaskKey
 from howtobench.vocabulary.words import replayed_writer
 
-__all__ = [
-    "EXPERTS_ONLY",
-    "KINDS",
-    "Kind",
-    "NEGOTIATOR",
-    "RULE",
-    "Summary",
-    "USABLE_SHARE",
-    "summarize",
-    "verdict",
-]
+__all__ = ["NEGOTIATOR", "RULE", "Summary", "USABLE_SHARE", "summarize", "verdict"]
 
 NEGOTIATOR = "negotiator"
 KINDS: tuple[str, ...] = (NEGOTIATOR, *(leaf.id for leaf in LEAVES if leaf.judge == "llm"))
-# The share of a kind's asks that must end in a usable reply (module docstring).
-USABLE_SHARE = 0.75
+USABLE_SHARE = 0.75  # of a kind's asks that must end in a usable reply
 RULE = (
     f"every kind of question usable, at once or after re-asks, in at least "
     f"{USABLE_SHARE:.0%} of its asks; every eval finished"
@@ -116,10 +100,9 @@ class Summary:
 
 
 def summarize(logs: Sequence[EvalLog], ran_out: str | None = None) -> Summary:
-    """Per kind of question: how many asks were usable at once, after re-asks, or not, and
-    each call's latency and tokens, found by the span of the question it was made in, since
-    a writing's calls run concurrently. With `ran_out` (the time limit), the cancelled
-    evals' unfinished writings are the part not run, not errors.
+    """Per kind of question: how its asks went, and each call's latency and tokens, found
+    by the span of the question it was made in, since a writing's calls run concurrently.
+    With `ran_out` (the time limit), unfinished writings are the part not run, not errors.
     """
     expected = {
         leaf.id for log in logs for leaf in tree_for(_task_of(log)).leaves if leaf.judge == "llm"
@@ -181,10 +164,7 @@ def _is_outage(message: str, traceback: str | None) -> bool:
 def _judge_usage(log: EvalLog) -> ModelUsage:
     if log.stats.role_usage and ROLE in log.stats.role_usage:
         return log.stats.role_usage[ROLE]
-    total = ModelUsage()
-    for usage in log.stats.model_usage.values():  # the replayed writer's are zero
-        total += usage
-    return total
+    return sum(log.stats.model_usage.values(), ModelUsage())  # the replayed writer's are zero
 
 
 def _judge_call(event: ModelEvent) -> bool:
@@ -194,8 +174,7 @@ def _judge_call(event: ModelEvent) -> bool:
 
 
 def _calls_by_kind(sample: EvalSample, summary: Summary) -> dict[str, int]:
-    """How many calls each question of a writing took; latencies and tokens are added
-    to their kind as they are read."""
+    """How many calls each question of a writing took (adding their times and tokens)."""
     spans: dict[str, tuple[str, str | None]] = {}
     counts: Counter[str] = Counter()
     for event in sample.events:
@@ -227,8 +206,7 @@ def _kind_of(span_id: str | None, spans: Mapping[str, tuple[str, str | None]]) -
 
 
 def _latency(event: ModelEvent) -> float:
-    """The time the server took: inspect's working time (the request that succeeded),
-    else from the call's start to its end."""
+    """The time the server took (inspect's working time), else the call's whole time."""
     if event.working_time is not None:
         return float(event.working_time)
     if event.completed is not None:
@@ -262,9 +240,8 @@ def _count_questions(metadata: Mapping[str, Any], calls: Mapping[str, int], s: S
 
 
 def _count(kind: Kind, exchange: Mapping[str, Any], usable: bool, calls: Mapping[str, int]) -> None:
-    """One question, from the scorer's record of it: its replies, last error, whether the
-    store answered it, its re-asks (`reasked_at` where the scorer records them), and the
-    calls seen in its span (a refused call leaves no reply)."""
+    """One question, from the scorer's record of it and the calls seen in its span (a
+    refused call leaves no reply)."""
     if exchange.get("from_store"):
         kind.from_store += 1
         return
@@ -284,9 +261,7 @@ def _count(kind: Kind, exchange: Mapping[str, Any], usable: bool, calls: Mapping
 
 
 def verdict(summary: Summary) -> list[str]:
-    """Why the judge cannot serve ToW, one line each; empty when it can. A check that ran
-    out of time says so first; a judge whose experts are usable but whose negotiator is
-    not is told how it can serve without negotiating."""
+    """Why the judge cannot serve ToW, one line each; empty when it can."""
     if summary.outage:
         return [summary.outage]
     reasons = [summary.ran_out] if summary.ran_out else []

@@ -1,10 +1,6 @@
 """The swap, `judge-check --quality`'s control: each instruction read with another
-instruction's writing.
-
-Every damage edits a stored writing, so a judge that scores high whatever it has seen word
-for word beats them all; the swap's writing is whole, fluent and stored but does not answer
-the instruction (docs/judges.md, "Is this judge good enough?"). It is replayed, as the
-originals are.
+instruction's writing, whole, fluent and stored, which a judge that scores high whatever
+it has seen word for word does not tell from the original (docs/judges.md).
 """
 
 from __future__ import annotations
@@ -28,8 +24,7 @@ def partner(
     record: WritingRecord, records: Sequence[WritingRecord], writings: Mapping[str, str]
 ) -> WritingRecord | None:
     """The record whose stored writing (`writings`, by id) stands in for `record`'s:
-    another of its language with a different writing, of its genre where there is one,
-    then of the nearest length (then the first id); None when there is no other."""
+    another of its language, nearest in genre, then length; None when there is none."""
     own = writings.get(record.id, "")
     others = [
         other
@@ -52,9 +47,8 @@ def partner(
 
 @solver
 def swap(dataset: str, task: str, writer: str) -> Solver:
-    """Put `writer`'s stored writing of the sample's `partner` (of `task` in `dataset`) in
-    place of the sample's own, before the final writing is read from it; the sample
-    metadata `perturbation` records which (a `note` when there is none to swap in)."""
+    """Put `writer`'s stored writing of the sample's `partner` in place of the sample's
+    own; the sample metadata `perturbation` records which."""
     source = open_source(dataset)
     records = source.records(task)
     writings = source.generations(task, writer)

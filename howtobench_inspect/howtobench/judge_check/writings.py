@@ -1,7 +1,5 @@
 """What the check's eval runs on: writings stored in the data, replayed by a replay model
-(`replay/<writer>`), so that no writer is called and every call is the judge's; with
-`--quality`, each original twice, a copy of it under each damage, and its instruction
-with another instruction's writing (`swap`) (`check_tasks`)."""
+(`replay/<writer>`), so that no writer is called and every call is the judge's."""
 
 from __future__ import annotations
 
@@ -39,10 +37,6 @@ RETEST_EPOCHS = 2
 CHECKED = (*LOWERING, SWAP)  # what each original is set against, each ruled on alone
 
 _BUILDERS = {"completion": completion, "guide": guide, "open": open_writing}
-_NO_STORED_WRITINGS = (
-    "--dataset hub has no stored writings to replay: give demo, a data folder "
-    "(<task>/inferences/<model>.jsonl) or a JSONL file with 'generations'"
-)
 
 
 def present_tasks(dataset: str, tasks: Sequence[str]) -> list[str]:
@@ -56,7 +50,10 @@ def present_tasks(dataset: str, tasks: Sequence[str]) -> list[str]:
         )
     source = open_source(dataset)
     if not source.stores_writings:  # before the hub is asked for data that could not be used
-        raise UserError(_NO_STORED_WRITINGS)
+        raise UserError(
+            "--dataset hub has no stored writings to replay: give demo, a data folder "
+            "(<task>/inferences/<model>.jsonl) or a JSONL file with 'generations'"
+        )
     kept = [task for task in tasks if task in source.tasks()]
     if not kept:
         raise UserError(f"--dataset {dataset}: no records of {', '.join(tasks)}")
@@ -64,11 +61,9 @@ def present_tasks(dataset: str, tasks: Sequence[str]) -> list[str]:
 
 
 def default_replay(dataset: str, tasks: Sequence[str]) -> str:
-    """The stored writer the check replays: the first model (by name) with a writing
-    stored for every record of every task run (the demo's first writer on the demo)."""
+    """The stored writer the check replays of the `present_tasks`: the first model (by
+    name) with a writing stored for every record of every task run."""
     source = open_source(dataset)
-    if not source.stores_writings:
-        raise UserError(_NO_STORED_WRITINGS)
     stored = [set(source.models(task)) for task in tasks]
     candidates = sorted(set.intersection(*stored)) if stored else []
     model = next((m for m in candidates if all(_stores_all(source, t, m) for t in tasks)), None)
@@ -86,10 +81,8 @@ def _stores_all(source: DataSource, task: str, model: str) -> bool:
 
 
 def build_tasks(dataset: str, replay: str, tasks: Sequence[str], **parameters: Any) -> list[Task]:
-    """The ToW tasks of the check, to be run with the model `replay/<replay>`, with these
-    task `parameters` (`perturb=`, for `--quality`); a bad parameter is the task's own
-    one-line error, and a writing the writer lacks is the source's (built from Python, a
-    task cannot know its model to check that itself)."""
+    """The ToW tasks of the check, to be run with the model `replay/<replay>`; a writing the
+    writer lacks is the source's error (built from Python, a task cannot know its model)."""
     source = open_source(dataset)
     for task in tasks:
         source.generations_for(task, replay, source.records(task))
@@ -100,9 +93,8 @@ def check_tasks(
     dataset: str, replay: str, tasks: Sequence[str], weights: str, quality: bool
 ) -> list[Task]:
     """The check's tasks; with `quality`, per task its originals in `RETEST_EPOCHS` epochs,
-    a copy per damage and the swap, one task after the other, so that a check that runs
-    out of time has whole pairs. A `weights` the tasks refuse is said as the check's
-    option."""
+    a copy per damage and the swap, one after the other, so that a check that runs out of
+    time has whole pairs."""
     try:
         originals = build_tasks(dataset, replay, tasks, weights=weights)
         damaged = [
@@ -123,8 +115,7 @@ def check_tasks(
 
 
 def _swapped(task: Task, dataset: str, replay: str) -> Task:
-    """`task` with each writing swapped for another instruction's (`swap`) before its
-    final writing is read; its metadata names the swap as a damage (`perturb`)."""
+    """`task` with each writing swapped for another instruction's, named as a damage."""
     metadata = task.metadata or {}  # a writing task's always holds these keys
     solvers = [
         generate(),
