@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from howtobench.baselines.overlap import tokenize
 from howtobench.construct.backconstruct import CHARACTERS, THEME_WORDS, theme_words
 from howtobench.construct.completion import paragraphs
 from howtobench.simulator.protocol import (
-    BUILD_STEPS,
     FOREIGN_JUDGE,
     Asked,
     asked_dimensions,
@@ -33,12 +33,8 @@ __all__ = [
     "WRITER_REPLY",
     "out_of_range_reply",
     "reply_text",
-    "simulated_score",
     "valid_construction",
-    "valid_plan",
     "valid_reply",
-    "valid_rubric",
-    "valid_score",
     "valid_weights",
 ]
 
@@ -273,30 +269,25 @@ def _valid_flags(question: Asked) -> dict[str, Any]:
     }
 
 
-def _build_reply(question: Asked) -> dict[str, Any]:
-    text = question.writing or ""
-    if question.kind == "classify":
-        return {"genre": _simulated_genre(text), "reason": "simulated"}
-    if question.kind == "quality":
-        return {"score": _simulated_quality(text), "reason": "simulated"}
-    if question.kind == "backconstruct":
-        return valid_construction(question)
-    return _valid_flags(question)
+# The JSON reply to each kind of question but the writer's and a leaf expert's
+_VALID: dict[str, Callable[[Asked], dict[str, Any]]] = {
+    "negotiator": valid_weights,
+    "rubric": valid_rubric,
+    "autoplan": valid_plan,
+    "classify": lambda q: {"genre": _simulated_genre(q.writing or ""), "reason": "simulated"},
+    "quality": lambda q: {"score": _simulated_quality(q.writing or ""), "reason": "simulated"},
+    "backconstruct": valid_construction,
+    "screen": _valid_flags,
+    # a whole number from 1 to 10, stable per question
+    FOREIGN_JUDGE: lambda q: {"score": 1 + int(_unit(q.text) * 10), "reason": "simulated"},
+}
 
 
 def valid_reply(question: Asked) -> str:
     if question.kind == "writer":
         return WRITER_REPLY
-    if question.kind == "negotiator":
-        return json.dumps(valid_weights(question))
-    if question.kind == "rubric":
-        return json.dumps(valid_rubric(question))
-    if question.kind == "autoplan":
-        return json.dumps(valid_plan(question))
-    if question.kind in BUILD_STEPS:
-        return json.dumps(_build_reply(question), ensure_ascii=False)
-    if question.kind == FOREIGN_JUDGE:  # a whole number from 1 to 10, stable per question
-        return json.dumps({"score": 1 + int(_unit(question.text) * 10), "reason": "simulated"})
+    if question.kind in _VALID:
+        return json.dumps(_VALID[question.kind](question), ensure_ascii=False)
     return json.dumps(valid_score(_LEAVES[question.kind], question.writing or ""))
 
 
