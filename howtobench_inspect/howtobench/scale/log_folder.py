@@ -12,23 +12,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from howtobench.scale.logcheck import stop_reason
+from howtobench.scale.logcheck import FINISHED, stop_reason
 from howtobench.scale.shards import FIELD
 
-__all__ = [
-    "FINISHED",
-    "Found",
-    "Survey",
-    "Unit",
-    "WorkerFile",
-    "second_finished",
-    "survey",
-    "tidy",
-    "to_resume",
-    "why_stopped",
-]
+__all__ = ["WorkerFile", "second_finished", "survey", "tidy", "to_resume", "why_stopped"]
 
-FINISHED = "success"
 # `JudgeUnavailable('judge ... did not answer ...')`: the exception's name and its message
 _RAISED = re.compile(r"\w+\((['\"])(.*)\1\)", re.DOTALL)
 
@@ -180,14 +168,14 @@ def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> Survey:
     return found
 
 
-def completed(path: str) -> int:
-    """Samples a log holds that finished without an error."""
+def _summaries(path: str) -> list[Any]:
+    """A log's sample summaries; none where they cannot be read."""
     from inspect_ai.log import read_eval_log_sample_summaries
 
     try:
-        return sum(1 for s in read_eval_log_sample_summaries(path) if s.error is None)
-    except Exception:  # unreadable sample list: nothing to keep from it
-        return 0
+        return list(read_eval_log_sample_summaries(path))
+    except Exception:  # unreadable sample list: nothing to say or keep from it
+        return []
 
 
 def why_stopped(log: Found) -> str:
@@ -196,13 +184,7 @@ def why_stopped(log: Found) -> str:
     stopped, in `success` with no error of its own: `all_done`); "" when neither says."""
     if log.reason:
         return log.reason
-    from inspect_ai.log import read_eval_log_sample_summaries
-
-    try:
-        summaries = read_eval_log_sample_summaries(log.path)
-    except Exception:  # unreadable sample list: nothing to say from it
-        return ""
-    error = next((sample.error for sample in summaries if sample.error), "")
+    error = next((sample.error for sample in _summaries(log.path) if sample.error), "")
     said = _RAISED.fullmatch(error)  # a sample's error is the exception's repr
     return stop_reason(said.group(2) if said else error)
 
@@ -210,10 +192,11 @@ def why_stopped(log: Found) -> str:
 def to_resume(logs: Sequence[Found]) -> Found | None:
     """The stopped log to continue: the one holding most finished samples, the newest
     of those (a retry's log carries over the samples of the log it continues)."""
-    stopped = [log for log in logs if not log.finished]
-    if not stopped:
-        return None
-    return max(stopped, key=lambda log: (completed(log.path), log.mtime, log.path))
+    return max(
+        (log for log in logs if not log.finished),
+        key=lambda log: (sum(s.error is None for s in _summaries(log.path)), log.mtime, log.path),
+        default=None,
+    )
 
 
 def tidy(logs: Sequence[Found]) -> list[str]:

@@ -27,21 +27,7 @@ from howtobench.tree.spec import tree_for
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
-__all__ = [
-    "FIELD",
-    "Piece",
-    "SELECTION_VERSION",
-    "SINGLE_CALL_BASELINES",
-    "SUMMARY",
-    "TREE_SCORER",
-    "Task",
-    "add_shards_command",
-    "cut",
-    "read_capture",
-    "split",
-    "worker_file",
-    "writing_calls",
-]
+__all__ = ["FIELD", "Task", "add_shards_command", "cut", "read_capture", "split", "writing_calls"]
 
 FIELD = "howtobench"
 """Our field in a worker file, beside inspect's selection (`limits`, `samples`, `judge_calls`)."""
@@ -56,26 +42,17 @@ SINGLE_CALL_BASELINES = ("rubric", "autoplan")
 TREE_SCORER = "tow"
 
 
-def _names(value: object, default: Sequence[str]) -> list[str]:
-    """A task argument given as a comma list or a list (`-T a,b` arrives as either)."""
-    if value is None or value == "":
-        return list(default)
-    if isinstance(value, (list, tuple)):
-        return [str(n).strip() for n in value]
-    return [n.strip() for n in str(value).split(",") if n.strip()]
-
-
 def writing_calls(kind: str, args: dict[str, Any]) -> int:
     """The judge calls one writing of a `kind` task (`completion`, `guide`, `open`) costs,
-    with these task arguments (the capture's `args_full`)."""
-    scorers = _names(args.get("scorers"), [TREE_SCORER])
-    panel = len(_names(args.get("judges"), ["grader"]))
+    with these task arguments (the capture's `args_full`), read as the task reads them."""
+    from howtobench.vocabulary.parameter_values import names  # inspect-ai's: not for `--help`
+
+    scorers = names(args.get("scorers"), "scorers") or (TREE_SCORER,)
+    panel = len(names(args.get("judges"), "judges")) or 1
     samples = int(args.get("judge_samples") or 1)
-    nodes = args.get("nodes")
-    keep = tuple(_names(nodes, [])) if nodes else None
     calls = 0
     if TREE_SCORER in scorers:
-        tree = tree_for(kind, keep)
+        tree = tree_for(kind, names(args.get("nodes"), "nodes") or None)
         experts = sum(1 for leaf in tree.leaves if leaf.judge == "llm")
         weights = args.get("weights")
         negotiates = bool(tree.negotiated) and weights in (None, "", "negotiated")
