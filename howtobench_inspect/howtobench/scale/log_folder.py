@@ -6,6 +6,7 @@ deleted here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -112,15 +113,6 @@ class WorkerFile:
         return json.dumps(document)
 
 
-def unit_of(header: Any) -> Unit:
-    """The unit a log header belongs to (inspect's identifier, and the range it ran)."""
-    from inspect_ai import task_identifier
-
-    limit = header.eval.config.limit
-    span = (int(limit[0]), int(limit[1])) if isinstance(limit, (list, tuple)) else None
-    return Unit(task_identifier(header, None), span)
-
-
 @dataclass
 class Survey:
     """The folder's logs of a worker's units, oldest first (by the time each file was
@@ -133,13 +125,17 @@ class Survey:
 
 def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> Survey:
     """What the log folder holds of these units."""
+    import fsspec
+    from inspect_ai import task_identifier
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     from howtobench.studies.runs import judged_by
 
     wanted = set(units)
     found = Survey({unit: [] for unit in wanted}, [])
-    if not _exists(log_dir):
+    fs, where = fsspec.core.url_to_fs(log_dir)
+    fs.invalidate_cache(where)  # s3fs keeps listings per process: look again after the run
+    if not fs.exists(where):  # a folder, local or a prefix on object storage, not there yet
         return found
     for info in list_eval_logs(log_dir, recursive=False):
         try:
@@ -148,7 +144,9 @@ def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> Survey:
             continue
         if header.eval.eval_set_id != eval_set_id:
             continue
-        unit = unit_of(header)
+        limit = header.eval.config.limit  # the range it ran, if any
+        span = (int(limit[0]), int(limit[1])) if isinstance(limit, (list, tuple)) else None
+        unit = Unit(task_identifier(header, None), span)
         log = Found(
             info.name,
             header.status,
@@ -205,10 +203,14 @@ def tidy(logs: Sequence[Found]) -> list[str]:
     task id). A finished log is never deleted, nor a stopped log of another run (a hand
     run, a log brought from another host): they are the user's. Returns the paths
     deleted."""
+    import fsspec
+
     runs = {log.task_id for log in logs if log.finished}
     gone = [log.path for log in logs if not log.finished and log.task_id in runs]
-    for path in gone:
-        _remove(path)
+    for path in gone:  # local or remote, as `list_eval_logs` names it
+        fs, where = fsspec.core.url_to_fs(path)
+        with contextlib.suppress(FileNotFoundError):  # a rerun racing its own cleanup
+            fs.rm(where)
     return gone
 
 
@@ -229,23 +231,3 @@ def second_finished(unit: Unit, logs: Sequence[Found]) -> str | None:
         f"{unit.describe()} has {len(finished)} finished logs ({named}; {differs}); none is "
         "deleted: move out the ones not to report (`howtobench check-logs` names them)"
     )
-
-
-def _exists(path: str) -> bool:
-    """Whether a folder (local, or a prefix on object storage) is there yet."""
-    import fsspec
-
-    fs, where = fsspec.core.url_to_fs(path)
-    fs.invalidate_cache(where)  # s3fs keeps listings per process: look again after the run
-    return bool(fs.exists(where))
-
-
-def _remove(path: str) -> None:
-    """Delete a log file (local or remote, as `list_eval_logs` names it)."""
-    import fsspec
-
-    fs, where = fsspec.core.url_to_fs(path)
-    try:
-        fs.rm(where)
-    except FileNotFoundError:  # already gone (a rerun racing its own cleanup)
-        pass

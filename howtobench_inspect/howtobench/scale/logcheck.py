@@ -63,14 +63,11 @@ def read_runs(paths: Sequence[str]) -> list[Run]:
 
 def unfinished(found: Sequence[Run]) -> list[Unfinished]:
     """The runs whose newest log is not a success."""
-    failed = []
-    for run in found:
-        log = run.newest
-        if log.status == FINISHED:
-            continue
-        reason = stop_reason(log.error.message) if log.error is not None else ""
-        failed.append(Unfinished(run.path, log.status, reason))
-    return failed
+    return [
+        Unfinished(run.path, log.status, stop_reason(log.error.message) if log.error else "")
+        for run in found
+        if (log := run.newest).status != FINISHED
+    ]
 
 
 def stop_reason(message: str) -> str:

@@ -17,6 +17,7 @@ import json
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,12 +79,6 @@ class Task:
         epochs = int(entry.get("epochs") or 1)
         return cls(str(entry["identifier"]), int(entry["samples"]), per_writing * epochs)
 
-    @property
-    def weight(self) -> int:
-        """What one sample weighs when cutting: its calls, or 1 for a task with none, so
-        that such tasks are still divided by their samples."""
-        return self.calls or 1
-
 
 @dataclass(frozen=True)
 class Piece:
@@ -130,13 +125,10 @@ def cut(tasks: Sequence[Task], workers: int) -> list[list[Piece]]:
     total_samples = sum(task.samples for task in tasks)
     if workers > total_samples:
         raise UserError(f"--workers {workers} is more than the {total_samples} samples to divide")
-    # running weight after each sample, across the tasks in order
-    running: list[int] = []
-    so_far = 0
-    for task in tasks:
-        for _ in range(task.samples):
-            so_far += task.weight
-            running.append(so_far)
+    # running weight after each sample, across the tasks in order: a sample weighs its
+    # calls, or 1 in a task with none, so that such tasks are still divided by their samples
+    running = list(accumulate(task.calls or 1 for task in tasks for _ in range(task.samples)))
+    so_far = running[-1]
     bounds = [0]
     for k in range(1, workers):
         share = so_far * k / workers

@@ -31,7 +31,6 @@ from howtobench.simulator.wire import (
     ANTHROPIC_PATH,
     AnthropicMessages,
     Api,
-    Conversation,
     OpenAIChat,
     Outcome,
 )
@@ -143,9 +142,8 @@ class JudgeSimulator:
         return self
 
     def stats(self) -> dict[str, Any]:
-        """What was asked and answered so far (also served as GET /stats): calls by kind
-        (batched requests included), faults, characters, billed tokens, batches created
-        per API (`batches`) and requests answered inside them (`batched`), peak load."""
+        """What was asked and answered so far (also served as GET /stats); calls by kind
+        count batched requests too."""
         with self._lock:
             return {
                 "calls": dict(self.calls),
@@ -196,9 +194,7 @@ class JudgeSimulator:
         recorded_path: str | None = None,
     ) -> Outcome:
         """The answer to one chat request (`path` picks the API), sent directly or, with
-        `batch`, from inside that batch: counted, billed, scripted and faulted alike. The
-        answer is chosen and billed by `answers` (as the in-process provider's is); the
-        rest is the wire's: refusals, statuses, latency, hung and dropped connections."""
+        `batch`, from inside that batch: counted, billed, scripted and faulted alike."""
         api: Api = _ANTHROPIC if path == ANTHROPIC_PATH else self._openai
         conversation = api.read(body)
         model = body.get("model", "sim")
@@ -257,7 +253,11 @@ class JudgeSimulator:
             content = choice.reply()
             with self._lock:
                 usage = bill(api, self._cache, self._profile, model, conversation, content, cut=cut)
-                self._count(conversation, content, usage)
+                self.characters["prompt"] += sum(
+                    len(message_text(m.get("content") or "")) for m in conversation.messages
+                )
+                self.characters["completion"] += len(content)
+                self.tokens.update(vars(usage))  # input, cache_write, cache_read, output
                 self._keep(carried(content, usage))
             return api.answer(model, content, usage, conversation.stream)
         with self._lock:
@@ -268,10 +268,3 @@ class JudgeSimulator:
         """Record a request; called under the lock, so `requests` is in billing order."""
         if self.record:
             self.requests.append(request)
-
-    def _count(self, conversation: Conversation, content: str, usage: Usage) -> None:
-        self.characters["prompt"] += sum(
-            len(message_text(m.get("content") or "")) for m in conversation.messages
-        )
-        self.characters["completion"] += len(content)
-        self.tokens.update(vars(usage))  # input, cache_write, cache_read, output

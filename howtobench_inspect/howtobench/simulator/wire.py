@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from howtobench.simulator.billing import PromptCache, Segment, Usage
 from howtobench.simulator.refusals import Profile
@@ -86,22 +86,6 @@ class Outcome:
 def jsonl(lines: list[dict[str, Any]]) -> bytes:
     """JSON lines, as both batch APIs write their files."""
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
-
-
-class Api(Protocol):
-    """One API's side of the exchange."""
-
-    name: str
-
-    def read(self, body: dict[str, Any]) -> Conversation: ...
-
-    def bill(
-        self, cache: PromptCache, model: str, conversation: Conversation, reply: str
-    ) -> Usage: ...
-
-    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Outcome: ...
-
-    def error(self, status: int, message: str) -> dict[str, Any]: ...
 
 
 def _segments(messages: list[dict[str, Any]]) -> tuple[Segment, ...]:
@@ -209,6 +193,10 @@ class AnthropicMessages:
     def error(self, status: int, message: str) -> dict[str, Any]:
         kind = _ANTHROPIC_ERRORS.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+# One API's side of the exchange: each reads a request, bills it, answers and refuses
+Api = OpenAIChat | AnthropicMessages
 
 
 def _events(message: dict[str, Any]) -> Outcome:
