@@ -62,7 +62,7 @@ def _shown(store: Batches, batch: Batch) -> dict[str, Any]:
         "cancel_initiated_at": _rfc3339(batch.cancelled) if batch.cancelled else None,
         "archived_at": None,
         "results_url": (
-            f"{store.root_url()}/v1/messages/batches/{batch.id}/results" if ended else None
+            f"{store.simulator.root_url}/v1/messages/batches/{batch.id}/results" if ended else None
         ),
     }
 

@@ -6,11 +6,11 @@ negotiator, leaf experts and the rubric and auto-plan baseline judges with valid
 replies, chosen from what the prompt asks (never from call order), bills tokens with
 simulated prompt caching, and can add latency and inject faults: 429 and 500 answers,
 hung requests (for client timeouts), dropped connections, malformed replies,
-out-of-range scores and replies without end (`--rate-runaway`). With `--profile` it plays another OpenAI-compatible server
-(`profiles.py`: vllm, sglang, llama-cpp, llama-cpp-python, ollama, lmstudio, tgi, tgi-1):
-what that server refuses (list content, a system role, temperature 0, a prompt over its
-context), in its own error bodies, and the fields it adds (reasoning). Point inspect at it
-with the `openai-api/<service>/<model>` provider, or with `anthropic/<model>` (and
+out-of-range scores and replies without end (`--rate-runaway`). With `--profile` it
+plays another OpenAI-compatible server (`profiles.py`): what that server refuses (list
+content, a system role, temperature 0, a prompt over its context), in its own error
+bodies, and the fields it adds (reasoning). Point inspect at it with the
+`openai-api/<service>/<model>` provider, or with `anthropic/<model>` (and
 `openai/<model>` in batch mode, below):
 
     python -m howtobench.simulator --port 8765 --latency 0.5

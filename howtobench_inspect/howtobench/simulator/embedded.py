@@ -53,7 +53,16 @@ class SimulatorAPI(InProcessModelAPI):
 
     def take_args(self, model_args: dict[str, Any]) -> None:
         name = f"{SIMULATOR_API}/{self.model_name}"
-        _refuse_unknown(name, model_args)
+        unknown = next((arg for arg in model_args if arg not in MODEL_ARGS), None)
+        if unknown is not None and unknown in (f"rate_{n}" for n in WIRE_FAULTS):
+            raise SimulatorArgumentError(
+                f"-M {unknown}: a fault of the wire, and {name} answers in process; serve the "
+                f"simulator for it (python -m howtobench.simulator --{unknown.replace('_', '-')})"
+            )
+        if unknown is not None:
+            near = difflib.get_close_matches(unknown, MODEL_ARGS, n=1)
+            hint = f"did you mean {near[0]}?" if near else f"it takes {', '.join(MODEL_ARGS)}"
+            raise SimulatorArgumentError(f"-M {unknown}: not a model argument of {name}; {hint}")
         profile = str(model_args.get("profile", DEFAULT_PROFILE))
         if profile not in PROFILES:
             raise SimulatorArgumentError(
@@ -100,20 +109,6 @@ class SimulatorAPI(InProcessModelAPI):
         completion = json.loads(self._api.answer(self.model_name, reply, usage, False).data)
         output = await model_output_from_openai(completion)
         return output, ModelCall.create(request=body, response=completion)
-
-
-def _refuse_unknown(name: str, model_args: dict[str, Any]) -> None:
-    unknown = next((arg for arg in model_args if arg not in MODEL_ARGS), None)
-    if unknown is None:
-        return
-    if unknown in (f"rate_{n}" for n in WIRE_FAULTS):
-        raise SimulatorArgumentError(
-            f"-M {unknown}: a fault of the wire, and {name} answers in process; serve "
-            f"the simulator for it (python -m howtobench.simulator --{unknown.replace('_', '-')})"
-        )
-    near = difflib.get_close_matches(unknown, MODEL_ARGS, n=1)
-    hint = f"did you mean {near[0]}?" if near else f"it takes {', '.join(MODEL_ARGS)}"
-    raise SimulatorArgumentError(f"-M {unknown}: not a model argument of {name}; {hint}")
 
 
 def _bounded(name: str, arg: str, value: Any, low: int, high: int, *, whole: bool = False) -> float:

@@ -25,7 +25,7 @@ from howtobench.simulator.protocol import (
     asked_ids,
     asked_length,
 )
-from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, Leaf
+from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES
 from howtobench.vocabulary.words import detect_language
 
 __all__ = [
@@ -69,11 +69,6 @@ def simulated_score(writing: str, key: str, low: int = 1, high: int = 10) -> int
         return low
     share = min(len(writing) / 1500, 1.0) * 0.6 + _unit(writing, key) * 0.4
     return low + round(share * (high - low))
-
-
-def valid_score(leaf: Leaf, writing: str) -> dict[str, Any]:
-    reason = "simulated" if writing.strip() else "empty"
-    return {"score": simulated_score(writing, leaf.id, leaf.low, leaf.high), "reason": reason}
 
 
 def valid_rubric(question: Asked) -> dict[str, Any]:
@@ -288,7 +283,9 @@ def valid_reply(question: Asked) -> str:
         return WRITER_REPLY
     if question.kind in _VALID:
         return json.dumps(_VALID[question.kind](question), ensure_ascii=False)
-    return json.dumps(valid_score(_LEAVES[question.kind], question.writing or ""))
+    leaf, writing = _LEAVES[question.kind], question.writing or ""  # a leaf expert's question
+    score = simulated_score(writing, leaf.id, leaf.low, leaf.high)
+    return json.dumps({"score": score, "reason": "simulated" if writing.strip() else "empty"})
 
 
 # Build-step replies that break their form: an unknown genre, a score off the 1-5

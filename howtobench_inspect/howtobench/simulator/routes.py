@@ -74,7 +74,7 @@ def _batch(batches: Batches, method: str, path: str, kind: str, data: bytes) -> 
         route, error = openai_batches.route, openai_batches.error
     else:
         return None
-    if not batches.enabled():
+    if not batches.simulator.batch_api:
         return error(404, f"{path}: this server has no batch API")
     try:
         outcome = route(batches, method, parts, kind, data)

@@ -110,12 +110,7 @@ class JudgeSimulator:
         self._server: ThreadingHTTPServer | None = None
         self._profile = get_profile(self.profile)
         self._openai = OpenAIChat(self._profile)
-        self._batches = Batches(
-            lambda path, body, batch: self.respond(path, body, batch=batch),
-            lambda: self.root_url,
-            delay=lambda: self.batch_delay,
-            enabled=lambda: self.batch_api,
-        )
+        self._batches = Batches(self)
 
     @property
     def batches(self) -> Counter[str]:

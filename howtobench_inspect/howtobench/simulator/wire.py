@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from howtobench.simulator.billing import PromptCache, Segment, Usage
+from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES
 from howtobench.simulator.refusals import Profile
 
 __all__ = [
@@ -108,7 +109,7 @@ class OpenAIChat:
     name = "openai"
 
     def __init__(self, profile: Profile | None = None) -> None:
-        self.profile = profile
+        self.profile = profile or PROFILES[DEFAULT_PROFILE]
 
     def read(self, body: dict[str, Any]) -> Conversation:
         messages = body.get("messages", [])
@@ -134,22 +135,20 @@ class OpenAIChat:
                 "prompt_tokens_details": {"cached_tokens": usage.cache_read},
             },
         }
-        if (profile := self.profile) is not None:
-            if profile.reasoning == "think-tags":  # no reasoning parser: it stays in content
-                message["content"] = f"<think>\n{THINK_TEXT}\n</think>\n\n{content}"
-            elif profile.reasoning:
-                message[profile.reasoning] = THINK_TEXT
-            message.update(profile.message_extra)
-            choice.update(profile.choice_extra)
-            reply.update(profile.reply_extra)
-            if not profile.cached_tokens:
-                del reply["usage"]["prompt_tokens_details"]
+        profile = self.profile
+        if profile.reasoning == "think-tags":  # no reasoning parser: it stays in content
+            message["content"] = f"<think>\n{THINK_TEXT}\n</think>\n\n{content}"
+        elif profile.reasoning:
+            message[profile.reasoning] = THINK_TEXT
+        message.update(profile.message_extra)
+        choice.update(profile.choice_extra)
+        reply.update(profile.reply_extra)
+        if not profile.cached_tokens:
+            del reply["usage"]["prompt_tokens_details"]
         return Outcome.of(200, reply)
 
     def error(self, status: int, message: str) -> dict[str, Any]:
-        if self.profile is not None:
-            return self.profile.error_body(status, message)
-        return {"error": {"message": message, "type": "simulated"}}
+        return self.profile.error_body(status, message)
 
 
 class AnthropicMessages:
