@@ -65,10 +65,6 @@ class Batches:
         self._batches: dict[str, Batch] = {}
         self._ids = itertools.count(1)
 
-    def stats(self) -> dict[str, int]:
-        with self.lock:
-            return dict(self.created)
-
     def ids(self, *, unfinished: bool = False) -> list[str]:
         """The batches created so far, in order; with `unfinished`, those not ended."""
         with self.lock:

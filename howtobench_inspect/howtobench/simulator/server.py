@@ -115,7 +115,8 @@ class JudgeSimulator:
     @property
     def batches(self) -> Counter[str]:
         """Batches created so far, per API ("openai", "anthropic")."""
-        return Counter(self._batches.stats())
+        with self._batches.lock:
+            return self._batches.created.copy()
 
     def batch_ids(self, *, unfinished: bool = False) -> list[str]:
         """The ids of the batches created so far; with `unfinished`, of those not ended."""
@@ -145,7 +146,7 @@ class JudgeSimulator:
                 "faults": dict(self.faults_sent),
                 "characters": dict(self.characters),
                 "tokens": dict(self.tokens),
-                "batches": self._batches.stats(),
+                "batches": dict(self.batches),
                 "batched": dict(self.batched),
                 "profile": self._profile.name,
                 "refused": dict(self.refused),
