@@ -17,7 +17,7 @@ from inspect_ai.util import AdaptiveConcurrency
 
 from howtobench.vocabulary.errors import UserError
 
-__all__ = ["VARIABLES", "connections_line", "limits", "whole_number"]
+__all__ = ["VARIABLES", "connections_line", "limits"]
 
 # eval_set()'s argument -> the variable `inspect eval-set` reads for it
 VARIABLES = {

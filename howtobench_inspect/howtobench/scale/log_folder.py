@@ -6,29 +6,18 @@ deleted here.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from howtobench.scale.logcheck import stop_reason
+from howtobench.scale.logcheck import FINISHED, stop_reason
 from howtobench.scale.shards import FIELD
 
-__all__ = [
-    "FINISHED",
-    "Found",
-    "Survey",
-    "Unit",
-    "WorkerFile",
-    "second_finished",
-    "survey",
-    "tidy",
-    "to_resume",
-    "why_stopped",
-]
+__all__ = ["WorkerFile", "second_finished", "survey", "tidy", "to_resume", "why_stopped"]
 
-FINISHED = "success"
 # `JudgeUnavailable('judge ... did not answer ...')`: the exception's name and its message
 _RAISED = re.compile(r"\w+\((['\"])(.*)\1\)", re.DOTALL)
 
@@ -124,15 +113,6 @@ class WorkerFile:
         return json.dumps(document)
 
 
-def unit_of(header: Any) -> Unit:
-    """The unit a log header belongs to (inspect's identifier, and the range it ran)."""
-    from inspect_ai import task_identifier
-
-    limit = header.eval.config.limit
-    span = (int(limit[0]), int(limit[1])) if isinstance(limit, (list, tuple)) else None
-    return Unit(task_identifier(header, None), span)
-
-
 @dataclass
 class Survey:
     """The folder's logs of a worker's units, oldest first (by the time each file was
@@ -145,13 +125,17 @@ class Survey:
 
 def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> Survey:
     """What the log folder holds of these units."""
+    import fsspec
+    from inspect_ai import task_identifier
     from inspect_ai.log import list_eval_logs, read_eval_log
 
     from howtobench.studies.runs import judged_by
 
     wanted = set(units)
     found = Survey({unit: [] for unit in wanted}, [])
-    if not _exists(log_dir):
+    fs, where = fsspec.core.url_to_fs(log_dir)
+    fs.invalidate_cache(where)  # s3fs keeps listings per process: look again after the run
+    if not fs.exists(where):  # a folder, local or a prefix on object storage, not there yet
         return found
     for info in list_eval_logs(log_dir, recursive=False):
         try:
@@ -160,7 +144,9 @@ def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> Survey:
             continue
         if header.eval.eval_set_id != eval_set_id:
             continue
-        unit = unit_of(header)
+        limit = header.eval.config.limit  # the range it ran, if any
+        span = (int(limit[0]), int(limit[1])) if isinstance(limit, (list, tuple)) else None
+        unit = Unit(task_identifier(header, None), span)
         log = Found(
             info.name,
             header.status,
@@ -180,14 +166,14 @@ def survey(log_dir: str, eval_set_id: str, units: Iterable[Unit]) -> Survey:
     return found
 
 
-def completed(path: str) -> int:
-    """Samples a log holds that finished without an error."""
+def _summaries(path: str) -> list[Any]:
+    """A log's sample summaries; none where they cannot be read."""
     from inspect_ai.log import read_eval_log_sample_summaries
 
     try:
-        return sum(1 for s in read_eval_log_sample_summaries(path) if s.error is None)
-    except Exception:  # unreadable sample list: nothing to keep from it
-        return 0
+        return list(read_eval_log_sample_summaries(path))
+    except Exception:  # unreadable sample list: nothing to say or keep from it
+        return []
 
 
 def why_stopped(log: Found) -> str:
@@ -196,13 +182,7 @@ def why_stopped(log: Found) -> str:
     stopped, in `success` with no error of its own: `all_done`); "" when neither says."""
     if log.reason:
         return log.reason
-    from inspect_ai.log import read_eval_log_sample_summaries
-
-    try:
-        summaries = read_eval_log_sample_summaries(log.path)
-    except Exception:  # unreadable sample list: nothing to say from it
-        return ""
-    error = next((sample.error for sample in summaries if sample.error), "")
+    error = next((sample.error for sample in _summaries(log.path) if sample.error), "")
     said = _RAISED.fullmatch(error)  # a sample's error is the exception's repr
     return stop_reason(said.group(2) if said else error)
 
@@ -210,10 +190,11 @@ def why_stopped(log: Found) -> str:
 def to_resume(logs: Sequence[Found]) -> Found | None:
     """The stopped log to continue: the one holding most finished samples, the newest
     of those (a retry's log carries over the samples of the log it continues)."""
-    stopped = [log for log in logs if not log.finished]
-    if not stopped:
-        return None
-    return max(stopped, key=lambda log: (completed(log.path), log.mtime, log.path))
+    return max(
+        (log for log in logs if not log.finished),
+        key=lambda log: (sum(s.error is None for s in _summaries(log.path)), log.mtime, log.path),
+        default=None,
+    )
 
 
 def tidy(logs: Sequence[Found]) -> list[str]:
@@ -222,10 +203,14 @@ def tidy(logs: Sequence[Found]) -> list[str]:
     task id). A finished log is never deleted, nor a stopped log of another run (a hand
     run, a log brought from another host): they are the user's. Returns the paths
     deleted."""
+    import fsspec
+
     runs = {log.task_id for log in logs if log.finished}
     gone = [log.path for log in logs if not log.finished and log.task_id in runs]
-    for path in gone:
-        _remove(path)
+    for path in gone:  # local or remote, as `list_eval_logs` names it
+        fs, where = fsspec.core.url_to_fs(path)
+        with contextlib.suppress(FileNotFoundError):  # a rerun racing its own cleanup
+            fs.rm(where)
     return gone
 
 
@@ -246,23 +231,3 @@ def second_finished(unit: Unit, logs: Sequence[Found]) -> str | None:
         f"{unit.describe()} has {len(finished)} finished logs ({named}; {differs}); none is "
         "deleted: move out the ones not to report (`howtobench check-logs` names them)"
     )
-
-
-def _exists(path: str) -> bool:
-    """Whether a folder (local, or a prefix on object storage) is there yet."""
-    import fsspec
-
-    fs, where = fsspec.core.url_to_fs(path)
-    fs.invalidate_cache(where)  # s3fs keeps listings per process: look again after the run
-    return bool(fs.exists(where))
-
-
-def _remove(path: str) -> None:
-    """Delete a log file (local or remote, as `list_eval_logs` names it)."""
-    import fsspec
-
-    fs, where = fsspec.core.url_to_fs(path)
-    try:
-        fs.rm(where)
-    except FileNotFoundError:  # already gone (a rerun racing its own cleanup)
-        pass

@@ -22,18 +22,7 @@ if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
     from howtobench.studies.runs import Run
 
-__all__ = [
-    "FINISHED",
-    "SUMMARY",
-    "Unfinished",
-    "add_check_logs_command",
-    "lost_with_batches",
-    "read_runs",
-    "run_command",
-    "stop_reason",
-    "stopped_runs",
-    "unfinished",
-]
+__all__ = ["add_check_logs_command", "stop_reason", "stopped_runs"]
 
 FINISHED = "success"
 SUMMARY = (
@@ -74,14 +63,11 @@ def read_runs(paths: Sequence[str]) -> list[Run]:
 
 def unfinished(found: Sequence[Run]) -> list[Unfinished]:
     """The runs whose newest log is not a success."""
-    failed = []
-    for run in found:
-        log = run.newest
-        if log.status == FINISHED:
-            continue
-        reason = stop_reason(log.error.message) if log.error is not None else ""
-        failed.append(Unfinished(run.path, log.status, reason))
-    return failed
+    return [
+        Unfinished(run.path, log.status, stop_reason(log.error.message) if log.error else "")
+        for run in found
+        if (log := run.newest).status != FINISHED
+    ]
 
 
 def stop_reason(message: str) -> str:
@@ -123,7 +109,7 @@ def lost_with_batches(found: Sequence[Run]) -> list[Unfinished]:
         if reasons:
             first = " ".join(reasons[0].split())[:300]
             count = f"{len(reasons)} score(s) left unscored, a rerun can score them"
-            lost.append(Unfinished(run.path, "success", f"{count}; the first: {first}"))
+            lost.append(Unfinished(run.path, FINISHED, f"{count}; the first: {first}"))
     return lost
 
 

@@ -17,6 +17,7 @@ import json
 from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,21 +28,7 @@ from howtobench.tree.spec import tree_for
 if TYPE_CHECKING:
     from howtobench.commandline.commands import Commands
 
-__all__ = [
-    "FIELD",
-    "Piece",
-    "SELECTION_VERSION",
-    "SINGLE_CALL_BASELINES",
-    "SUMMARY",
-    "TREE_SCORER",
-    "Task",
-    "add_shards_command",
-    "cut",
-    "read_capture",
-    "split",
-    "worker_file",
-    "writing_calls",
-]
+__all__ = ["FIELD", "Task", "add_shards_command", "cut", "read_capture", "split", "writing_calls"]
 
 FIELD = "howtobench"
 """Our field in a worker file, beside inspect's selection (`limits`, `samples`, `judge_calls`)."""
@@ -56,26 +43,17 @@ SINGLE_CALL_BASELINES = ("rubric", "autoplan")
 TREE_SCORER = "tow"
 
 
-def _names(value: object, default: Sequence[str]) -> list[str]:
-    """A task argument given as a comma list or a list (`-T a,b` arrives as either)."""
-    if value is None or value == "":
-        return list(default)
-    if isinstance(value, (list, tuple)):
-        return [str(n).strip() for n in value]
-    return [n.strip() for n in str(value).split(",") if n.strip()]
-
-
 def writing_calls(kind: str, args: dict[str, Any]) -> int:
     """The judge calls one writing of a `kind` task (`completion`, `guide`, `open`) costs,
-    with these task arguments (the capture's `args_full`)."""
-    scorers = _names(args.get("scorers"), [TREE_SCORER])
-    panel = len(_names(args.get("judges"), ["grader"]))
+    with these task arguments (the capture's `args_full`), read as the task reads them."""
+    from howtobench.vocabulary.parameter_values import names  # inspect-ai's: not for `--help`
+
+    scorers = names(args.get("scorers"), "scorers") or (TREE_SCORER,)
+    panel = len(names(args.get("judges"), "judges")) or 1
     samples = int(args.get("judge_samples") or 1)
-    nodes = args.get("nodes")
-    keep = tuple(_names(nodes, [])) if nodes else None
     calls = 0
     if TREE_SCORER in scorers:
-        tree = tree_for(kind, keep)
+        tree = tree_for(kind, names(args.get("nodes"), "nodes") or None)
         experts = sum(1 for leaf in tree.leaves if leaf.judge == "llm")
         weights = args.get("weights")
         negotiates = bool(tree.negotiated) and weights in (None, "", "negotiated")
@@ -100,12 +78,6 @@ class Task:
         per_writing = writing_calls(kind, args) if kind in ("completion", "guide", "open") else 0
         epochs = int(entry.get("epochs") or 1)
         return cls(str(entry["identifier"]), int(entry["samples"]), per_writing * epochs)
-
-    @property
-    def weight(self) -> int:
-        """What one sample weighs when cutting: its calls, or 1 for a task with none, so
-        that such tasks are still divided by their samples."""
-        return self.calls or 1
 
 
 @dataclass(frozen=True)
@@ -153,13 +125,10 @@ def cut(tasks: Sequence[Task], workers: int) -> list[list[Piece]]:
     total_samples = sum(task.samples for task in tasks)
     if workers > total_samples:
         raise UserError(f"--workers {workers} is more than the {total_samples} samples to divide")
-    # running weight after each sample, across the tasks in order
-    running: list[int] = []
-    so_far = 0
-    for task in tasks:
-        for _ in range(task.samples):
-            so_far += task.weight
-            running.append(so_far)
+    # running weight after each sample, across the tasks in order: a sample weighs its
+    # calls, or 1 in a task with none, so that such tasks are still divided by their samples
+    running = list(accumulate(task.calls or 1 for task in tasks for _ in range(task.samples)))
+    so_far = running[-1]
     bounds = [0]
     for k in range(1, workers):
         share = so_far * k / workers

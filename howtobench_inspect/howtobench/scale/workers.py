@@ -28,7 +28,7 @@ from howtobench.scale.logcheck import stopped_runs
 from howtobench.vocabulary.environment import environment
 from howtobench.vocabulary.errors import UserError
 
-__all__ = ["CAPTURE", "SELECTION", "capture_variables", "run"]
+__all__ = ["CAPTURE", "SELECTION", "run"]
 
 SELECTION = "INSPECT_EVAL_SET_SELECTION"
 CAPTURE = "INSPECT_EVAL_SET_CAPTURE"
@@ -81,13 +81,10 @@ def run_selection(
         with environment({SELECTION: str(group)}):
             define()
     logs = survey(log_dir, eval_set_id, worker.units).logs
-    unfinished, doubled = [], []
     for unit in worker.units:
         tidy(logs[unit])
-        if not any(log.finished for log in logs[unit]):
-            unfinished.append(unit)
-        if (line := second_finished(unit, logs[unit])) is not None:
-            doubled.append(line)
+    unfinished = [unit for unit in worker.units if not any(log.finished for log in logs[unit])]
+    doubled = [line for unit in worker.units if (line := second_finished(unit, logs[unit]))]
     for line in doubled:
         say(line)
     reasons = []  # why each unfinished unit stopped; one that has no log never started

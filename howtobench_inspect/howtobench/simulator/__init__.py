@@ -6,47 +6,27 @@ whatever carries it: the HTTP `server` (with `routes`, `wire`, `batches`, `profi
 `faults`), or `embedded`, the `towsim/<name>` inspect model provider in process.
 """
 
-from howtobench.simulator.billing import Segment, Usage, tokens
-from howtobench.simulator.command import main
-from howtobench.simulator.faults import FAULTS, Faults
+from howtobench.simulator.faults import Faults
 from howtobench.simulator.profiles import PROFILES, get_profile
 from howtobench.simulator.protocol import Asked, asked_dimensions, asked_ids, classify
-from howtobench.simulator.refusals import Profile, Refusal
-from howtobench.simulator.replies import (
-    out_of_range_reply,
-    simulated_score,
-    valid_plan,
-    valid_reply,
-    valid_rubric,
-    valid_score,
-    valid_weights,
-)
+from howtobench.simulator.refusals import Profile
+from howtobench.simulator.replies import out_of_range_reply, valid_reply, valid_weights
 from howtobench.simulator.server import Fault, JudgeSimulator, Request, Script
 
 __all__ = [
-    "FAULTS",
     "PROFILES",
     "Asked",
     "Fault",
     "Faults",
     "JudgeSimulator",
     "Profile",
-    "Refusal",
     "Request",
     "Script",
-    "Segment",
-    "Usage",
     "asked_dimensions",
     "asked_ids",
     "classify",
     "get_profile",
-    "main",
     "out_of_range_reply",
-    "simulated_score",
-    "tokens",
-    "valid_plan",
     "valid_reply",
-    "valid_rubric",
-    "valid_score",
     "valid_weights",
 ]

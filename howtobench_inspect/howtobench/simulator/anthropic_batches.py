@@ -5,7 +5,7 @@ create, list, show, results (JSONL: `succeeded`, `errored` or `canceled`) and ca
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from howtobench.simulator.wire import AnthropicMessages, Outcome, jsonl
@@ -62,7 +62,7 @@ def _shown(store: Batches, batch: Batch) -> dict[str, Any]:
         "cancel_initiated_at": _rfc3339(batch.cancelled) if batch.cancelled else None,
         "archived_at": None,
         "results_url": (
-            f"{store.root_url()}/v1/messages/batches/{batch.id}/results" if ended else None
+            f"{store.simulator.root_url}/v1/messages/batches/{batch.id}/results" if ended else None
         ),
     }
 
@@ -78,5 +78,4 @@ def _line(custom_id: str, outcome: Outcome | None) -> dict[str, Any]:
 
 
 def _rfc3339(moment: float) -> str:
-    stamp = datetime.fromtimestamp(0, timezone.utc) + timedelta(seconds=moment)
-    return stamp.isoformat().replace("+00:00", "Z")
+    return datetime.fromtimestamp(moment, timezone.utc).isoformat().replace("+00:00", "Z")

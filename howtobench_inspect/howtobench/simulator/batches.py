@@ -5,10 +5,11 @@ a judge in batch mode offline, the simulator speaks OpenAI's (`openai_batches`) 
 Anthropic's (`anthropic_batches`) batch APIs over this shared store, which imports
 neither. Every request inside a batch is answered by the simulator's own answering code,
 as the same request sent directly, in a thread of its own once the batch is created. A
-batch ends when its requests are answered and `delay` seconds have passed (an infinite
-`delay` never ends it); with `enabled` false every batch path answers 404. A fault drawn
-for a batched request becomes that request's error in the results (a dropped connection
-or a bad body a 500): inside a batch the provider, not the connection, reports it.
+batch ends when its requests are answered and the simulator's `batch_delay` seconds have
+passed (an infinite one never ends it); without its `batch_api` every batch path answers
+404. A fault drawn for a batched request becomes that request's error in the results (a
+dropped connection or a bad body a 500): inside a batch the provider, not the
+connection, reports it.
 """
 
 from __future__ import annotations
@@ -20,9 +21,12 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from howtobench.simulator.wire import ANTHROPIC_PATH, OPENAI_PATH, Outcome
+
+if TYPE_CHECKING:
+    from howtobench.simulator.server import JudgeSimulator
 
 __all__ = ["Batch", "Batches"]
 
@@ -52,28 +56,14 @@ _Shown = Callable[["Batches", Batch], dict[str, Any]]  # a batch as its API show
 class Batches:
     """Files and batches of both APIs, and the batches' work (`start`)."""
 
-    def __init__(
-        self,
-        respond: Callable[[str, dict[str, Any], str], Outcome],  # (API path, body, batch id)
-        root_url: Callable[[], str],
-        *,
-        delay: Callable[[], float] = lambda: 0.0,
-        enabled: Callable[[], bool] = lambda: True,
-    ) -> None:
-        # read at each use, so that a test may change them while the server runs
-        self.respond = respond
-        self.root_url = root_url
-        self.delay = delay
-        self.enabled = enabled
+    def __init__(self, simulator: JudgeSimulator) -> None:
+        # its settings are read at each use: a test may change them while the server runs
+        self.simulator = simulator
         self.created: Counter[str] = Counter()  # batches created per API
         self.files: dict[str, tuple[str, bytes]] = {}  # OpenAI's: id -> (filename, content)
         self.lock = threading.Lock()
         self._batches: dict[str, Batch] = {}
         self._ids = itertools.count(1)
-
-    def stats(self) -> dict[str, int]:
-        with self.lock:
-            return dict(self.created)
 
     def ids(self, *, unfinished: bool = False) -> list[str]:
         """The batches created so far, in order; with `unfinished`, those not ended."""
@@ -131,7 +121,7 @@ class Batches:
         on_end: Callable[[Batches, Batch], None] | None = None,
     ) -> Batch:
         batch = Batch(batch_id, api, requests, time.time(), input_file, on_end=on_end)
-        delay = self.delay()
+        delay = self.simulator.batch_delay
         with self.lock:
             self._batches[batch_id] = batch
             self.created[api] += 1
@@ -145,7 +135,7 @@ class Batches:
 
         def answer(custom_id: str, body: dict[str, Any]) -> None:
             with slots:
-                outcome = self.respond(path, {**body, "stream": False}, batch.id)
+                outcome = self.simulator.respond(path, {**body, "stream": False}, batch=batch.id)
             with self.lock:
                 if batch.cancelled is None:
                     batch.results[custom_id] = outcome

@@ -33,18 +33,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Any
 
-__all__ = [
-    "ANTHROPIC_MIN_CACHED",
-    "CHARS_PER_TOKEN",
-    "OPENAI_CACHE_STEP",
-    "OPENAI_MIN_CACHED",
-    "PromptCache",
-    "RECENT_PROMPTS",
-    "Segment",
-    "Usage",
-    "tokens",
-    "written_out",
-]
+__all__ = ["CHARS_PER_TOKEN", "PromptCache", "Segment", "Usage", "tokens", "written_out"]
 
 CHARS_PER_TOKEN = 2
 ANTHROPIC_MIN_CACHED = 1024  # Claude Sonnet and Opus 4; some Haiku and Opus models need more

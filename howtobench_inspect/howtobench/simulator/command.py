@@ -6,11 +6,11 @@ negotiator, leaf experts and the rubric and auto-plan baseline judges with valid
 replies, chosen from what the prompt asks (never from call order), bills tokens with
 simulated prompt caching, and can add latency and inject faults: 429 and 500 answers,
 hung requests (for client timeouts), dropped connections, malformed replies,
-out-of-range scores and replies without end (`--rate-runaway`). With `--profile` it plays another OpenAI-compatible server
-(`profiles.py`: vllm, sglang, llama-cpp, llama-cpp-python, ollama, lmstudio, tgi, tgi-1):
-what that server refuses (list content, a system role, temperature 0, a prompt over its
-context), in its own error bodies, and the fields it adds (reasoning). Point inspect at it
-with the `openai-api/<service>/<model>` provider, or with `anthropic/<model>` (and
+out-of-range scores and replies without end (`--rate-runaway`). With `--profile` it
+plays another OpenAI-compatible server (`profiles.py`): what that server refuses (list
+content, a system role, temperature 0, a prompt over its context), in its own error
+bodies, and the fields it adds (reasoning). Point inspect at it with the
+`openai-api/<service>/<model>` provider, or with `anthropic/<model>` (and
 `openai/<model>` in batch mode, below):
 
     python -m howtobench.simulator --port 8765 --latency 0.5
@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import threading
-from typing import Any
 
 from howtobench.simulator.faults import FAULTS, Faults
 from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES, get_profile
@@ -56,24 +55,27 @@ def main() -> None:
         default=DEFAULT_PROFILE,
         help="the OpenAI-compatible server to play (default: openai, the simulator as always)",
     )
-    parser.add_argument(
+    # what changes the profile played, each given only when asked for
+    changes = parser.add_argument_group("profile changes", argument_default=argparse.SUPPRESS)
+    changes.add_argument(
         "--context", type=int, help="the profile's context size in tokens (two characters a token)"
     )
-    parser.add_argument(
+    changes.add_argument(
         "--usage-read",
         action="store_true",
         help="a truncating profile's usage counts the context it read, not the prompt sent "
         "(Ollama past num_ctx): --profile ollama --context 1024 --usage-read",
     )
-    parser.add_argument(
+    changes.add_argument(
         "--uncached-usage",
         action="store_true",
         help="usage counts only the prompt tokens past a prefix reused from an earlier "
         "prompt, without saying so (Ollama 0.30.x)",
     )
-    parser.add_argument(
+    changes.add_argument(
         "--no-system-role",
-        action="store_true",
+        action="store_false",
+        dest="system_role",
         help="play a chat template that refuses a system role (Gemma's), in the profile's words",
     )
     parser.add_argument(
@@ -89,14 +91,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     faults = Faults(**{f"rate_{n}": getattr(args, f"rate_{n}") for n in FAULTS}, seed=args.seed)
-    changes: dict[str, Any] = {"system_role": False} if args.no_system_role else {}
-    if args.context is not None:
-        changes["context"] = args.context
-    if args.usage_read:
-        changes["usage_read"] = True
-    if args.uncached_usage:
-        changes["uncached_usage"] = True
-    profile = get_profile(args.profile, **changes)
+    changed = ("context", "usage_read", "uncached_usage", "system_role")
+    profile = get_profile(
+        args.profile, **{name: getattr(args, name) for name in changed if name in args}
+    )
     # a served simulator may answer long runs: it keeps counts, not every request's text
     simulator = JudgeSimulator(
         latency=args.latency,

@@ -33,20 +33,13 @@ from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.in_process import InProcessModelAPI
 from howtobench.vocabulary.words import SIMULATOR_API
 
-__all__ = [
-    "MODEL_ARGS",
-    "MOST_CONTEXT",
-    "MOST_LATENCY",
-    "MOST_SEED",
-    "SimulatorAPI",
-    "SimulatorArgumentError",
-]
+__all__ = ["SimulatorAPI", "SimulatorArgumentError"]
 
 # the reply faults: a 200 answer whose text is unusable, which needs no wire
 REPLY_FAULTS = ("malformed", "out_of_range")
 WIRE_FAULTS = tuple(name for name in FAULTS if name not in REPLY_FAULTS)
 MODEL_ARGS = ("profile", "context", "latency", *(f"rate_{n}" for n in REPLY_FAULTS), "seed")
-MOST_LATENCY = 600.0  # seconds: ten minutes, past any judge call's timeout
+MOST_LATENCY = 600  # seconds: ten minutes, past any judge call's timeout
 MOST_CONTEXT = 10_000_000  # tokens: five times the longest context served today (2M)
 MOST_SEED = 2**32 - 1
 
@@ -60,7 +53,16 @@ class SimulatorAPI(InProcessModelAPI):
 
     def take_args(self, model_args: dict[str, Any]) -> None:
         name = f"{SIMULATOR_API}/{self.model_name}"
-        _refuse_unknown(name, model_args)
+        unknown = next((arg for arg in model_args if arg not in MODEL_ARGS), None)
+        if unknown is not None and unknown in (f"rate_{n}" for n in WIRE_FAULTS):
+            raise SimulatorArgumentError(
+                f"-M {unknown}: a fault of the wire, and {name} answers in process; serve the "
+                f"simulator for it (python -m howtobench.simulator --{unknown.replace('_', '-')})"
+            )
+        if unknown is not None:
+            near = difflib.get_close_matches(unknown, MODEL_ARGS, n=1)
+            hint = f"did you mean {near[0]}?" if near else f"it takes {', '.join(MODEL_ARGS)}"
+            raise SimulatorArgumentError(f"-M {unknown}: not a model argument of {name}; {hint}")
         profile = str(model_args.get("profile", DEFAULT_PROFILE))
         if profile not in PROFILES:
             raise SimulatorArgumentError(
@@ -68,16 +70,17 @@ class SimulatorAPI(InProcessModelAPI):
             )
         changes: dict[str, Any] = {}
         if "context" in model_args:
-            changes["context"] = _whole(name, "context", model_args["context"], 1, MOST_CONTEXT)
+            context = _bounded(name, "context", model_args["context"], 1, MOST_CONTEXT, whole=True)
+            changes["context"] = int(context)
         rates = {
-            arg: _number(name, arg, model_args.get(arg, 0), high=1)
+            arg: _bounded(name, arg, model_args.get(arg, 0), 0, 1)
             for arg in (f"rate_{n}" for n in REPLY_FAULTS)
         }
         if sum(rates.values()) > 1:
             raise SimulatorArgumentError(f"-M rate_*: {name}'s fault rates add up to over 1")
-        self.latency = _number(name, "latency", model_args.get("latency", 0), high=MOST_LATENCY)
-        seed = _whole(name, "seed", model_args.get("seed", 0), 0, MOST_SEED)
-        self.faults = Faults(**rates, seed=seed)
+        self.latency = _bounded(name, "latency", model_args.get("latency", 0), 0, MOST_LATENCY)
+        seed = _bounded(name, "seed", model_args.get("seed", 0), 0, MOST_SEED, whole=True)
+        self.faults = Faults(**rates, seed=int(seed))
         self.profile = get_profile(profile, **changes)
         self._rng = random.Random(self.faults.seed)
         self._cache = PromptCache()
@@ -108,41 +111,16 @@ class SimulatorAPI(InProcessModelAPI):
         return output, ModelCall.create(request=body, response=completion)
 
 
-def _refuse_unknown(name: str, model_args: dict[str, Any]) -> None:
-    unknown = next((arg for arg in model_args if arg not in MODEL_ARGS), None)
-    if unknown is None:
-        return
-    if unknown in (f"rate_{n}" for n in WIRE_FAULTS):
-        raise SimulatorArgumentError(
-            f"-M {unknown}: a fault of the wire, and {name} answers in process; serve "
-            f"the simulator for it (python -m howtobench.simulator --{unknown.replace('_', '-')})"
-        )
-    near = difflib.get_close_matches(unknown, MODEL_ARGS, n=1)
-    hint = f"did you mean {near[0]}?" if near else f"it takes {', '.join(MODEL_ARGS)}"
-    raise SimulatorArgumentError(f"-M {unknown}: not a model argument of {name}; {hint}")
-
-
-def _number(name: str, arg: str, value: Any, *, high: float) -> float:
-    """`value` as a number from 0 to `high`, or one line saying what is wanted."""
-    number = _float(value)
-    if not 0 <= number <= high:
-        raise SimulatorArgumentError(f"-M {arg}={value}: {name} takes a number from 0 to {high:g}")
-    return number
-
-
-def _whole(name: str, arg: str, value: Any, low: int, high: int) -> int:
-    """`value` as a whole number from `low` to `high`, or one line saying what is wanted."""
-    number = _float(value)
-    if not (number.is_integer() and low <= number <= high):
-        raise SimulatorArgumentError(
-            f"-M {arg}={value}: {name} takes a whole number from {low} to {high}"
-        )
-    return int(number)
-
-
-def _float(value: Any) -> float:
-    """`value` as a number; -1, which no argument takes, for a flag or what is no number."""
+def _bounded(name: str, arg: str, value: Any, low: int, high: int, *, whole: bool = False) -> float:
+    """`value` as a number from `low` to `high` (a whole one with `whole`), or one line
+    saying what is wanted; a flag is no number."""
     try:
-        return -1.0 if isinstance(value, bool) else float(value)
+        number = float("nan") if isinstance(value, bool) else float(value)
     except (TypeError, ValueError):
-        return -1.0
+        number = float("nan")
+    if not (low <= number <= high and (number.is_integer() or not whole)):
+        wanted = "a whole number" if whole else "a number"
+        raise SimulatorArgumentError(
+            f"-M {arg}={value}: {name} takes {wanted} from {low} to {high}"
+        )
+    return number

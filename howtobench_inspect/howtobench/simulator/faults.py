@@ -31,10 +31,8 @@ _RUNAWAY_REPEAT = json.dumps("这句话说完了又从头说起。" * 100).encod
 
 @dataclass
 class Faults:
-    """Chances per request (0-1) of each fault; `seed` makes a run repeatable. The faults
-    (`FAULTS`, in this order): transient ones (429, 500, hang, drop), unusable replies
-    (malformed, out_of_range), a request the provider refuses (400), and a 200 answer
-    whose body is empty or not JSON at all, or never ends."""
+    """Chances per request (0-1) of each fault (`FAULTS`, drawn in this order); `seed`
+    makes a run repeatable."""
 
     rate_429: float = 0.0
     rate_500: float = 0.0

@@ -192,13 +192,7 @@ DEFAULT_PROFILE = "openai"
 def get_profile(profile: str | Profile = DEFAULT_PROFILE, **changes: Any) -> Profile:
     """A profile by name (or as given), with `changes` (e.g. `context=3000`,
     `system_role=False`, `reasoning=None`)."""
-    if isinstance(profile, str):
-        try:
-            found = PROFILES[profile]
-        except KeyError:
-            raise ValueError(
-                f"no server profile {profile!r}: one of {', '.join(PROFILES)}"
-            ) from None
-    else:
-        found = profile
+    if isinstance(profile, str) and profile not in PROFILES:
+        raise ValueError(f"no server profile {profile!r}: one of {', '.join(PROFILES)}")
+    found = PROFILES[profile] if isinstance(profile, str) else profile
     return replace(found, **changes) if changes else found

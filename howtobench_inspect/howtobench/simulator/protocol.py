@@ -24,7 +24,6 @@ from howtobench.vocabulary.templates import tags_in
 
 __all__ = [
     "Asked",
-    "BUILD_STEPS",
     "FOREIGN_JUDGE",
     "KINDS",
     "asked_dimensions",
@@ -43,10 +42,8 @@ _QUOTED = re.compile(r"<(writing|reference)>\n.*\n</\1>", re.S)
 # (`construct/prompts/backconstruct.*.txt`, `length_given.*.txt`)
 _GENRE = re.compile(r"^(?:【体裁】|\[Genre\] )(.+)$", re.M)
 _LENGTH = re.compile(r"约 (\d+) 字|about (\d+) words")
-# the LLM steps of `howtobench build`
-BUILD_STEPS = tuple(BUILD_TAGS.values())
 # what a request may ask besides the writer's question: every tag a prompt owner declares
-KINDS = frozenset({*TREE_TAGS.values(), *BASELINE_TAGS.values(), *BUILD_STEPS})
+KINDS = frozenset({*TREE_TAGS.values(), *BASELINE_TAGS.values(), *BUILD_TAGS.values()})
 # the kind of an untagged request that asks for a JSON score: another benchmark's judge
 FOREIGN_JUDGE = "foreign_judge"
 _ASKS_SCORE = re.compile(r'"score"\s*:')
@@ -98,13 +95,8 @@ def classify(messages: list[dict[str, Any]] | list[Any], temperature: float | No
     kind = next((tag for tag in tags_in(asking) if tag in KINDS), None) or (
         FOREIGN_JUDGE if _ASKS_SCORE.search(asking) else "writer"
     )
-    writing = None if kind in ("writer", "negotiator", FOREIGN_JUDGE) else _judged_writing(first)
-    return Asked(kind, writing, attempt, first, last, temperature)
-
-
-def _judged_writing(text: str) -> str | None:
-    match = _WRITING.search(text)
-    return match.group(1) if match else None
+    judged = None if kind in ("writer", "negotiator", FOREIGN_JUDGE) else _WRITING.search(first)
+    return Asked(kind, judged.group(1) if judged else None, attempt, first, last, temperature)
 
 
 def asked_ids(question: Asked) -> list[str]:

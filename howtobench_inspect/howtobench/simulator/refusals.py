@@ -110,10 +110,13 @@ class Profile:
         param where the shape has them (sources: docs/judges.md)."""
         shape = self.error_shape
         kind, code, param = (refusal.type, refusal.code, refusal.param) if refusal else (None,) * 3
-        if shape == "openai":
-            if kind is None:  # a simulated fault, in the shape the simulator always sent
-                return {"error": {"message": message, "type": "simulated"}}
-            return {"error": {"message": message, "type": kind, "param": param, "code": code}}
+        if shape == "openai" and kind is None:  # a simulated fault, as the simulator always sent
+            return {"error": {"message": message, "type": "simulated"}}
+        if shape in ("openai", "llama-cpp-python"):
+            error_type = kind or (
+                "invalid_request_error" if status < 500 else "internal_server_error"
+            )
+            return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
         if shape in ("vllm", "sglang"):
             error_type = kind or ("BadRequestError" if status == 400 else "InternalServerError")
             error = {"message": message, "type": error_type, "param": param, "code": status}
@@ -121,11 +124,6 @@ class Profile:
         if shape == "llama-cpp":
             error_type = kind or ("invalid_request_error" if status < 500 else "server_error")
             return {"error": {"code": status, "message": message, "type": error_type, **extra}}
-        if shape == "llama-cpp-python":
-            error_type = kind or (
-                "invalid_request_error" if status < 500 else "internal_server_error"
-            )
-            return {"error": {"message": message, "type": error_type, "param": param, "code": code}}
         if shape == "ollama":
             error_type = {400: "invalid_request_error", 404: "not_found_error"}.get(
                 status, "api_error"

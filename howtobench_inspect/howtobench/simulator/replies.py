@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from howtobench.baselines.overlap import tokenize
 from howtobench.construct.backconstruct import CHARACTERS, THEME_WORDS, theme_words
 from howtobench.construct.completion import paragraphs
 from howtobench.simulator.protocol import (
-    BUILD_STEPS,
     FOREIGN_JUDGE,
     Asked,
     asked_dimensions,
@@ -25,7 +25,7 @@ from howtobench.simulator.protocol import (
     asked_ids,
     asked_length,
 )
-from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES, Leaf
+from howtobench.tree.spec import LEAVES, NEGOTIATED_NODES
 from howtobench.vocabulary.words import detect_language
 
 __all__ = [
@@ -33,12 +33,8 @@ __all__ = [
     "WRITER_REPLY",
     "out_of_range_reply",
     "reply_text",
-    "simulated_score",
     "valid_construction",
-    "valid_plan",
     "valid_reply",
-    "valid_rubric",
-    "valid_score",
     "valid_weights",
 ]
 
@@ -73,11 +69,6 @@ def simulated_score(writing: str, key: str, low: int = 1, high: int = 10) -> int
         return low
     share = min(len(writing) / 1500, 1.0) * 0.6 + _unit(writing, key) * 0.4
     return low + round(share * (high - low))
-
-
-def valid_score(leaf: Leaf, writing: str) -> dict[str, Any]:
-    reason = "simulated" if writing.strip() else "empty"
-    return {"score": simulated_score(writing, leaf.id, leaf.low, leaf.high), "reason": reason}
 
 
 def valid_rubric(question: Asked) -> dict[str, Any]:
@@ -273,31 +264,28 @@ def _valid_flags(question: Asked) -> dict[str, Any]:
     }
 
 
-def _build_reply(question: Asked) -> dict[str, Any]:
-    text = question.writing or ""
-    if question.kind == "classify":
-        return {"genre": _simulated_genre(text), "reason": "simulated"}
-    if question.kind == "quality":
-        return {"score": _simulated_quality(text), "reason": "simulated"}
-    if question.kind == "backconstruct":
-        return valid_construction(question)
-    return _valid_flags(question)
+# The JSON reply to each kind of question but the writer's and a leaf expert's
+_VALID: dict[str, Callable[[Asked], dict[str, Any]]] = {
+    "negotiator": valid_weights,
+    "rubric": valid_rubric,
+    "autoplan": valid_plan,
+    "classify": lambda q: {"genre": _simulated_genre(q.writing or ""), "reason": "simulated"},
+    "quality": lambda q: {"score": _simulated_quality(q.writing or ""), "reason": "simulated"},
+    "backconstruct": valid_construction,
+    "screen": _valid_flags,
+    # a whole number from 1 to 10, stable per question
+    FOREIGN_JUDGE: lambda q: {"score": 1 + int(_unit(q.text) * 10), "reason": "simulated"},
+}
 
 
 def valid_reply(question: Asked) -> str:
     if question.kind == "writer":
         return WRITER_REPLY
-    if question.kind == "negotiator":
-        return json.dumps(valid_weights(question))
-    if question.kind == "rubric":
-        return json.dumps(valid_rubric(question))
-    if question.kind == "autoplan":
-        return json.dumps(valid_plan(question))
-    if question.kind in BUILD_STEPS:
-        return json.dumps(_build_reply(question), ensure_ascii=False)
-    if question.kind == FOREIGN_JUDGE:  # a whole number from 1 to 10, stable per question
-        return json.dumps({"score": 1 + int(_unit(question.text) * 10), "reason": "simulated"})
-    return json.dumps(valid_score(_LEAVES[question.kind], question.writing or ""))
+    if question.kind in _VALID:
+        return json.dumps(_VALID[question.kind](question), ensure_ascii=False)
+    leaf, writing = _LEAVES[question.kind], question.writing or ""  # a leaf expert's question
+    score = simulated_score(writing, leaf.id, leaf.low, leaf.high)
+    return json.dumps({"score": score, "reason": "simulated" if writing.strip() else "empty"})
 
 
 # Build-step replies that break their form: an unknown genre, a score off the 1-5

@@ -1,10 +1,9 @@
 """The simulator's HTTP side: where each request goes, and how its answer goes back.
 
 It listens on 127.0.0.1 and routes a request to the batch store, a chat answer or
-`/stats`, anything else 404. It knows the simulator only by what it asks of it
-(`_Simulator`), so that the state does not import its HTTP side. A dropped connection is
-answered by closing it, a body without end is sent in chunks until the client hangs up;
-a client that gave up waiting gets nothing and is no error.
+`/stats`, anything else 404. A dropped connection is answered by closing it, a body
+without end is sent in chunks until the client hangs up; a client that gave up waiting
+gets nothing and is no error.
 """
 
 from __future__ import annotations
@@ -12,25 +11,19 @@ from __future__ import annotations
 import itertools
 import json
 import threading
-from contextlib import AbstractContextManager
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Protocol
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from howtobench.simulator import anthropic_batches, openai_batches
 from howtobench.simulator.batches import Batches
 from howtobench.simulator.wire import Outcome
 
+if TYPE_CHECKING:  # the state imports its HTTP side, not the other way
+    from howtobench.simulator.server import JudgeSimulator
+
 __all__ = ["listen"]
-
-
-class _Simulator(Protocol):  # `server.JudgeSimulator`
-    def serving(self) -> AbstractContextManager[None]: ...
-    def stats(self) -> dict[str, Any]: ...
-    def respond(
-        self, path: str, body: dict[str, Any], *, recorded_path: str | None = None
-    ) -> Outcome: ...
 
 
 class _Server(ThreadingHTTPServer):
@@ -39,7 +32,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-def listen(simulator: _Simulator, batches: Batches, port: int) -> ThreadingHTTPServer:
+def listen(simulator: JudgeSimulator, batches: Batches, port: int) -> ThreadingHTTPServer:
     """A server on 127.0.0.1:`port` (0: a free one) answering for `simulator` and its
     `batches`, serving from a thread of its own until it is shut down."""
 
@@ -81,7 +74,7 @@ def _batch(batches: Batches, method: str, path: str, kind: str, data: bytes) -> 
         route, error = openai_batches.route, openai_batches.error
     else:
         return None
-    if not batches.enabled():
+    if not batches.simulator.batch_api:
         return error(404, f"{path}: this server has no batch API")
     try:
         outcome = route(batches, method, parts, kind, data)

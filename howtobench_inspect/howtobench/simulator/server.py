@@ -31,7 +31,6 @@ from howtobench.simulator.wire import (
     ANTHROPIC_PATH,
     AnthropicMessages,
     Api,
-    Conversation,
     OpenAIChat,
     Outcome,
 )
@@ -111,17 +110,13 @@ class JudgeSimulator:
         self._server: ThreadingHTTPServer | None = None
         self._profile = get_profile(self.profile)
         self._openai = OpenAIChat(self._profile)
-        self._batches = Batches(
-            lambda path, body, batch: self.respond(path, body, batch=batch),
-            lambda: self.root_url,
-            delay=lambda: self.batch_delay,
-            enabled=lambda: self.batch_api,
-        )
+        self._batches = Batches(self)
 
     @property
     def batches(self) -> Counter[str]:
         """Batches created so far, per API ("openai", "anthropic")."""
-        return Counter(self._batches.stats())
+        with self._batches.lock:
+            return self._batches.created.copy()
 
     def batch_ids(self, *, unfinished: bool = False) -> list[str]:
         """The ids of the batches created so far; with `unfinished`, of those not ended."""
@@ -143,16 +138,15 @@ class JudgeSimulator:
         return self
 
     def stats(self) -> dict[str, Any]:
-        """What was asked and answered so far (also served as GET /stats): calls by kind
-        (batched requests included), faults, characters, billed tokens, batches created
-        per API (`batches`) and requests answered inside them (`batched`), peak load."""
+        """What was asked and answered so far (also served as GET /stats); calls by kind
+        count batched requests too."""
         with self._lock:
             return {
                 "calls": dict(self.calls),
                 "faults": dict(self.faults_sent),
                 "characters": dict(self.characters),
                 "tokens": dict(self.tokens),
-                "batches": self._batches.stats(),
+                "batches": dict(self.batches),
                 "batched": dict(self.batched),
                 "profile": self._profile.name,
                 "refused": dict(self.refused),
@@ -196,9 +190,7 @@ class JudgeSimulator:
         recorded_path: str | None = None,
     ) -> Outcome:
         """The answer to one chat request (`path` picks the API), sent directly or, with
-        `batch`, from inside that batch: counted, billed, scripted and faulted alike. The
-        answer is chosen and billed by `answers` (as the in-process provider's is); the
-        rest is the wire's: refusals, statuses, latency, hung and dropped connections."""
+        `batch`, from inside that batch: counted, billed, scripted and faulted alike."""
         api: Api = _ANTHROPIC if path == ANTHROPIC_PATH else self._openai
         conversation = api.read(body)
         model = body.get("model", "sim")
@@ -257,7 +249,11 @@ class JudgeSimulator:
             content = choice.reply()
             with self._lock:
                 usage = bill(api, self._cache, self._profile, model, conversation, content, cut=cut)
-                self._count(conversation, content, usage)
+                self.characters["prompt"] += sum(
+                    len(message_text(m.get("content") or "")) for m in conversation.messages
+                )
+                self.characters["completion"] += len(content)
+                self.tokens.update(vars(usage))  # input, cache_write, cache_read, output
                 self._keep(carried(content, usage))
             return api.answer(model, content, usage, conversation.stream)
         with self._lock:
@@ -268,10 +264,3 @@ class JudgeSimulator:
         """Record a request; called under the lock, so `requests` is in billing order."""
         if self.record:
             self.requests.append(request)
-
-    def _count(self, conversation: Conversation, content: str, usage: Usage) -> None:
-        self.characters["prompt"] += sum(
-            len(message_text(m.get("content") or "")) for m in conversation.messages
-        )
-        self.characters["completion"] += len(content)
-        self.tokens.update(vars(usage))  # input, cache_write, cache_read, output

@@ -11,9 +11,10 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from howtobench.simulator.billing import PromptCache, Segment, Usage
+from howtobench.simulator.profiles import DEFAULT_PROFILE, PROFILES
 from howtobench.simulator.refusals import Profile
 
 __all__ = [
@@ -88,22 +89,6 @@ def jsonl(lines: list[dict[str, Any]]) -> bytes:
     return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
 
 
-class Api(Protocol):
-    """One API's side of the exchange."""
-
-    name: str
-
-    def read(self, body: dict[str, Any]) -> Conversation: ...
-
-    def bill(
-        self, cache: PromptCache, model: str, conversation: Conversation, reply: str
-    ) -> Usage: ...
-
-    def answer(self, model: str, content: str, usage: Usage, stream: bool) -> Outcome: ...
-
-    def error(self, status: int, message: str) -> dict[str, Any]: ...
-
-
 def _segments(messages: list[dict[str, Any]]) -> tuple[Segment, ...]:
     """Every content block of every message (a string content is one block)."""
     segments: list[Segment] = []
@@ -124,7 +109,7 @@ class OpenAIChat:
     name = "openai"
 
     def __init__(self, profile: Profile | None = None) -> None:
-        self.profile = profile
+        self.profile = profile or PROFILES[DEFAULT_PROFILE]
 
     def read(self, body: dict[str, Any]) -> Conversation:
         messages = body.get("messages", [])
@@ -150,22 +135,20 @@ class OpenAIChat:
                 "prompt_tokens_details": {"cached_tokens": usage.cache_read},
             },
         }
-        if (profile := self.profile) is not None:
-            if profile.reasoning == "think-tags":  # no reasoning parser: it stays in content
-                message["content"] = f"<think>\n{THINK_TEXT}\n</think>\n\n{content}"
-            elif profile.reasoning:
-                message[profile.reasoning] = THINK_TEXT
-            message.update(profile.message_extra)
-            choice.update(profile.choice_extra)
-            reply.update(profile.reply_extra)
-            if not profile.cached_tokens:
-                del reply["usage"]["prompt_tokens_details"]
+        profile = self.profile
+        if profile.reasoning == "think-tags":  # no reasoning parser: it stays in content
+            message["content"] = f"<think>\n{THINK_TEXT}\n</think>\n\n{content}"
+        elif profile.reasoning:
+            message[profile.reasoning] = THINK_TEXT
+        message.update(profile.message_extra)
+        choice.update(profile.choice_extra)
+        reply.update(profile.reply_extra)
+        if not profile.cached_tokens:
+            del reply["usage"]["prompt_tokens_details"]
         return Outcome.of(200, reply)
 
     def error(self, status: int, message: str) -> dict[str, Any]:
-        if self.profile is not None:
-            return self.profile.error_body(status, message)
-        return {"error": {"message": message, "type": "simulated"}}
+        return self.profile.error_body(status, message)
 
 
 class AnthropicMessages:
@@ -209,6 +192,10 @@ class AnthropicMessages:
     def error(self, status: int, message: str) -> dict[str, Any]:
         kind = _ANTHROPIC_ERRORS.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
+
+
+# One API's side of the exchange: each reads a request, bills it, answers and refuses
+Api = OpenAIChat | AnthropicMessages
 
 
 def _events(message: dict[str, Any]) -> Outcome:
