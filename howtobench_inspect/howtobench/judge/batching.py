@@ -4,14 +4,13 @@ inspect polls a batch with no bound at all, so two more ways a batched judge can
 answer end the run as an outage does: its endpoint has no batch API (asked once per judge
 and run before the first batch, since a failed batch creation inside inspect brings the
 eval down with a traceback), and its batch did not finish within `HOWTOBENCH_BATCH_WAIT`
-seconds of the call being queued (`BatchUnfinished`, naming the batches). The answered
-questions are in the reply store either way (docs/large-runs.md, "Batch mode").
+seconds of the call being queued (naming the batches). The answered questions are in
+the reply store either way (docs/large-runs.md, "Batch mode").
 """
 
 from __future__ import annotations
 
 import math
-import re
 import time
 from collections.abc import Sequence
 
@@ -28,20 +27,16 @@ from howtobench.judge.failures import (
     judge_at,
     reply_text,
 )
-from howtobench.judge.lost_batches import LostBatches
+from howtobench.judge.lost_batches import BatchLog
 from howtobench.judge.reply_size import too_long
 from howtobench.judge.request_shape import endpoint_key
 from howtobench.judge.runs import this_run
 from howtobench.judge.server_words import server_message
 from howtobench.judge.settings import wait_setting
 
-__all__ = ["BATCH_WAIT_VARIABLE", "BatchUnfinished", "batch_wait", "batched_reply"]
+__all__ = ["BATCH_WAIT_VARIABLE", "batch_wait", "batched_reply"]
 
 BATCH_WAIT_VARIABLE = "HOWTOBENCH_BATCH_WAIT"
-
-
-class BatchUnfinished(JudgeUnavailable):
-    """A batched judge call waited `HOWTOBENCH_BATCH_WAIT` seconds: the run stops here."""
 
 
 async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateConfig) -> str:
@@ -55,13 +50,13 @@ async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateC
         with waiting:
             output = await model.generate(sent, config=config, cache=False)
     except Exception as error:
-        lost = await _LOST.answer(model, sent, error, started)
+        lost = await _BATCHES.answer(model, sent, error, started)
         if isinstance(lost, str):
             if runaway := too_long(lost):
                 raise CallFailed(runaway, final=False) from None
             return lost
         if lost is not None:
-            raise CallFailed(lost.message, final=lost.final) from None
+            raise lost from None
         failure = classified(error, model)
         raise (failure.outage if isinstance(failure, Lasting) else failure) from None
     if waiting.cancelled_caught:
@@ -79,36 +74,7 @@ def batch_wait() -> float:
     )
 
 
-class _BatchBook:
-    """The batches inspect reported created and finished in this process, read from its
-    batch log (inspect gives no other account of them)."""
-
-    _CREATED = re.compile(r"Created batch (\S+) with (\d+) requests")
-    _ENDED = re.compile(r"Batch (\S+) (?:completed|failed)")
-
-    def __init__(self) -> None:
-        self.created: dict[str, float] = {}
-        self.ended: set[str] = set()
-
-    def read(self, message: str) -> None:
-        if created := self._CREATED.match(message):
-            self.created[created.group(1)] = time.time()
-            self.ended.discard(created.group(1))  # an id used again (a restarted server)
-        elif ended := self._ENDED.match(message):
-            self.ended.add(ended.group(1))
-
-    def unfinished(self, since: float) -> list[str]:
-        """Batches created since a call was queued that have not finished: the call's
-        own batch among them (the log does not say which model a batch belongs to)."""
-        return [
-            batch
-            for batch, created in self.created.items()
-            if created >= since and batch not in self.ended
-        ]
-
-
-_BATCHES = _BatchBook()
-_LOST = LostBatches()
+_BATCHES = BatchLog()
 
 
 async def _check_batch_api(model: Model) -> None:
@@ -121,7 +87,6 @@ async def _check_batch_api(model: Model) -> None:
     rest.
     """
     listen_to_batch_log(_BATCHES.read)
-    listen_to_batch_log(_LOST.read)
     known = this_run().batch_api
     key = endpoint_key(model)
     state = known.get(key)
@@ -156,13 +121,13 @@ def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:
     )
 
 
-def _unfinished(model: Model, wait: float, batches: Sequence[str]) -> BatchUnfinished:
+def _unfinished(model: Model, wait: float, batches: Sequence[str]) -> JudgeUnavailable:
     named = (
         f"batch {', '.join(batches)}"
         if batches
         else "its batch (no batch was reported created for it)"
     )
-    return BatchUnfinished(
+    return JudgeUnavailable(
         f"{judge_at(model)}: {named} did not finish within "
         f"{BATCH_WAIT_VARIABLE}={wait:g} s; the run stops here. Finish the run with "
         "`inspect eval-retry <log>`: answered judge questions are kept and not asked again, "

@@ -34,12 +34,12 @@ __all__ = [
     "CallFailed",
     "JudgeUnavailable",
     "Lasting",
+    "TRANSIENT_STATUS",
     "classified",
-    "looping",
     "reply_text",
 ]
 
-_TRANSIENT_STATUS = {408, 409, 425, 429}
+TRANSIENT_STATUS = {408, 409, 425, 429}  # statuses inspect retries, as it does 5xx
 
 
 class JudgeUnavailable(RuntimeError):
@@ -90,7 +90,7 @@ def classified(error: Exception, model: Model) -> Exception:
             f"the judge answered HTTP 200 with an error instead of a reply: {message[:300]}",
             final=False,
         )
-    if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
+    if isinstance(status, int) and (status in TRANSIENT_STATUS or status >= 500):
         return Lasting(error, _unavailable(model, error))
     if isinstance(status, int) and 400 <= status < 500:
         return CallFailed(f"the judge refused the request (HTTP {status}: {message})", final=True)

@@ -115,14 +115,6 @@ PHRASES: tuple[Phrase, ...] = (
 )
 
 
-def _joined(meaning: Meaning) -> re.Pattern[str]:
-    return re.compile(
-        "|".join(f"(?:{p.pattern})" for p in PHRASES if p.meaning == meaning), re.IGNORECASE
-    )
-
-
-_CONTEXT_REFUSAL = _joined(CONTEXT_TOO_LONG)
-_SYSTEM_REFUSED = _joined(SYSTEM_ROLE_REFUSED)
 # The model's context in a context refusal, where the server names it
 _CONTEXT_SIZE = re.compile(
     r"(?:maximum context length|context size|context length|context window|"
@@ -150,12 +142,12 @@ def meanings(message: str) -> set[Meaning]:
 
 def context_refusal(message: str) -> bool:
     """Whether a server's message says the prompt is longer than the model's context."""
-    return bool(_CONTEXT_REFUSAL.search(message))
+    return CONTEXT_TOO_LONG in meanings(message)
 
 
 def system_refusal(message: str) -> bool:
     """Whether a server's message says its chat template has no system role."""
-    return bool(_SYSTEM_REFUSED.search(message))
+    return SYSTEM_ROLE_REFUSED in meanings(message)
 
 
 def context_size(message: str) -> str | None:
