@@ -24,7 +24,7 @@ from inspect_ai.model import ChatMessage, Model
 
 from howtobench._inspect import openai_batch_client
 from howtobench.judge.failures import TRANSIENT_STATUS, CallFailed
-from howtobench.judge.server_words import one_line
+from howtobench.judge.server_words import body_words, one_line
 
 __all__ = ["LOST_WITH_BATCH", "BatchLog", "logger"]
 
@@ -65,9 +65,7 @@ class _Outcome:
     def described(self) -> str:
         if self.error is not None:
             return self.error
-        inner = self.body.get("error", self.body)
-        message = inner.get("message") if isinstance(inner, dict) else inner
-        return f"HTTP {self.status}: {' '.join(str(message).split())[:300]}"
+        return f"HTTP {self.status}: {(body_words(self.body) or one_line(str(self.body)))[:300]}"
 
 
 @dataclass
@@ -272,17 +270,13 @@ def lost_reason(
 def _failed_body(error: BaseException | None) -> str:
     """The failed request's error as inspect's `ValidationError` quotes it: the error
     body it tried to read as a completion."""
-    errors = getattr(error, "errors", None)
-    if not callable(errors):
-        return ""
     try:
-        details = errors()
-    except Exception:
+        details = error.errors()  # type: ignore[union-attr]
+    except Exception:  # no `ValidationError`
         return ""
     for detail in details:
         body = detail.get("input") if isinstance(detail, dict) else None
         if isinstance(body, dict) and "error" in body:
-            inner = body["error"]
-            message = inner.get("message") if isinstance(inner, dict) else inner
-            return f"the provider's error {one_line(str(message))[:300]!r}"
+            said = body_words(body) or one_line(str(body["error"]))
+            return f"the provider's error {said[:300]!r}"
     return ""

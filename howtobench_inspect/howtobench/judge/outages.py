@@ -8,7 +8,7 @@ the server's models tells an overloaded server from one that is down.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from typing import TypeVar
 
 import anyio
@@ -64,7 +64,7 @@ async def _reachable(model: Model) -> bool:
                 return False
             await request
     except Exception as error:
-        return isinstance(error, Exception) and status_of(error) is not None
+        return status_of(error) is not None
     return True
 
 
@@ -96,24 +96,18 @@ async def surface_outage(judging: Awaitable[T]) -> T:
     try:
         return await judging
     except Exception as error:
-        found = _outage_in(error) or _first_leaf(error)
+        leaves = list(_leaves(error))
+        found = next((e for e in leaves if isinstance(e, JudgeUnavailable)), leaves[0])
         if found is error:
             raise
         raise found from None
 
 
-def _first_leaf(error: BaseException) -> BaseException:
-    """The first exception inside (nested) exception groups: the real cause, where the
-    group's own message would say only "unhandled errors in a TaskGroup"."""
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    """The exceptions inside (nested) exception groups: the real causes, where a group's
+    own message would say only "unhandled errors in a TaskGroup"."""
     inner = getattr(error, "exceptions", ())
-    return _first_leaf(inner[0]) if inner else error
-
-
-def _outage_in(error: BaseException) -> JudgeUnavailable | None:
-    if isinstance(error, JudgeUnavailable):
-        return error
-    for inner in getattr(error, "exceptions", ()):  # an exception group
-        found = _outage_in(inner)
-        if found is not None:
-            return found
-    return None
+    if not inner:
+        yield error
+    for each in inner:
+        yield from _leaves(each)

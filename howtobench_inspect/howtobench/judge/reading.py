@@ -22,7 +22,6 @@ __all__ = [
     "ReplyError",
     "bounded",
     "exact_keys",
-    "final_answer",
     "json_objects",
     "number",
 ]

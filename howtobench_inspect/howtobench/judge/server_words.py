@@ -26,6 +26,7 @@ __all__ = [
     "SYSTEM_ROLE_REFUSED",
     "Meaning",
     "Phrase",
+    "body_words",
     "context_refusal",
     "context_size",
     "last_line",
@@ -191,7 +192,7 @@ def server_message(error: Exception) -> str:
         return stopped
     in_reply = _error_in_reply(error)
     for body in (in_reply, *(getattr(h, "body", None) for h in (error, error.__cause__))):
-        if words := _body_words(body):
+        if words := body_words(body):
             return words
     return one_line(getattr(error, "provider_message", None) or last_line(str(error)))
 
@@ -205,8 +206,8 @@ def said(cause: BaseException) -> str:
     return f"HTTP {status}: {message}" if status else f"{type(cause).__name__}: {message}"
 
 
-def _body_words(body: object) -> str | None:
-    """The message of an error body (`server_message`), or None when it has none."""
+def body_words(body: object) -> str | None:
+    """The message of an error body of any shape servers use, or None when it has none."""
     if isinstance(body, str) and body.strip():  # the openai SDK unwraps "error"
         return _page_text(body)
     if not isinstance(body, dict):
@@ -253,7 +254,7 @@ def _error_in_reply(error: BaseException) -> str | None:
             and extra.get("error")
             and not getattr(completion, "choices", None)
         ):
-            return _body_words({"error": extra["error"]}) or one_line(str(extra["error"]))
+            return body_words({"error": extra["error"]}) or one_line(str(extra["error"]))
         trace = trace.tb_next
     return None
 
