@@ -28,6 +28,7 @@ from howtobench.judge.failures import (
     reply_text,
 )
 from howtobench.judge.lost_batches import BatchLog
+from howtobench.judge.question_locks import held
 from howtobench.judge.reply_size import too_long
 from howtobench.judge.request_shape import endpoint_key
 from howtobench.judge.runs import this_run
@@ -89,27 +90,19 @@ async def _check_batch_api(model: Model) -> None:
     listen_to_batch_log(_BATCHES.read)
     known = this_run().batch_api
     key = endpoint_key(model)
-    state = known.get(key)
-    if isinstance(state, anyio.Event):
-        await state.wait()
-        state = known.get(key)
-    elif key not in known:
-        checking = anyio.Event()
-        known[key] = checking
-        state = None
-        try:
-            request = batch_list_request(model)
-            if request is not None:
-                await request
-        except Exception as error:
-            status = getattr(error, "status_code", None)
-            if status in (404, 405):
-                state = f"HTTP {status}: {server_message(error)}"
-        finally:
-            known[key] = state
-            checking.set()
-    if isinstance(state, str):
-        raise _no_batch_api(model, state)
+    async with held(None, f"batch API of {key}"):  # asked by the first caller, once
+        if key not in known:
+            known[key] = None
+            try:
+                request = batch_list_request(model)
+                if request is not None:
+                    await request
+            except Exception as error:
+                status = getattr(error, "status_code", None)
+                if status in (404, 405):
+                    known[key] = f"HTTP {status}: {server_message(error)}"
+    if (reason := known[key]) is not None:
+        raise _no_batch_api(model, reason)
 
 
 def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:

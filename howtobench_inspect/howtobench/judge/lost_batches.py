@@ -19,11 +19,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
 from inspect_ai.model import ChatMessage, Model
 
 from howtobench._inspect import openai_batch_client
 from howtobench.judge.failures import TRANSIENT_STATUS, CallFailed
+from howtobench.judge.question_locks import held
 from howtobench.judge.server_words import body_words, one_line
 
 __all__ = ["LOST_WITH_BATCH", "BatchLog", "logger"]
@@ -88,7 +88,7 @@ class BatchLog:
         self.ended: set[str] = set()
         self.lost: list[LostBatch] = []
         # by endpoint and batch id: two servers (a restarted one) may use the same ids
-        self._files: dict[tuple[str, str], _Files | anyio.Event] = {}
+        self._files: dict[tuple[str, str], _Files] = {}
 
     def read(self, message: str) -> None:
         """Note a batch-log line."""
@@ -135,22 +135,14 @@ class BatchLog:
     async def _read(self, client: Any, batch: LostBatch) -> _Files:
         """The batch's files, read by the first caller; the others wait for it."""
         key = (str(getattr(client, "base_url", "")), batch.id)
-        state = self._files.get(key)
-        if isinstance(state, anyio.Event):
-            await state.wait()
-            state = self._files[key]
-        if isinstance(state, _Files):
-            return state
-        reading = anyio.Event()
-        self._files[key] = reading
-        files = _Files()
-        try:
-            files = await _batch_files(client, batch.id)
-        except Exception as problem:
-            files.problem = f"{type(problem).__name__}: {one_line(str(problem))}"
-        finally:
+        async with held(None, f"files of batch {key}"):
+            if key in self._files:
+                return self._files[key]
+            try:
+                files = await _batch_files(client, batch.id)
+            except Exception as problem:
+                files = _Files(problem=f"{type(problem).__name__}: {one_line(str(problem))}")
             self._files[key] = files
-            reading.set()
         if files.problem is None:
             outcomes = [o for each in files.outcomes.values() for o in each]
             refused = [o for o in outcomes if o.failed]
