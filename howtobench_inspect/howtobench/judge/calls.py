@@ -93,13 +93,12 @@ def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception)
         return False
     if not system_refusal(server_message(cause)):
         return False
-    learnt = this_run().no_system
-    key = endpoint_key(model)
-    if key in learnt:  # learnt meanwhile, from a concurrent request
-        return True
-    learnt.add(key)
-    logger.warning(
+    notes, key = this_run(), endpoint_key(model)
+    notes.no_system.add(key)
+    notes.warn_once(
+        logger,
+        ("no system role", key),
         f"judge {model} refuses system messages: its system prompts are sent at the head "
-        "of the first user message for the rest of this run"
+        "of the first user message for the rest of this run",
     )
     return True

@@ -31,9 +31,7 @@ _LOOP = ""
 
 
 class RunNotes:
-    """One run's notes: the warnings it has said, the endpoints it found to refuse a
-    system message or our `max_tokens` beside a prompt, what it found out about its batched judges' batch APIs, each
-    judge's last prompts, the negotiations that failed, and the redirects met."""
+    """One run's notes: the warnings it has said, and what it learnt about its judges."""
 
     def __init__(self) -> None:
         self.said: set[tuple[str, ...]] = set()
