@@ -63,10 +63,11 @@ class _Scan:
     broken: list[tuple[int, json.JSONDecodeError]]
 
 
-def _scan(text: str) -> _Scan:
+def _scan(text: str, start: int = 0) -> _Scan:
+    """The scan of `text` from `start` on (spans and errors count from the text's start)."""
     decoder = json.JSONDecoder()
     scan = _Scan([], [])
-    start = text.find("{")
+    start = text.find("{", start)
     while start != -1:
         try:
             value, end = decoder.raw_decode(text, start)
@@ -88,13 +89,6 @@ def json_objects(text: str) -> list[dict[str, Any]]:
     return [value for _, _, value in _scan(text).objects]
 
 
-def _where(text: str, position: int) -> str:
-    """`line L column C` of a position in `text`, both counted from 1."""
-    line = text.count("\n", 0, position) + 1
-    column = position - (text.rfind("\n", 0, position) + 1) + 1
-    return f"line {line} column {column}"
-
-
 def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
     """The judge's final word: the last JSON object holding every one of `keys`.
 
@@ -111,14 +105,13 @@ def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
             "the reply ends inside its reasoning (a <think> block never closed), so it holds "
             "no answer; close the reasoning and answer after it"
         )
-    offset = len(text) - len(answer)
-    scan = _scan(answer)
+    scan = _scan(text, len(text) - len(answer))
     answers = [(end, found) for _, end, found in scan.objects if all(k in found for k in keys)]
     after = answers[-1][0] if answers else -1
     for start, error in scan.broken:
-        fragment = answer[start:]
+        fragment = text[start:]
         if start > after and all(f'"{key}"' in fragment for key in keys):
-            where = _where(text, offset + error.pos)
+            where = f"line {error.lineno} column {error.colno}"
             raise BrokenJSON(f"the JSON does not parse at {where}: {error.msg}", fragment)
     if answers:
         return answers[-1][1]
