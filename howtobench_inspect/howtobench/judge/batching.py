@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 
 import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
@@ -61,15 +60,25 @@ async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateC
         failure = classified(error, model)
         raise (failure.outage if isinstance(failure, Lasting) else failure) from None
     if waiting.cancelled_caught:
-        raise _unfinished(model, wait, _BATCHES.unfinished(since=started))
+        batches = _BATCHES.unfinished(since=started)
+        named = (
+            f"batch {', '.join(batches)}"
+            if batches
+            else "its batch (no batch was reported created for it)"
+        )
+        raise JudgeUnavailable(
+            f"{judge_at(model)}: {named} did not finish within "
+            f"{BATCH_WAIT_VARIABLE}={wait:g} s; the run stops here. Finish the run with "
+            "`inspect eval-retry <log>`: answered judge questions are kept and not asked "
+            "again, the unfinished batch's questions are sent again (cancel it at the "
+            "provider if it should not run on)."
+        )
     return reply_text(output, model, sent, max_tokens=config.max_tokens)
 
 
 def batch_wait() -> float:
-    """Seconds a batched judge call waits for its batch: `HOWTOBENCH_BATCH_WAIT`, or 24 h.
-    An environment variable, not a scorer option: it changes no answer, reaches every judge
-    scorer, `inspect score` and `eval-retry` alike, and a role's config cannot carry it.
-    """
+    """Seconds a batched judge call waits for its batch: `HOWTOBENCH_BATCH_WAIT`, or 24 h
+    (an environment variable: `wait_setting` says why)."""
     return wait_setting(
         BATCH_WAIT_VARIABLE, DEFAULT_BATCH_WAIT, "a batched judge call may wait for its batch"
     )
@@ -79,14 +88,9 @@ _BATCHES = BatchLog()
 
 
 async def _check_batch_api(model: Model) -> None:
-    """Raise `JudgeUnavailable` when the judge's endpoint has no batch API.
-
-    Asked once per judge and run (`RunNotes.batch_api`), before inspect's batcher sends
-    anything: a batch creation that fails inside inspect is raised from its background
-    worker and ends the eval with a traceback and a cancelled log, instead of one line.
-    Any answer but 404 (or 405) counts as "has one"; inspect's own retries deal with the
-    rest.
-    """
+    """Raise `JudgeUnavailable` when the judge's endpoint has no batch API, asked once per
+    judge and run before inspect's batcher sends anything (the module docstring says why).
+    Any answer but 404 (or 405) counts as "has one"; inspect's retries deal with the rest."""
     listen_to_batch_log(_BATCHES.read)
     known = this_run().batch_api
     key = endpoint_key(model)
@@ -102,28 +106,9 @@ async def _check_batch_api(model: Model) -> None:
                 if status in (404, 405):
                     known[key] = f"HTTP {status}: {server_message(error)}"
     if (reason := known[key]) is not None:
-        raise _no_batch_api(model, reason)
-
-
-def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:
-    return JudgeUnavailable(
-        f"{judge_at(model)} runs in batch mode, but it has no batch API ({reason}); "
-        "the run stops here. Bind the judge without `batch` (or to a provider with a batch "
-        "API) and run the same `inspect eval` again: answered judge questions are kept and "
-        "not asked again."
-    )
-
-
-def _unfinished(model: Model, wait: float, batches: Sequence[str]) -> JudgeUnavailable:
-    named = (
-        f"batch {', '.join(batches)}"
-        if batches
-        else "its batch (no batch was reported created for it)"
-    )
-    return JudgeUnavailable(
-        f"{judge_at(model)}: {named} did not finish within "
-        f"{BATCH_WAIT_VARIABLE}={wait:g} s; the run stops here. Finish the run with "
-        "`inspect eval-retry <log>`: answered judge questions are kept and not asked again, "
-        "the unfinished batch's questions are sent again (cancel it at the provider if it "
-        "should not run on)."
-    )
+        raise JudgeUnavailable(
+            f"{judge_at(model)} runs in batch mode, but it has no batch API ({reason}); "
+            "the run stops here. Bind the judge without `batch` (or to a provider with a "
+            "batch API) and run the same `inspect eval` again: answered judge questions are "
+            "kept and not asked again."
+        )

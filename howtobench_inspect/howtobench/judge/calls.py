@@ -84,10 +84,9 @@ async def _answered(
 
 
 def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception) -> bool:
-    """Whether the server refused the request for its system message: the run then
-    notes the endpoint (`RunNotes.no_system`), and this and every later request of the
-    run carries the system prompt at the head of the first user message instead. The
-    next run learns it again from one refusal (`howtobench.judge.runs` says why)."""
+    """Whether the server refused the request for its system message: then this and every
+    later request of the run to its endpoint carries the system prompt in the first user
+    message (`RunNotes.no_system`)."""
     cause = error.last_attempt.exception() if isinstance(error, RetryError) else error
     if not isinstance(cause, Exception) or not any(m.role == "system" for m in sent):
         return False

@@ -5,7 +5,8 @@ inspect 0.3.285's OpenAI batcher fails every request of a batch when it cannot r
 failed line as a completion, and asked again they fail the same way; yet the provider
 answered the others. So such a call takes its own line of the batch's output or error file,
 at no new cost (docs/large-runs.md, "Batch mode"); when the files cannot be read the reason
-names the batch (`lost_reason`). These replies' tokens are not in inspect's usage.
+names the batch (`lost_reason`). These replies' tokens are not in inspect's usage. The
+batch log is read here (`BatchLog`) for the batches a run left unfinished, too.
 """
 
 from __future__ import annotations

@@ -52,8 +52,7 @@ def _rates(entry: Mapping[str, Any]) -> Rates:
         return Rates(standard, ModelCost(**batch))
     if isinstance(batch, bool) or not isinstance(batch, int | float) or batch < 0:
         raise ValueError(f"batch: {batch!r} is neither a share of the price nor batch prices")
-    share = float(batch)
-    return Rates(standard, ModelCost(**{k: v * share for k, v in standard.model_dump().items()}))
+    return Rates(standard, ModelCost(**{k: v * batch for k, v in standard.model_dump().items()}))
 
 
 def load_prices(path: Path) -> dict[str, Rates]:

@@ -44,8 +44,8 @@ def judge_config(model: Model, temperature: float | None, fallback: float) -> Ge
 def wait_setting(variable: str, default: float, what: str) -> float:
     """Seconds from the environment variable `variable` (a number above 0, or `inf`), else
     `default`; a bad value is one line saying `what` the seconds are for. The judges'
-    waits are operational settings: they change no answer, so they are not task
-    arguments, and they reach `inspect score` and `inspect eval-retry` alike."""
+    waits change no answer, so they are not task arguments: they reach `inspect score`
+    and `inspect eval-retry` alike, where a role's config cannot carry them."""
     text = os.environ.get(variable, "").strip()
     if not text:
         return default
