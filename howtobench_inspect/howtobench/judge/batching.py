@@ -28,7 +28,6 @@ from howtobench.judge.failures import (
 )
 from howtobench.judge.lost_batches import BatchLog
 from howtobench.judge.question_locks import held
-from howtobench.judge.reply_size import too_long
 from howtobench.judge.request_shape import endpoint_key
 from howtobench.judge.runs import this_run
 from howtobench.judge.server_words import server_message
@@ -51,14 +50,12 @@ async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateC
             output = await model.generate(sent, config=config, cache=False)
     except Exception as error:
         lost = await _BATCHES.answer(model, sent, error, started)
-        if isinstance(lost, str):
-            if runaway := too_long(lost):
-                raise CallFailed(runaway, final=False) from None
-            return lost
-        if lost is not None:
+        if lost is None:
+            failure = classified(error, model)
+            raise (failure.outage if isinstance(failure, Lasting) else failure) from None
+        if isinstance(lost, CallFailed):
             raise lost from None
-        failure = classified(error, model)
-        raise (failure.outage if isinstance(failure, Lasting) else failure) from None
+        output = lost
     if waiting.cancelled_caught:
         batches = _BATCHES.unfinished(since=started)
         named = (

@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_ai.model import ChatMessage, Model
+from inspect_ai.model import ChatMessage, Model, ModelOutput, StopReason
 
 from howtobench._inspect import openai_batch_client
 from howtobench.judge.failures import TRANSIENT_STATUS, CallFailed
@@ -38,6 +38,8 @@ _ENDED = re.compile(r"Batch (\S+) (?:completed|failed)")
 _FAILED = re.compile(r"Batch (\S+) failed \((.*?)\), failing all (\d+) requests in batch")
 # The words every reason for a question lost with its batch carries; `check-logs` reads them.
 LOST_WITH_BATCH = "lost with its batch"
+# OpenAI's finish reasons of a reply that is not whole, in inspect's words
+_STOP_REASONS: dict[Any, StopReason] = {"length": "max_tokens", "content_filter": "content_filter"}
 
 
 @dataclass(frozen=True)
@@ -109,8 +111,8 @@ class BatchLog:
 
     async def answer(
         self, model: Model, sent: Sequence[ChatMessage], error: Exception, started: float
-    ) -> str | CallFailed | None:
-        """The reply to a batched call that raised `error`, read from the batch it was lost
+    ) -> ModelOutput | CallFailed | None:
+        """The output of a batched call that raised `error`, read from the batch it was lost
         with, or its failure; None when no batch was lost since the call was queued, or
         none of those holds its question (`error` is then the call's own). A lost batch
         whose files cannot be read may have held it: the call is taken as lost with it."""
@@ -210,8 +212,8 @@ async def _lines(client: Any, file_id: str | None) -> list[dict[str, Any]]:
 
 def _answer_of(
     model: Model, batch: LostBatch, outcomes: list[_Outcome], files: _Files
-) -> str | CallFailed:
-    """The reply of a question found in a lost batch (an answered copy of it, when the
+) -> ModelOutput | CallFailed:
+    """The output of a question found in a lost batch (an answered copy of it, when the
     same messages were asked twice), or its failure as the provider gave it."""
     answered = [o for o in outcomes if not o.failed]
     if not answered:
@@ -227,15 +229,10 @@ def _answer_of(
     choices = answered[0].body.get("choices") or [{}]
     choice = choices[0] if isinstance(choices[0], dict) else {}
     text = (choice.get("message") or {}).get("content")
-    if choice.get("finish_reason") == "length":
-        return CallFailed(
-            "the reply was cut off (max_tokens) before the judge finished", final=False
-        )
-    if choice.get("finish_reason") == "content_filter":
-        return CallFailed("the judge's provider filtered the reply (content filter)", final=False)
-    if not isinstance(text, str):
+    stop = _STOP_REASONS.get(choice.get("finish_reason"), "stop")
+    if not isinstance(text, str) and stop == "stop":
         return lost_reason(model, batch, None, files.first_failed, "its answer has no text")
-    return text
+    return ModelOutput.from_content(str(model), text if isinstance(text, str) else "", stop)
 
 
 def lost_reason(

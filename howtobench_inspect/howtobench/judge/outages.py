@@ -42,8 +42,22 @@ async def diagnosed(model: Model, lasting: Lasting, config: GenerateConfig) -> E
     except Exception as error:
         refused = error.last_attempt.exception() if isinstance(error, RetryError) else error
         if isinstance(refused, Exception) and status_of(refused) is not None:
-            return _refusing(model, refused)
-        return _overloaded(model, lasting.cause) if await _reachable(model) else lasting.outage
+            return JudgeUnavailable(
+                f"{judge_at(model)} did not answer: every request, a tiny one too, got an "
+                f"error ({said(refused)}) through its retries; the run stops here. When it "
+                "answers again, finish the run with `inspect eval-retry <log>`: answered judge "
+                "questions are kept."
+            )
+        if not await _reachable(model):
+            return lasting.outage
+        return JudgeUnavailable(
+            f"{judge_at(model)} is up but did not answer in time ({said(lasting.cause)}), "
+            "nor a tiny request after its retries: it queues more requests than it serves "
+            "at once. Lower --max-connections to the server's parallel slots (llama.cpp's "
+            "--parallel, vLLM's max_num_seqs), or raise the role's attempt_timeout "
+            "(--model-role 'grader={model: ..., attempt_timeout: 900}'); the run stops here. "
+            "Then finish it with `inspect eval-retry <log>`: answered judge questions are kept."
+        )
     cause = lasting.cause
     status = status_of(cause) if isinstance(cause, Exception) else None
     what = f"HTTP {status}" if status else type(cause).__name__
@@ -66,26 +80,6 @@ async def _reachable(model: Model) -> bool:
     except Exception as error:
         return status_of(error) is not None
     return True
-
-
-def _refusing(model: Model, cause: Exception) -> JudgeUnavailable:
-    return JudgeUnavailable(
-        f"{judge_at(model)} did not answer: every request, a tiny one too, got an "
-        f"error ({said(cause)}) through its retries; the run stops here. When it answers "
-        "again, finish the run with `inspect eval-retry <log>`: answered judge questions "
-        "are kept."
-    )
-
-
-def _overloaded(model: Model, cause: BaseException) -> JudgeUnavailable:
-    return JudgeUnavailable(
-        f"{judge_at(model)} is up but did not answer in time ({said(cause)}), "
-        "nor a tiny request after its retries: it queues more requests than it "
-        "serves at once. Lower --max-connections to the server's parallel slots (llama.cpp's "
-        "--parallel, vLLM's max_num_seqs), or raise the role's attempt_timeout "
-        "(--model-role 'grader={model: ..., attempt_timeout: 900}'); the run stops here. "
-        "Then finish it with `inspect eval-retry <log>`: answered judge questions are kept."
-    )
 
 
 async def surface_outage(judging: Awaitable[T]) -> T:
