@@ -19,15 +19,8 @@ Private attributes of inspect's public classes are read with a fallback, to tell
 whose calls go through a batch API: `Model._resolve_config` and the providers' batchers
 (`_batcher`, `_completions_batcher`, `_responses_batcher`).
 
-The other helpers rely on inspect's behaviour, each saying which. Public or plain now:
-the eval's settings are the evaluated model's `config` (`eval_config`; was
-`active_generate_config`), `gathered` unwraps its task group's exception itself (was
-`unwrap_exception_group`), judge-check's display is `INSPECT_DISPLAY` read by the public
-`display_type()` (was `init_display_type`), and the writing states are a scorer's metrics
-(`writing/summary.py`; was a hook added behind `init_hooks`).
-
-Each private import carries the comment that tells inspect-evals-lint (rule IECQ001)
-why it stays.
+The other helpers rely on inspect's behaviour, each saying which. Each private import
+carries the comment that tells inspect-evals-lint (rule IECQ001) why it stays.
 """
 
 from __future__ import annotations
@@ -75,11 +68,9 @@ T = TypeVar("T")
 
 async def gathered(*tasks: Awaitable[T]) -> list[T]:
     """The results of `tasks` run concurrently, in their order: inspect's `collect()`
-    without the span it opens around each task. Ours are in named spans already (the
-    negotiator, the experts, each leaf), and every span is two more events that inspect
-    records, buffers (with its realtime buffer on) and writes: `collect()`'s were 18 of a
-    ToW writing's 61 events. A failed task raises its own exception, as with `collect()`
-    (not the task group's `ExceptionGroup` around it)."""
+    without the span it opens around each task (ours are in named spans already, and
+    `collect()`'s were 18 of a ToW writing's 61 events). A failed task raises its own
+    exception, as with `collect()`."""
     results: list[Any] = [None] * len(tasks)
 
     async def run(index: int, task: Awaitable[T]) -> None:
@@ -99,14 +90,9 @@ async def gathered(*tasks: Awaitable[T]) -> list[T]:
 
 def eval_config() -> GenerateConfig:
     """The eval's generation settings (`--temperature`, `--max-connections`, ...) while
-    it builds its tasks, else none.
-
-    inspect makes the evaluated model with the eval's settings as its `config` (a model
-    given by name, as `inspect eval --model` and `eval(model="...")` give it) and makes
-    it the model in context while the tasks are built. A `Model` object given to `eval()`
-    keeps its own config, and a task built from Python before `eval()` has no eval yet:
-    then nothing is known (an empty config).
-    """
+    it builds its tasks: the evaluated model's `config`, when inspect made it by name
+    with the eval's settings. A `Model` object given to `eval()`, or no eval yet: an
+    empty config."""
     if not eval_running():
         return GenerateConfig()
     try:
@@ -116,8 +102,7 @@ def eval_config() -> GenerateConfig:
 
 
 def writer_temperature() -> float | None:
-    """The eval's `--temperature` (the evaluated model's), or None when it is not set
-    or not known (`eval_config`)."""
+    """The eval's `--temperature`, or None when it is not set or not known."""
     return eval_config().temperature
 
 
@@ -173,13 +158,11 @@ def batch_list_request(model: Model) -> Any | None:
     """A cheap request that fails with 404 where the model's endpoint has no batch API
     (the first page of its batches), for inspect's `openai` and `anthropic` providers;
     None for any other."""
-    client = getattr(model.api, "client", None)
-    messages = getattr(client, "messages", None)
+    messages = getattr(getattr(model.api, "client", None), "messages", None)
     if hasattr(model.api, "_batcher") and hasattr(messages, "batches"):  # Anthropic's SDK
         return messages.batches.list(limit=1)  # type: ignore[union-attr]
-    if hasattr(model.api, "_completions_batcher") and hasattr(client, "batches"):  # OpenAI's
-        return client.batches.list(limit=1)  # type: ignore[union-attr]
-    return None
+    openai = openai_batch_client(model)
+    return None if openai is None else openai.batches.list(limit=1)
 
 
 def openai_batch_client(model: Model) -> Any | None:
@@ -199,11 +182,9 @@ def model_list_request(model: Model) -> Any | None:
 
 
 def eval_running() -> bool:
-    """Whether an eval is under way (its tasks being built or its samples run), so that
-    the model and roles in context are its own: inspect does both inside its event loop,
-    and after `eval_set()` returns the caller keeps that eval's model, which a task built
-    next from Python must not take for its own. (In a notebook, whose cells run inside a
-    loop, this is always true.)"""
+    """Whether an eval is under way, so that the model and roles in context are its own:
+    inspect builds tasks and runs samples inside its event loop, and after `eval_set()`
+    the caller keeps that eval's model. (Always true in a notebook, inside a loop.)"""
     try:
         asyncio.get_running_loop()
     except RuntimeError:

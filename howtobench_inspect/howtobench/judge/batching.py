@@ -4,16 +4,14 @@ inspect polls a batch with no bound at all, so two more ways a batched judge can
 answer end the run as an outage does: its endpoint has no batch API (asked once per judge
 and run before the first batch, since a failed batch creation inside inspect brings the
 eval down with a traceback), and its batch did not finish within `HOWTOBENCH_BATCH_WAIT`
-seconds of the call being queued (`BatchUnfinished`, naming the batches). The answered
-questions are in the reply store either way (docs/large-runs.md, "Batch mode").
+seconds of the call being queued (naming the batches). The answered questions are in
+the reply store either way (docs/large-runs.md, "Batch mode").
 """
 
 from __future__ import annotations
 
 import math
-import re
 import time
-from collections.abc import Sequence
 
 import anyio
 from inspect_ai.model import ChatMessage, GenerateConfig, Model
@@ -28,20 +26,16 @@ from howtobench.judge.failures import (
     judge_at,
     reply_text,
 )
-from howtobench.judge.lost_batches import LostBatches
-from howtobench.judge.reply_size import too_long
+from howtobench.judge.lost_batches import BatchLog
+from howtobench.judge.question_locks import held
 from howtobench.judge.request_shape import endpoint_key
 from howtobench.judge.runs import this_run
 from howtobench.judge.server_words import server_message
 from howtobench.judge.settings import wait_setting
 
-__all__ = ["BATCH_WAIT_VARIABLE", "BatchUnfinished", "batch_wait", "batched_reply"]
+__all__ = ["BATCH_WAIT_VARIABLE", "batch_wait", "batched_reply"]
 
 BATCH_WAIT_VARIABLE = "HOWTOBENCH_BATCH_WAIT"
-
-
-class BatchUnfinished(JudgeUnavailable):
-    """A batched judge call waited `HOWTOBENCH_BATCH_WAIT` seconds: the run stops here."""
 
 
 async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateConfig) -> str:
@@ -55,117 +49,63 @@ async def batched_reply(model: Model, sent: list[ChatMessage], config: GenerateC
         with waiting:
             output = await model.generate(sent, config=config, cache=False)
     except Exception as error:
-        lost = await _LOST.answer(model, sent, error, started)
-        if isinstance(lost, str):
-            if runaway := too_long(lost):
-                raise CallFailed(runaway, final=False) from None
-            return lost
-        if lost is not None:
-            raise CallFailed(lost.message, final=lost.final) from None
-        failure = classified(error, model)
-        raise (failure.outage if isinstance(failure, Lasting) else failure) from None
+        lost = await _BATCHES.answer(model, sent, error, started)
+        if lost is None:
+            failure = classified(error, model)
+            raise (failure.outage if isinstance(failure, Lasting) else failure) from None
+        if isinstance(lost, CallFailed):
+            raise lost from None
+        output = lost
     if waiting.cancelled_caught:
-        raise _unfinished(model, wait, _BATCHES.unfinished(since=started))
+        batches = _BATCHES.unfinished(since=started)
+        named = (
+            f"batch {', '.join(batches)}"
+            if batches
+            else "its batch (no batch was reported created for it)"
+        )
+        raise JudgeUnavailable(
+            f"{judge_at(model)}: {named} did not finish within "
+            f"{BATCH_WAIT_VARIABLE}={wait:g} s; the run stops here. Finish the run with "
+            "`inspect eval-retry <log>`: answered judge questions are kept and not asked "
+            "again, the unfinished batch's questions are sent again (cancel it at the "
+            "provider if it should not run on)."
+        )
     return reply_text(output, model, sent, max_tokens=config.max_tokens)
 
 
 def batch_wait() -> float:
-    """Seconds a batched judge call waits for its batch: `HOWTOBENCH_BATCH_WAIT`, or 24 h.
-    An environment variable, not a scorer option: it changes no answer, reaches every judge
-    scorer, `inspect score` and `eval-retry` alike, and a role's config cannot carry it.
-    """
+    """Seconds a batched judge call waits for its batch: `HOWTOBENCH_BATCH_WAIT`, or 24 h
+    (an environment variable: `wait_setting` says why)."""
     return wait_setting(
         BATCH_WAIT_VARIABLE, DEFAULT_BATCH_WAIT, "a batched judge call may wait for its batch"
     )
 
 
-class _BatchBook:
-    """The batches inspect reported created and finished in this process, read from its
-    batch log (inspect gives no other account of them)."""
-
-    _CREATED = re.compile(r"Created batch (\S+) with (\d+) requests")
-    _ENDED = re.compile(r"Batch (\S+) (?:completed|failed)")
-
-    def __init__(self) -> None:
-        self.created: dict[str, float] = {}
-        self.ended: set[str] = set()
-
-    def read(self, message: str) -> None:
-        if created := self._CREATED.match(message):
-            self.created[created.group(1)] = time.time()
-            self.ended.discard(created.group(1))  # an id used again (a restarted server)
-        elif ended := self._ENDED.match(message):
-            self.ended.add(ended.group(1))
-
-    def unfinished(self, since: float) -> list[str]:
-        """Batches created since a call was queued that have not finished: the call's
-        own batch among them (the log does not say which model a batch belongs to)."""
-        return [
-            batch
-            for batch, created in self.created.items()
-            if created >= since and batch not in self.ended
-        ]
-
-
-_BATCHES = _BatchBook()
-_LOST = LostBatches()
+_BATCHES = BatchLog()
 
 
 async def _check_batch_api(model: Model) -> None:
-    """Raise `JudgeUnavailable` when the judge's endpoint has no batch API.
-
-    Asked once per judge and run (`RunNotes.batch_api`), before inspect's batcher sends
-    anything: a batch creation that fails inside inspect is raised from its background
-    worker and ends the eval with a traceback and a cancelled log, instead of one line.
-    Any answer but 404 (or 405) counts as "has one"; inspect's own retries deal with the
-    rest.
-    """
+    """Raise `JudgeUnavailable` when the judge's endpoint has no batch API, asked once per
+    judge and run before inspect's batcher sends anything (the module docstring says why).
+    Any answer but 404 (or 405) counts as "has one"; inspect's retries deal with the rest."""
     listen_to_batch_log(_BATCHES.read)
-    listen_to_batch_log(_LOST.read)
     known = this_run().batch_api
     key = endpoint_key(model)
-    state = known.get(key)
-    if isinstance(state, anyio.Event):
-        await state.wait()
-        state = known.get(key)
-    elif key not in known:
-        checking = anyio.Event()
-        known[key] = checking
-        state = None
-        try:
-            request = batch_list_request(model)
-            if request is not None:
-                await request
-        except Exception as error:
-            status = getattr(error, "status_code", None)
-            if status in (404, 405):
-                state = f"HTTP {status}: {server_message(error)}"
-        finally:
-            known[key] = state
-            checking.set()
-    if isinstance(state, str):
-        raise _no_batch_api(model, state)
-
-
-def _no_batch_api(model: Model, reason: str) -> JudgeUnavailable:
-    return JudgeUnavailable(
-        f"{judge_at(model)} runs in batch mode, but it has no batch API ({reason}); "
-        "the run stops here. Bind the judge without `batch` (or to a provider with a batch "
-        "API) and run the same `inspect eval` again: answered judge questions are kept and "
-        "not asked again."
-    )
-
-
-def _unfinished(model: Model, wait: float, batches: Sequence[str]) -> BatchUnfinished:
-    named = (
-        f"batch {', '.join(batches)}"
-        if batches
-        else "its batch (no batch was reported created for it)"
-    )
-    return BatchUnfinished(
-        f"{judge_at(model)}: {named} did not finish within "
-        f"{BATCH_WAIT_VARIABLE}={wait:g} s; the run stops here. Finish the run with "
-        "`inspect eval-retry <log>`: answered judge questions are kept and not asked again, "
-        "the unfinished batch's questions are sent again (cancel it at the provider if it "
-        "should not run on)."
-    )
+    async with held(None, f"batch API of {key}"):  # asked by the first caller, once
+        if key not in known:
+            known[key] = None
+            try:
+                request = batch_list_request(model)
+                if request is not None:
+                    await request
+            except Exception as error:
+                status = getattr(error, "status_code", None)
+                if status in (404, 405):
+                    known[key] = f"HTTP {status}: {server_message(error)}"
+    if (reason := known[key]) is not None:
+        raise JudgeUnavailable(
+            f"{judge_at(model)} runs in batch mode, but it has no batch API ({reason}); "
+            "the run stops here. Bind the judge without `batch` (or to a provider with a "
+            "batch API) and run the same `inspect eval` again: answered judge questions are "
+            "kept and not asked again."
+        )

@@ -84,22 +84,20 @@ async def _answered(
 
 
 def _refuses_system(model: Model, sent: Sequence[ChatMessage], error: Exception) -> bool:
-    """Whether the server refused the request for its system message: the run then
-    notes the endpoint (`RunNotes.no_system`), and this and every later request of the
-    run carries the system prompt at the head of the first user message instead. The
-    next run learns it again from one refusal (`howtobench.judge.runs` says why)."""
+    """Whether the server refused the request for its system message: then this and every
+    later request of the run to its endpoint carries the system prompt in the first user
+    message (`RunNotes.no_system`)."""
     cause = error.last_attempt.exception() if isinstance(error, RetryError) else error
     if not isinstance(cause, Exception) or not any(m.role == "system" for m in sent):
         return False
     if not system_refusal(server_message(cause)):
         return False
-    learnt = this_run().no_system
-    key = endpoint_key(model)
-    if key in learnt:  # learnt meanwhile, from a concurrent request
-        return True
-    learnt.add(key)
-    logger.warning(
+    notes, key = this_run(), endpoint_key(model)
+    notes.no_system.add(key)
+    notes.warn_once(
+        logger,
+        ("no system role", key),
         f"judge {model} refuses system messages: its system prompts are sent at the head "
-        "of the first user message for the rest of this run"
+        "of the first user message for the rest of this run",
     )
     return True

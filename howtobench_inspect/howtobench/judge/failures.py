@@ -34,12 +34,12 @@ __all__ = [
     "CallFailed",
     "JudgeUnavailable",
     "Lasting",
+    "TRANSIENT_STATUS",
     "classified",
-    "looping",
     "reply_text",
 ]
 
-_TRANSIENT_STATUS = {408, 409, 425, 429}
+TRANSIENT_STATUS = {408, 409, 425, 429}  # statuses inspect retries, as it does 5xx
 
 
 class JudgeUnavailable(RuntimeError):
@@ -72,13 +72,16 @@ class Lasting(Exception):
 def classified(error: Exception, model: Model) -> Exception:
     """The judge-level meaning of an exception raised by `model.generate`: a failure of
     this question, or a fault that outlasted the retries (`Lasting`)."""
+    cause: BaseException = error
     if isinstance(error, RetryError):  # inspect's retries ran out on a transient fault
         cause = error.last_attempt.exception() or error
-        if isinstance(cause, Exception) and (loop := stopped_redirects(cause)):
-            return looping(model, loop)
+    if loop := stopped_redirects(cause):  # a base URL that redirects in a loop
+        return JudgeUnavailable(
+            f"judge {model}: {loop}; the run stops here. Check the base URL (the scheme, "
+            "http or https, and the path, such as /v1, that the server answers on itself)."
+        )
+    if isinstance(error, RetryError):
         return Lasting(cause, _unavailable(model, cause))
-    if loop := stopped_redirects(error):
-        return looping(model, loop)
     if too_large := stopped_body(error):
         return CallFailed(too_large, final=False)
     status = status_of(error)
@@ -90,7 +93,7 @@ def classified(error: Exception, model: Model) -> Exception:
             f"the judge answered HTTP 200 with an error instead of a reply: {message[:300]}",
             final=False,
         )
-    if isinstance(status, int) and (status in _TRANSIENT_STATUS or status >= 500):
+    if isinstance(status, int) and (status in TRANSIENT_STATUS or status >= 500):
         return Lasting(error, _unavailable(model, error))
     if isinstance(status, int) and 400 <= status < 500:
         return CallFailed(f"the judge refused the request (HTTP {status}: {message})", final=True)
@@ -138,14 +141,6 @@ def reply_text(
             final=False,
         )
     return output.completion
-
-
-def looping(model: Model, loop: str) -> JudgeUnavailable:
-    """The end of the run for a base URL that redirects in a loop (`stopped_redirects`)."""
-    return JudgeUnavailable(
-        f"judge {model}: {loop}; the run stops here. Check the base URL (the scheme, "
-        "http or https, and the path, such as /v1, that the server answers on itself)."
-    )
 
 
 def _too_long(model: Model, message: str) -> str:

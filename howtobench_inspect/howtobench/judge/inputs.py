@@ -119,12 +119,6 @@ class JudgeInput:
             f"{LONGEST_WRITING:,} a judge is sent; it was not judged"
         )
 
-    @property
-    def genre_label(self) -> str:
-        if self.genre_raw and self.genre_raw != self.genre:
-            return f"{self.genre} ({self.genre_raw})"
-        return self.genre
-
     def task_block(self) -> str:
         """Task type and genre (without `genre_line`: neither, as in the paper's code),
         instruction and grounding: what the negotiator sees too."""
@@ -134,9 +128,12 @@ class JudgeInput:
                 PROMPTS, f"grounding_{self.task}", self.language, grounding=self.grounding.strip()
             )
         task = render(PROMPTS, f"about_{self.task}", self.language).strip()
+        genre = self.genre
+        if self.genre_raw and self.genre_raw != self.genre:  # the record's own word beside it
+            genre = f"{self.genre} ({self.genre_raw})"
         lines = {
             "task_line": render(PROMPTS, "task_line", self.language, task=task),
-            "genre_line": render(PROMPTS, "genre_line", self.language, genre=self.genre_label),
+            "genre_line": render(PROMPTS, "genre_line", self.language, genre=genre),
         }
         return render(
             PROMPTS,

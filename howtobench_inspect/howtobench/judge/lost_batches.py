@@ -5,7 +5,8 @@ inspect 0.3.285's OpenAI batcher fails every request of a batch when it cannot r
 failed line as a completion, and asked again they fail the same way; yet the provider
 answered the others. So such a call takes its own line of the batch's output or error file,
 at no new cost (docs/large-runs.md, "Batch mode"); when the files cannot be read the reason
-names the batch (`lost_reason`). These replies' tokens are not in inspect's usage.
+names the batch (`lost_reason`). These replies' tokens are not in inspect's usage. The
+batch log is read here (`BatchLog`) for the batches a run left unfinished, too.
 """
 
 from __future__ import annotations
@@ -19,37 +20,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import anyio
-from inspect_ai.model import ChatMessage, Model
+from inspect_ai.model import ChatMessage, Model, ModelOutput, StopReason
 
 from howtobench._inspect import openai_batch_client
-from howtobench.judge.server_words import one_line
+from howtobench.judge.failures import TRANSIENT_STATUS, CallFailed
+from howtobench.judge.question_locks import held
+from howtobench.judge.server_words import body_words, one_line
 
-__all__ = [
-    "Failure",
-    "LOST_WITH_BATCH",
-    "LostBatch",
-    "LostBatches",
-    "logger",
-    "lost_reason",
-    "messages_key",
-]
+__all__ = ["LOST_WITH_BATCH", "BatchLog", "logger"]
 
 logger = logging.getLogger(__name__)
 
-# inspect's batch-log line when it fails a whole batch (`Batcher._fail_and_cleanup_inflight_batch`)
+# inspect's batch-log lines: a batch created, finished, and failed as a whole
+# (`Batcher._fail_and_cleanup_inflight_batch`)
+_CREATED = re.compile(r"Created batch (\S+) with (\d+) requests")
+_ENDED = re.compile(r"Batch (\S+) (?:completed|failed)")
 _FAILED = re.compile(r"Batch (\S+) failed \((.*?)\), failing all (\d+) requests in batch")
 # The words every reason for a question lost with its batch carries; `check-logs` reads them.
 LOST_WITH_BATCH = "lost with its batch"
-
-
-@dataclass(frozen=True)
-class Failure:
-    """A question's failure, read from its lost batch: the reason, and whether asking it
-    again in this run is pointless (`CallFailed.final`)."""
-
-    message: str
-    final: bool
+# OpenAI's finish reasons of a reply that is not whole, in inspect's words
+_STOP_REASONS: dict[Any, StopReason] = {"length": "max_tokens", "content_filter": "content_filter"}
 
 
 @dataclass(frozen=True)
@@ -78,9 +68,7 @@ class _Outcome:
     def described(self) -> str:
         if self.error is not None:
             return self.error
-        inner = self.body.get("error", self.body)
-        message = inner.get("message") if isinstance(inner, dict) else inner
-        return f"HTTP {self.status}: {' '.join(str(message).split())[:300]}"
+        return f"HTTP {self.status}: {(body_words(self.body) or one_line(str(self.body)))[:300]}"
 
 
 @dataclass
@@ -93,33 +81,42 @@ class _Files:
     problem: str | None = None
 
 
-class LostBatches:
-    """The batches inspect failed as a whole in this process (read from its batch log),
-    and their files once read."""
+class BatchLog:
+    """The batches inspect reported created, finished and failed as a whole in this
+    process, read from its batch log (inspect gives no other account of them), and the
+    failed ones' files once read."""
 
     def __init__(self) -> None:
+        self.created: dict[str, float] = {}
+        self.ended: set[str] = set()
         self.lost: list[LostBatch] = []
         # by endpoint and batch id: two servers (a restarted one) may use the same ids
-        self._files: dict[tuple[str, str], _Files | anyio.Event] = {}
+        self._files: dict[tuple[str, str], _Files] = {}
 
     def read(self, message: str) -> None:
-        """Note a batch-log line that fails a whole batch."""
+        """Note a batch-log line."""
+        if created := _CREATED.match(message):
+            self.created[created.group(1)] = time.time()
+            self.ended.discard(created.group(1))  # an id used again (a restarted server)
+        elif ended := _ENDED.match(message):
+            self.ended.add(ended.group(1))
         if failed := _FAILED.match(message):
             batch_id, description, count = failed.groups()
             self.lost.append(LostBatch(batch_id, description, int(count), time.time()))
 
-    def since(self, started: float) -> list[LostBatch]:
-        """The batches lost since a call was queued, newest first."""
-        return [batch for batch in reversed(self.lost) if batch.at >= started]
+    def unfinished(self, since: float) -> list[str]:
+        """Batches created since a call was queued that have not finished: the call's
+        own batch among them (the log does not say which model a batch belongs to)."""
+        return [b for b, at in self.created.items() if at >= since and b not in self.ended]
 
     async def answer(
         self, model: Model, sent: Sequence[ChatMessage], error: Exception, started: float
-    ) -> str | Failure | None:
-        """The reply to a batched call that raised `error`, read from the batch it was lost
+    ) -> ModelOutput | CallFailed | None:
+        """The output of a batched call that raised `error`, read from the batch it was lost
         with, or its failure; None when no batch was lost since the call was queued, or
         none of those holds its question (`error` is then the call's own). A lost batch
         whose files cannot be read may have held it: the call is taken as lost with it."""
-        lost = self.since(started)
+        lost = [batch for batch in reversed(self.lost) if batch.at >= started]  # newest first
         client = openai_batch_client(model)
         if not lost or client is None:
             return None
@@ -141,22 +138,14 @@ class LostBatches:
     async def _read(self, client: Any, batch: LostBatch) -> _Files:
         """The batch's files, read by the first caller; the others wait for it."""
         key = (str(getattr(client, "base_url", "")), batch.id)
-        state = self._files.get(key)
-        if isinstance(state, anyio.Event):
-            await state.wait()
-            state = self._files[key]
-        if isinstance(state, _Files):
-            return state
-        reading = anyio.Event()
-        self._files[key] = reading
-        files = _Files()
-        try:
-            files = await _batch_files(client, batch.id)
-        except Exception as problem:
-            files.problem = f"{type(problem).__name__}: {one_line(str(problem))}"
-        finally:
+        async with held(None, f"files of batch {key}"):
+            if key in self._files:
+                return self._files[key]
+            try:
+                files = await _batch_files(client, batch.id)
+            except Exception as problem:
+                files = _Files(problem=f"{type(problem).__name__}: {one_line(str(problem))}")
             self._files[key] = files
-            reading.set()
         if files.problem is None:
             outcomes = [o for each in files.outcomes.values() for o in each]
             refused = [o for o in outcomes if o.failed]
@@ -223,16 +212,16 @@ async def _lines(client: Any, file_id: str | None) -> list[dict[str, Any]]:
 
 def _answer_of(
     model: Model, batch: LostBatch, outcomes: list[_Outcome], files: _Files
-) -> str | Failure:
-    """The reply of a question found in a lost batch (an answered copy of it, when the
+) -> ModelOutput | CallFailed:
+    """The output of a question found in a lost batch (an answered copy of it, when the
     same messages were asked twice), or its failure as the provider gave it."""
     answered = [o for o in outcomes if not o.failed]
     if not answered:
         outcome = outcomes[0]
         status = outcome.status
-        final = 400 <= status < 500 and status not in (408, 409, 425, 429)
+        final = 400 <= status < 500 and status not in TRANSIENT_STATUS
         what = "refused the request" if final else "failed the request"
-        return Failure(
+        return CallFailed(
             f"the judge {what} ({outcome.described()}; request {outcome.custom_id} of batch "
             f"{batch.id})",
             final=final,
@@ -240,13 +229,10 @@ def _answer_of(
     choices = answered[0].body.get("choices") or [{}]
     choice = choices[0] if isinstance(choices[0], dict) else {}
     text = (choice.get("message") or {}).get("content")
-    if choice.get("finish_reason") == "length":
-        return Failure("the reply was cut off (max_tokens) before the judge finished", final=False)
-    if choice.get("finish_reason") == "content_filter":
-        return Failure("the judge's provider filtered the reply (content filter)", final=False)
-    if not isinstance(text, str):
+    stop = _STOP_REASONS.get(choice.get("finish_reason"), "stop")
+    if not isinstance(text, str) and stop == "stop":
         return lost_reason(model, batch, None, files.first_failed, "its answer has no text")
-    return text
+    return ModelOutput.from_content(str(model), text if isinstance(text, str) else "", stop)
 
 
 def lost_reason(
@@ -255,14 +241,14 @@ def lost_reason(
     error: BaseException | None,
     first_failed: _Outcome | None,
     problem: str | None,
-) -> Failure:
+) -> CallFailed:
     """The failure of a question lost with its batch: the batch, its id, what inspect
     raised, the first failed request's error, and that a rerun asks it again."""
     raised = f"; inspect raised {type(error).__name__}" if error is not None else ""
     failed = first_failed.described() if first_failed is not None else _failed_body(error)
     first = f"; the first failed request: {failed}" if failed else ""
     unread = f"; its files could not be read back ({problem})" if problem else ""
-    return Failure(
+    return CallFailed(
         f"{LOST_WITH_BATCH}: judge {model}'s OpenAI batch {batch.id} of {batch.requests} "
         f"requests failed as a whole in inspect ({batch.description}{raised}){first}{unread}. "
         "A rerun asks this question again (`inspect score <log> --action overwrite "
@@ -274,17 +260,13 @@ def lost_reason(
 def _failed_body(error: BaseException | None) -> str:
     """The failed request's error as inspect's `ValidationError` quotes it: the error
     body it tried to read as a completion."""
-    errors = getattr(error, "errors", None)
-    if not callable(errors):
-        return ""
     try:
-        details = errors()
-    except Exception:
+        details = error.errors()  # type: ignore[union-attr]
+    except Exception:  # no `ValidationError`
         return ""
     for detail in details:
         body = detail.get("input") if isinstance(detail, dict) else None
         if isinstance(body, dict) and "error" in body:
-            inner = body["error"]
-            message = inner.get("message") if isinstance(inner, dict) else inner
-            return f"the provider's error {one_line(str(message))[:300]!r}"
+            said = body_words(body) or one_line(str(body["error"]))
+            return f"the provider's error {said[:300]!r}"
     return ""

@@ -8,7 +8,7 @@ the server's models tells an overloaded server from one that is down.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Iterator
 from typing import TypeVar
 
 import anyio
@@ -42,8 +42,22 @@ async def diagnosed(model: Model, lasting: Lasting, config: GenerateConfig) -> E
     except Exception as error:
         refused = error.last_attempt.exception() if isinstance(error, RetryError) else error
         if isinstance(refused, Exception) and status_of(refused) is not None:
-            return _refusing(model, refused)
-        return _overloaded(model, lasting.cause) if await _reachable(model) else lasting.outage
+            return JudgeUnavailable(
+                f"{judge_at(model)} did not answer: every request, a tiny one too, got an "
+                f"error ({said(refused)}) through its retries; the run stops here. When it "
+                "answers again, finish the run with `inspect eval-retry <log>`: answered judge "
+                "questions are kept."
+            )
+        if not await _reachable(model):
+            return lasting.outage
+        return JudgeUnavailable(
+            f"{judge_at(model)} is up but did not answer in time ({said(lasting.cause)}), "
+            "nor a tiny request after its retries: it queues more requests than it serves "
+            "at once. Lower --max-connections to the server's parallel slots (llama.cpp's "
+            "--parallel, vLLM's max_num_seqs), or raise the role's attempt_timeout "
+            "(--model-role 'grader={model: ..., attempt_timeout: 900}'); the run stops here. "
+            "Then finish it with `inspect eval-retry <log>`: answered judge questions are kept."
+        )
     cause = lasting.cause
     status = status_of(cause) if isinstance(cause, Exception) else None
     what = f"HTTP {status}" if status else type(cause).__name__
@@ -64,28 +78,8 @@ async def _reachable(model: Model) -> bool:
                 return False
             await request
     except Exception as error:
-        return isinstance(error, Exception) and status_of(error) is not None
+        return status_of(error) is not None
     return True
-
-
-def _refusing(model: Model, cause: Exception) -> JudgeUnavailable:
-    return JudgeUnavailable(
-        f"{judge_at(model)} did not answer: every request, a tiny one too, got an "
-        f"error ({said(cause)}) through its retries; the run stops here. When it answers "
-        "again, finish the run with `inspect eval-retry <log>`: answered judge questions "
-        "are kept."
-    )
-
-
-def _overloaded(model: Model, cause: BaseException) -> JudgeUnavailable:
-    return JudgeUnavailable(
-        f"{judge_at(model)} is up but did not answer in time ({said(cause)}), "
-        "nor a tiny request after its retries: it queues more requests than it "
-        "serves at once. Lower --max-connections to the server's parallel slots (llama.cpp's "
-        "--parallel, vLLM's max_num_seqs), or raise the role's attempt_timeout "
-        "(--model-role 'grader={model: ..., attempt_timeout: 900}'); the run stops here. "
-        "Then finish it with `inspect eval-retry <log>`: answered judge questions are kept."
-    )
 
 
 async def surface_outage(judging: Awaitable[T]) -> T:
@@ -96,24 +90,18 @@ async def surface_outage(judging: Awaitable[T]) -> T:
     try:
         return await judging
     except Exception as error:
-        found = _outage_in(error) or _first_leaf(error)
+        leaves = list(_leaves(error))
+        found = next((e for e in leaves if isinstance(e, JudgeUnavailable)), leaves[0])
         if found is error:
             raise
         raise found from None
 
 
-def _first_leaf(error: BaseException) -> BaseException:
-    """The first exception inside (nested) exception groups: the real cause, where the
-    group's own message would say only "unhandled errors in a TaskGroup"."""
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    """The exceptions inside (nested) exception groups: the real causes, where a group's
+    own message would say only "unhandled errors in a TaskGroup"."""
     inner = getattr(error, "exceptions", ())
-    return _first_leaf(inner[0]) if inner else error
-
-
-def _outage_in(error: BaseException) -> JudgeUnavailable | None:
-    if isinstance(error, JudgeUnavailable):
-        return error
-    for inner in getattr(error, "exceptions", ()):  # an exception group
-        found = _outage_in(inner)
-        if found is not None:
-            return found
-    return None
+    if not inner:
+        yield error
+    for each in inner:
+        yield from _leaves(each)

@@ -24,7 +24,7 @@ from inspect_ai.model import ModelCost, ModelUsage, compute_model_cost, get_mode
 
 from howtobench.vocabulary.errors import UserError
 
-__all__ = ["BATCH_SHARE", "EVALUATED", "Rates", "batched_roles", "load_prices", "price"]
+__all__ = ["EVALUATED", "Rates", "batched_roles", "load_prices", "price"]
 
 EVALUATED = "model"  # the role of the evaluated model: the writer, unless it is replayed
 # The share of the standard price a batch call costs, where the prices file does not say:
@@ -44,15 +44,6 @@ class Rates:
         return compute_model_cost(self.batch if batch else self.standard, usage)
 
 
-def _scaled(cost: ModelCost, share: float) -> ModelCost:
-    return ModelCost(
-        input=cost.input * share,
-        output=cost.output * share,
-        input_cache_write=cost.input_cache_write * share,
-        input_cache_read=cost.input_cache_read * share,
-    )
-
-
 def _rates(entry: Mapping[str, Any]) -> Rates:
     fields = dict(entry)
     batch = fields.pop("batch", BATCH_SHARE)
@@ -61,7 +52,7 @@ def _rates(entry: Mapping[str, Any]) -> Rates:
         return Rates(standard, ModelCost(**batch))
     if isinstance(batch, bool) or not isinstance(batch, int | float) or batch < 0:
         raise ValueError(f"batch: {batch!r} is neither a share of the price nor batch prices")
-    return Rates(standard, _scaled(standard, float(batch)))
+    return Rates(standard, ModelCost(**{k: v * batch for k, v in standard.model_dump().items()}))
 
 
 def load_prices(path: Path) -> dict[str, Rates]:

@@ -1,17 +1,11 @@
-"""One asker per question: whoever else asks it waits, then uses the answer kept.
+"""One asker per question: whoever else asks it waits, then uses the answer kept, so
+runs sharing a reply store give the same scores for the same writings.
 
-Two runs on one reply store used to ask every question each, so a sampling judge gave
-their logs different scores for the same writings. A question is asked holding a lock on
-its key (`howtobench.judge.replies.ask` reads the store once it holds it): in a process
-an anyio lock, across processes `flock` on the store's `locks/<key>.lock`, which a holder
-that dies, even by SIGKILL, lets go of; a holder unlocks before closing, so that no child
-forked meanwhile keeps it. One plain lock per question: sparing a process alone on its
-store the file saved about 0.5 ms of CPU a question (docs/benchmarks.md), for four
-modes, a thread and a fork handler. A wait for another process is polled (no thread
-blocks), names the holder (who signs its lock file: host, pid, since when) every
-`LOCK_REPORT_SECONDS`, so that a suspended one (SIGSTOP, a held job) is seen, and ends
-at `lock_wait()`. A store whose lock file cannot be made (read-only, full) is used
-unlocked, with its one warning. Tested with real processes: `tests/test_store_sharing.py`.
+A question is asked holding a lock on its key (`howtobench.judge.replies.ask` reads the
+store once it holds it): in a process an anyio lock, across processes `flock` on the
+store's `locks/<key>.lock`, which a holder that dies, even by SIGKILL, lets go of. Why one
+plain lock per question: docs/benchmarks.md; the wait, its bound and its reports:
+docs/large-runs.md ("Reply store"); tested with real processes in `tests/test_store_sharing.py`.
 """
 
 from __future__ import annotations
@@ -32,7 +26,7 @@ from anyio.lowlevel import current_token
 
 from howtobench.judge.defaults import LOCK_POLL_SECONDS, LOCK_WAIT_SECONDS
 from howtobench.judge.settings import wait_setting
-from howtobench.judge.store import ReplyStore
+from howtobench.judge.store import ReplyStore, opened
 
 __all__ = ["LOCK_WAIT_VARIABLE", "LockWaitExpired", "held", "lock_wait"]
 
@@ -95,7 +89,7 @@ async def _file_locked(store: ReplyStore, path: Path) -> AsyncIterator[None]:
     report, handle = start + LOCK_REPORT_SECONDS, -1
     try:
         try:
-            handle = _opened(path)
+            handle = opened(path, _OPEN)
             while True:
                 try:
                     fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -126,14 +120,6 @@ async def _file_locked(store: ReplyStore, path: Path) -> AsyncIterator[None]:
         if handle >= 0:
             fcntl.flock(handle, fcntl.LOCK_UN)  # not kept by a child forked meanwhile
             os.close(handle)
-
-
-def _opened(path: Path) -> int:
-    try:
-        return os.open(path, _OPEN, 0o666)
-    except FileNotFoundError:  # the store's first lock: its folder is made
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return os.open(path, _OPEN, 0o666)
 
 
 def _signed(handle: int) -> str:

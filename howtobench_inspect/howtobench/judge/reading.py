@@ -22,7 +22,6 @@ __all__ = [
     "ReplyError",
     "bounded",
     "exact_keys",
-    "final_answer",
     "json_objects",
     "number",
 ]
@@ -55,45 +54,34 @@ class BrokenJSON(ReplyError):
 _OBJECT_START = re.compile(r'\{\s*"')
 
 
-@dataclass(frozen=True)
-class _Scan:
-    """A reply's top-level JSON objects with their spans, and where objects begin that
-    do not parse, each with the parser's error."""
-
-    objects: list[tuple[int, int, dict[str, Any]]]
-    broken: list[tuple[int, json.JSONDecodeError]]
-
-
-def _scan(text: str) -> _Scan:
+def _scan(
+    text: str, start: int = 0
+) -> tuple[list[tuple[int, int, dict[str, Any]]], list[tuple[int, json.JSONDecodeError]]]:
+    """A reply's top-level JSON objects from `start` on, with their spans, and where
+    objects begin that do not parse, each with the parser's error."""
     decoder = json.JSONDecoder()
-    scan = _Scan([], [])
-    start = text.find("{")
+    objects: list[tuple[int, int, dict[str, Any]]] = []
+    broken: list[tuple[int, json.JSONDecodeError]] = []
+    start = text.find("{", start)
     while start != -1:
         try:
             value, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError as error:
             if _OBJECT_START.match(text, start):
-                scan.broken.append((start, error))
+                broken.append((start, error))
             start = text.find("{", start + 1)
             continue
         if isinstance(value, dict):
-            scan.objects.append((start, end, value))
+            objects.append((start, end, value))
             start = text.find("{", end)
         else:
             start = text.find("{", start + 1)
-    return scan
+    return objects, broken
 
 
 def json_objects(text: str) -> list[dict[str, Any]]:
     """Every top-level JSON object in a reply, in order (fences and prose are skipped)."""
-    return [value for _, _, value in _scan(text).objects]
-
-
-def _where(text: str, position: int) -> str:
-    """`line L column C` of a position in `text`, both counted from 1."""
-    line = text.count("\n", 0, position) + 1
-    column = position - (text.rfind("\n", 0, position) + 1) + 1
-    return f"line {line} column {column}"
+    return [value for _, _, value in _scan(text)[0]]
 
 
 def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
@@ -112,19 +100,18 @@ def final_answer(text: str, keys: Sequence[str]) -> dict[str, Any]:
             "the reply ends inside its reasoning (a <think> block never closed), so it holds "
             "no answer; close the reasoning and answer after it"
         )
-    offset = len(text) - len(answer)
-    scan = _scan(answer)
-    answers = [(end, found) for _, end, found in scan.objects if all(k in found for k in keys)]
+    objects, broken = _scan(text, len(text) - len(answer))
+    answers = [(end, found) for _, end, found in objects if all(k in found for k in keys)]
     after = answers[-1][0] if answers else -1
-    for start, error in scan.broken:
-        fragment = answer[start:]
+    for start, error in broken:
+        fragment = text[start:]
         if start > after and all(f'"{key}"' in fragment for key in keys):
-            where = _where(text, offset + error.pos)
+            where = f"line {error.lineno} column {error.colno}"
             raise BrokenJSON(f"the JSON does not parse at {where}: {error.msg}", fragment)
     if answers:
         return answers[-1][1]
     wanted = ", ".join(f'"{k}"' for k in keys)
-    if scan.objects:
+    if objects:
         raise ReplyError(f"the reply holds no JSON object with {wanted}")
     if len(parts) > 1 and json_objects(text):
         raise ReplyError(f"the JSON is only inside the reasoning; answer with {wanted} after it")

@@ -133,9 +133,7 @@ async def ask(
 
     With a store, the question is held first (`judge.question_locks`), then the store is
     read once: a kept reply answers without a call (`key`, when the caller computed it to
-    hold the question itself). Each new try repeats the conversation with the bad reply's
-    last `ECHOED_REPLY` characters and the error, sampled at `REASK_TEMPERATURE` at least
-    so that a deterministic judge can answer differently (`reasked_at`); the store keeps
+    hold the question itself). Each re-ask is told the error (`_asked`); the store keeps
     the answer under the question as first asked. A call the judge cannot answer counts as
     a try; an unreachable judge raises `JudgeUnavailable`, which ends the run.
     """
@@ -178,7 +176,8 @@ async def _asked(
     config: GenerateConfig,
     exchange: Exchange[T],
 ) -> Exchange[T]:
-    """The judge asked up to `tries` times, each re-ask told the last error."""
+    """The judge asked up to `tries` times, each re-ask told the last error and sampled
+    at `REASK_TEMPERATURE` at least, so that a deterministic judge can answer differently."""
     conversation = list(messages)
     asked = config
     for attempt in range(tries):

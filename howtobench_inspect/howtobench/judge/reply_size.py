@@ -12,14 +12,7 @@ from typing import Any
 
 from howtobench.judge.defaults import LONGEST_REPLY
 
-__all__ = [
-    "BYTES_PER_CHARACTER",
-    "REPLY_PATHS",
-    "ReplyTooLarge",
-    "body_limit",
-    "bound_body",
-    "too_long",
-]
+__all__ = ["ReplyTooLarge", "body_limit", "bound_body", "too_long"]
 
 # Bytes of a reply's body for each character it may hold, by media type: JSON writes a
 # Chinese character in 6 bytes and may carry the text twice; an event stream wraps each token.

@@ -19,7 +19,6 @@ import logging
 from collections import deque
 from weakref import WeakKeyDictionary
 
-import anyio
 from anyio.lowlevel import current_token
 
 from howtobench._inspect import sample_active
@@ -32,9 +31,7 @@ _LOOP = ""
 
 
 class RunNotes:
-    """One run's notes: the warnings it has said, the endpoints it found to refuse a
-    system message or our `max_tokens` beside a prompt, what it found out about its batched judges' batch APIs, each
-    judge's last prompts, the negotiations that failed, and the redirects met."""
+    """One run's notes: the warnings it has said, and what it learnt about its judges."""
 
     def __init__(self) -> None:
         self.said: set[tuple[str, ...]] = set()
@@ -42,9 +39,8 @@ class RunNotes:
         # "<model>@<base URL>" -> the context its server named when it refused a prompt
         # with our max_tokens (`judge.request_shape.room_refused`)
         self.contexts: dict[str, int] = {}
-        # "<model>@<base URL>" -> None (it has a batch API), the reason it has none, or
-        # the check still under way
-        self.batch_api: dict[str, str | None | anyio.Event] = {}
+        # "<model>@<base URL>" -> None (it has a batch API), or the reason it has none
+        self.batch_api: dict[str, str | None] = {}
         # "<model>@<base URL>" -> its last prompts' text (`judge.unread.remember_prompt`)
         self.prompts: dict[str, deque[str]] = {}
         # (reply store, negotiator question's key) -> why it gave no usable weights

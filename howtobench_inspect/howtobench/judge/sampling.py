@@ -51,15 +51,14 @@ async def judge_writing(
     """What every judge scorer does with one writing: refuse what must not reach a judge
     (`unjudgeable`), judge it `judge_samples` times (`judge_once(scope)`, one scope per judge
     sample), and raise an outage as its own one-line error (`surface_outage`)."""
-    refused = unjudgeable(state, judge_input, metadata)
-    if refused is not None:
-        refused.answer = excerpt(state)
-        return noted(state, refused)
-    score = await surface_outage(
-        self_consistent(
-            judge_samples, lambda judge_sample: judge_once(judge_scope(state.epoch, judge_sample))
+    score = unjudgeable(state, judge_input, metadata)
+    if score is None:
+        score = await surface_outage(
+            self_consistent(
+                judge_samples,
+                lambda judge_sample: judge_once(judge_scope(state.epoch, judge_sample)),
+            )
         )
-    )
     score.answer = excerpt(state)
     return noted(state, score)
 

@@ -26,6 +26,7 @@ __all__ = [
     "SYSTEM_ROLE_REFUSED",
     "Meaning",
     "Phrase",
+    "body_words",
     "context_refusal",
     "context_size",
     "last_line",
@@ -115,14 +116,6 @@ PHRASES: tuple[Phrase, ...] = (
 )
 
 
-def _joined(meaning: Meaning) -> re.Pattern[str]:
-    return re.compile(
-        "|".join(f"(?:{p.pattern})" for p in PHRASES if p.meaning == meaning), re.IGNORECASE
-    )
-
-
-_CONTEXT_REFUSAL = _joined(CONTEXT_TOO_LONG)
-_SYSTEM_REFUSED = _joined(SYSTEM_ROLE_REFUSED)
 # The model's context in a context refusal, where the server names it
 _CONTEXT_SIZE = re.compile(
     r"(?:maximum context length|context size|context length|context window|"
@@ -150,12 +143,12 @@ def meanings(message: str) -> set[Meaning]:
 
 def context_refusal(message: str) -> bool:
     """Whether a server's message says the prompt is longer than the model's context."""
-    return bool(_CONTEXT_REFUSAL.search(message))
+    return CONTEXT_TOO_LONG in meanings(message)
 
 
 def system_refusal(message: str) -> bool:
     """Whether a server's message says its chat template has no system role."""
-    return bool(_SYSTEM_REFUSED.search(message))
+    return SYSTEM_ROLE_REFUSED in meanings(message)
 
 
 def context_size(message: str) -> str | None:
@@ -199,7 +192,7 @@ def server_message(error: Exception) -> str:
         return stopped
     in_reply = _error_in_reply(error)
     for body in (in_reply, *(getattr(h, "body", None) for h in (error, error.__cause__))):
-        if words := _body_words(body):
+        if words := body_words(body):
             return words
     return one_line(getattr(error, "provider_message", None) or last_line(str(error)))
 
@@ -213,8 +206,8 @@ def said(cause: BaseException) -> str:
     return f"HTTP {status}: {message}" if status else f"{type(cause).__name__}: {message}"
 
 
-def _body_words(body: object) -> str | None:
-    """The message of an error body (`server_message`), or None when it has none."""
+def body_words(body: object) -> str | None:
+    """The message of an error body of any shape servers use, or None when it has none."""
     if isinstance(body, str) and body.strip():  # the openai SDK unwraps "error"
         return _page_text(body)
     if not isinstance(body, dict):
@@ -261,7 +254,7 @@ def _error_in_reply(error: BaseException) -> str | None:
             and extra.get("error")
             and not getattr(completion, "choices", None)
         ):
-            return _body_words({"error": extra["error"]}) or one_line(str(extra["error"]))
+            return body_words({"error": extra["error"]}) or one_line(str(extra["error"]))
         trace = trace.tb_next
     return None
 

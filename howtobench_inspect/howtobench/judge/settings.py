@@ -18,18 +18,12 @@ __all__ = ["judge_config"]
 
 
 def judge_config(model: Model, temperature: float | None, fallback: float) -> GenerateConfig:
-    """The settings of every call to one judge model.
-
-    Temperature: the scorer's (`-T judge_temperature`), else the role's own
-    (`--model-role 'grader={model: ..., temperature: 0.7}'`), else `fallback`; when the
-    scorer's and the role's disagree, neither is silently dropped: the run stops.
-    The reply's length: the role's own `max_tokens`, else `JUDGE_MAX_TOKENS` (inspect
-    gives `--max-tokens` to the writer only). Retries: the role's own settings, else our
-    attempt timeout, and the eval's `--max-retries`, which inspect passes on to every role. A batched judge gets no attempt timeout of ours: inspect would abandon
-    its call while the batch runs and queue the question again in a new batch, every
-    `JUDGE_ATTEMPT_TIMEOUT` seconds; `HOWTOBENCH_BATCH_WAIT` bounds its wait instead
-    (`howtobench.judge.batching`).
-    """
+    """The settings of every call to one judge model: the scorer's temperature, else the
+    role's own, else `fallback` (the run stops when the scorer's and the role's disagree);
+    the role's own `max_tokens` and retries, else ours (inspect gives `--max-tokens` to
+    the writer only, `--max-retries` to every role). A batched judge gets no attempt
+    timeout of ours: inspect would abandon its call while the batch runs and queue the
+    question again in a new batch; `HOWTOBENCH_BATCH_WAIT` bounds its wait instead."""
     own = model.config
     if temperature is not None and own.temperature is not None and own.temperature != temperature:
         raise UserError(
@@ -50,8 +44,8 @@ def judge_config(model: Model, temperature: float | None, fallback: float) -> Ge
 def wait_setting(variable: str, default: float, what: str) -> float:
     """Seconds from the environment variable `variable` (a number above 0, or `inf`), else
     `default`; a bad value is one line saying `what` the seconds are for. The judges'
-    waits are operational settings: they change no answer, so they are not task
-    arguments, and they reach `inspect score` and `inspect eval-retry` alike."""
+    waits change no answer, so they are not task arguments: they reach `inspect score`
+    and `inspect eval-retry` alike, where a role's config cannot carry them."""
     text = os.environ.get(variable, "").strip()
     if not text:
         return default

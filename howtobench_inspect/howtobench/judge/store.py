@@ -27,7 +27,7 @@ from pydantic_core import to_jsonable_python
 from howtobench.judge.runs import this_run
 from howtobench.vocabulary.credentials import digest, without_credentials
 
-__all__ = ["KEY_VERSION", "ReplyStore", "logger"]
+__all__ = ["ReplyStore", "logger", "opened"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +54,16 @@ KEY_VERSION = 2
 # writer uses at the same time, cheaper than `tempfile` (`bench/store_bench.py`).
 _SERIAL = itertools.count()
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+
+
+def opened(path: str | Path, flags: int) -> int:
+    """`os.open` of a file in the store, making its folder the first time (its first
+    reply, its first lock)."""
+    try:
+        return os.open(path, flags, 0o666)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        return os.open(path, flags, 0o666)
 
 
 class ReplyStore:
@@ -134,11 +144,7 @@ class ReplyStore:
         temporary = f"{path}.{os.getpid()}.{next(_SERIAL)}.tmp"
         written = json.dumps({"reply": reply}).encode("ascii")  # ASCII escapes: any text
         try:
-            try:
-                handle = os.open(temporary, _NEW_FILE, 0o666)
-            except FileNotFoundError:  # the first reply of its folder
-                os.makedirs(os.path.dirname(path), exist_ok=True)
-                handle = os.open(temporary, _NEW_FILE, 0o666)
+            handle = opened(temporary, _NEW_FILE)
             try:
                 view = memoryview(written)
                 while view:

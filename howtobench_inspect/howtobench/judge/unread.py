@@ -23,15 +23,11 @@ from howtobench.judge.runs import this_run
 __all__ = [
     "CONTEXT_SETTINGS",
     "RECENT_PROMPTS",
-    "UNCACHED_AT_MOST",
     "cut_short",
     "estimated_tokens",
     "logger",
-    "prompt_text",
     "prompt_tokens",
     "remember_prompt",
-    "shared_length",
-    "text_tokens",
     "unread_prompt",
 ]
 
