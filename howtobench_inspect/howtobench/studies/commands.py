@@ -104,9 +104,14 @@ def _report_options(p: argparse.ArgumentParser) -> None:
 
 
 def _report(report: Callable[..., Any], a: argparse.Namespace) -> StudyResult:
-    from howtobench.studies.leaderboard_report import with_files
+    """With `--out`, the board's JSON and the page too (`_present` writes the rest)."""
+    from howtobench.studies.leaderboard_report import publish
 
-    return with_files(report(a.logs, a.metric, a.bootstrap, a.seed), a.out)
+    result = report(a.logs, a.metric, a.bootstrap, a.seed)
+    if a.out is not None:
+        for path in publish(result, a.out):
+            print(f"wrote {path}")
+    return result
 
 
 # The studies, in the order `howtobench --help` lists them. A new study is its module and

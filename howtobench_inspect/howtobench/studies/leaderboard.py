@@ -80,26 +80,18 @@ class Matrix:
     genres: np.ndarray
     panel: Panel | None = None
 
-    def rows(self, keep: np.ndarray) -> Matrix:
-        """The writers where `keep` is true."""
-        panel = self.panel and Panel(
-            self.panel.judges, self.panel.deviations[keep], self.panel.judged[keep]
-        )
-        writers = tuple(w for w, k in zip(self.writers, keep, strict=True) if k)
-        return Matrix(writers, self.values[keep], self.strata, self.genres, panel)
-
-    def select(self, columns: np.ndarray) -> Matrix:
-        """The instructions where `columns` is true."""
+    def part(self, writers: Any = slice(None), instructions: Any = slice(None)) -> Matrix:
+        """The writers and the instructions chosen (boolean masks; all by default)."""
         panel = self.panel and Panel(
             self.panel.judges,
-            self.panel.deviations[:, columns],
-            self.panel.judged[:, columns],
+            self.panel.deviations[writers][:, instructions],
+            self.panel.judged[writers][:, instructions],
         )
         return Matrix(
-            self.writers,
-            self.values[:, columns],
-            self.strata[columns],
-            self.genres[columns],
+            tuple(np.array(self.writers, dtype=object)[writers]),
+            self.values[writers][:, instructions],
+            self.strata[instructions],
+            self.genres[instructions],
             panel,
         )
 
@@ -155,7 +147,7 @@ def _cell(matrix: Matrix, resamples: int, rng: np.random.Generator) -> pd.DataFr
     present = np.isfinite(matrix.values)
     n = present.sum(axis=1)
     keep = n > 0
-    cell = matrix.rows(keep)
+    cell = matrix.part(writers=keep)
     n = n[keep]
     with np.errstate(invalid="ignore"):
         mean = np.nanmean(cell.values, axis=1)
@@ -254,7 +246,7 @@ def cells(scores: Matrix, tasks: list[str], resamples: int, seed: int) -> pd.Dat
         for genre in [*genre_order(scores.genres[in_task]), ALL]:
             chosen = in_task & ((scores.genres == genre) if genre != ALL else True)
             if chosen.any():
-                part = _cell(scores.select(chosen), resamples, rng)
+                part = _cell(scores.part(instructions=chosen), resamples, rng)
                 parts.append(part.assign(task=task, genre=genre))
     board = pd.concat(parts, ignore_index=True)
     return board[list(FIELDS)]

@@ -43,7 +43,7 @@ from howtobench.studies.writings import (
 )
 from howtobench.tree.spec import LEAVES
 
-__all__ = ["publish", "ranking", "report", "with_files"]
+__all__ = ["publish", "ranking", "report"]
 
 ALL = "All"
 
@@ -219,15 +219,6 @@ def publish(result: Report, out: Path) -> list[Path]:
     except OSError as err:
         raise StudyError(f"cannot write to {out}: {err}") from err
     return [json_path, html_path]
-
-
-def with_files(result: Report, out: Path | None) -> Report:
-    """The report command: with `--out`, the board's JSON and the page as well (the
-    command writes the tables, figures and notes after this, and lists those)."""
-    if out is not None:
-        for path in publish(result, out):
-            print(f"wrote {path}")
-    return result
 
 
 def _interval(row: pd.Series, why: str) -> str:

@@ -45,7 +45,8 @@ def log_files(paths: Iterable[str | Path]) -> list[str]:
         if what == "folder":
             if not infos:
                 raise StudyError(f"{name}: no inspect logs in this folder")
-            found += sorted(storage.listed_name(info.name) for info in infos)
+            # list_eval_logs names a local file by its file:// URL, a remote one by its URL
+            found += sorted(info.name.removeprefix("file://") for info in infos)
         elif what == "file":
             found.append(name)
         else:

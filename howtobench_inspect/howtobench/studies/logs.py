@@ -67,16 +67,14 @@ class Samples:
     output_length, writing (a hash of the text), one float column per metric, the
     objects weights (tow), by_judge (tow panel), clipped (tow: node -> raw value),
     weights_fingerprint (tow), plan (tow: the digest of the plan it was scored from),
-    reused (tow: weights reused, not negotiated for this
-    writing), shares (autoplan) and perturbation (sample metadata), None where absent;
-    reuse_weights (the run's tow setting, None if unknown), writer_provenance (what made
-    a replayed writer's writings, where its data folder says), cut_policy (the run's
-    `-T cut`; None before task version 7), unscored (the scorers that
-    left the sample unscored) and judge_runs (self-consistency, `-T judge_samples=N`:
-    metric -> the N judge samples' values, see `judge_runs`; None without it) and
-    writing_state (the writing's state record, `SampleKey.WRITING`; None in logs of task
-    version 6 and earlier).
-    `log_notes` say which logs were merged into a run and what the runs lack.
+    reused (tow: weights reused, not negotiated for this writing), shares (autoplan) and
+    perturbation (sample metadata), None where absent; reuse_weights (the run's tow
+    setting, None if unknown), writer_provenance (what made a replayed writer's writings,
+    where its data folder says), cut_policy (the run's `-T cut`; None before task version
+    7), unscored (the scorers that left the sample unscored), judge_runs (`-T
+    judge_samples=N`: metric -> the N judge samples' values; None without it) and
+    writing_state (`SampleKey.WRITING`; None before task version 7). `log_notes` say
+    which logs were merged into a run and what the runs lack.
     """
 
     frame: pd.DataFrame
@@ -136,15 +134,9 @@ def _sample_row(
         "input_length": meta.get(SampleKey.INPUT_LENGTH),
         "output_length": len(completion),
         "writing": hashlib.sha1(completion.encode("utf-8")).hexdigest()[:12],
-        "weights": None,
-        "by_judge": None,
-        "shares": None,
+        **dict.fromkeys(extra for extras in _SCORE_EXTRAS.values() for extra in extras),
         "perturbation": meta.get(SampleKey.PERTURBATION),
         "unscored": () if sample.scores else (NO_SCORES,),
-        "clipped": None,
-        "weights_fingerprint": None,
-        "plan": None,
-        "formatting": None,
         "reused": None,
         "judge_runs": None,
         "writing_state": meta.get(SampleKey.WRITING),
