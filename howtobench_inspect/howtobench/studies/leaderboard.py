@@ -33,7 +33,6 @@ __all__ = [
     "Matrix",
     "Panel",
     "board",
-    "genre_order",
     "no_interval",
     "ranks",
     "resample",

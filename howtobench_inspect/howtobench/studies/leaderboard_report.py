@@ -56,25 +56,15 @@ class Report(StudyResult):
     board: Board | None = None
 
 
-def _rows(writings: pd.DataFrame) -> list[tuple[str, pd.Series]]:
-    """(label, mask): the tasks, then the genres (canonical order, then any other), then All."""
-    tasks = scopes(writings["task"])[:-1]
-    genres = leaderboard.genre_order(writings["genre"])
-    return (
-        [(t, writings["task"] == t) for t in tasks]
-        + [(g, writings["genre"] == g) for g in genres]
-        + [(ALL, pd.Series(True, index=writings.index))]
-    )
-
-
-def _board(writings: pd.DataFrame, metric: str, how: str) -> pd.DataFrame:
-    rows = {
-        label: writings[mask].groupby("model", sort=False)[metric].agg(how)
-        for label, mask in _rows(writings)
-    }
-    board = pd.DataFrame(rows).T
-    board.index.name = "row"
-    return board
+def _table4(cells: pd.DataFrame, value: str, models: list[str]) -> pd.DataFrame:
+    """The board's `value` in Table 4's layout: a row per task, per genre (over all tasks),
+    then All; a column per model."""
+    every = leaderboard.ALL
+    picked = cells[(cells["genre"] == every) | (cells["task"] == every)]
+    label = picked["task"].where(picked["task"] != every, picked["genre"]).replace(every, ALL)
+    table = picked.assign(row=label).pivot(index="row", columns="writer", values=value)
+    table.columns.name = None
+    return table.reindex(index=list(dict.fromkeys(label)), columns=models)
 
 
 def _weight_figures(samples: Samples) -> dict[str, Figure]:
@@ -160,11 +150,12 @@ def report(
         .dropna(subset=[metric])
         .sort_values(["model", "task", "id"], kind="stable", ignore_index=True)
     )
-    board = _board(writings, metric, "mean")
-    models = board.loc[ALL].sort_values(ascending=False, kind="stable").index.tolist()
-    board = board[models]
+    means = writings.groupby("model", sort=False)[metric].mean()
+    models = means.sort_values(ascending=False, kind="stable").index.tolist()
+    ranked = leaderboard.board(writings, samples, metric, models, bootstrap, seed)
+    board = _table4(ranked.cells, "mean", models)
     board.insert(0, "average", board.mean(axis=1))
-    counts = _board(writings, metric, "count").reindex(columns=models).fillna(0).astype(int)
+    counts = _table4(ranked.cells, "n", models).fillna(0).astype(int)
     nodes = []
     for scope in scopes(writings["task"]):
         part = writings if scope == "all" else writings[writings["task"] == scope]
@@ -173,7 +164,6 @@ def report(
     node_table = pd.concat(nodes, ignore_index=True).set_index(["task", "score"])
     node_table.columns.name = None
     notes = samples.notes()
-    ranked = leaderboard.board(writings, samples, metric, models, bootstrap, seed)
     if ranked.provenance["unread"]:
         notes.append(
             f"the headers of {len(ranked.provenance['unread'])} run(s) could not be read "
