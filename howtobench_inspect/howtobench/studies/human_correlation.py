@@ -119,14 +119,9 @@ def metaeval(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> StudyResult:
-    """Correlations of every metric (or those named) with the human ratings.
-
-    Tables: `correlations` (long: metric, scope, level, n, and per method the coefficient,
-    p-value and interval), `system` and `sample` (Table 3 layout: rows metrics, columns
-    scope and method), `raters` (agreement, see `rater_agreement`) and, when the
-    ratings name their raters, `per_rater` (each rater against the others, see
-    `per_rater_agreement`).
-    """
+    """Correlations of every metric (or those named) with the human ratings: tables
+    `correlations` (long), `system` and `sample` (Table 3 layout), `raters` and, when the
+    ratings name their raters, `per_rater`."""
     samples = as_samples(logs)
     rated = read_ratings(ratings)
     check_known(rated, samples)

@@ -1,13 +1,9 @@
 """Intervals and honest ranks for the leaderboard: a paired bootstrap over instructions.
 
-The paper's Table 4 gives means only, so two writers 0.05 apart look ranked. Here every
-cell of the board gets a 95 % percentile interval from resampling its instructions,
-paired across writers (what makes an instruction hard for all cancels out of their
-differences), stratified by task, and with a panel the judges drawn too (`tow.overall`
-only, the one score recorded per judge); each writer gets a rank range and the chance it
-is above the next (docs/studies.md, "Intervals and ranks in the report"). A cell of
-fewer than `MIN_INSTRUCTIONS` instructions gets none: with so few, the percentile
-interval is too narrow (it lacks the t quantile and the factor sqrt(n/(n-1))).
+The paper's Table 4 gives means only, so two writers 0.05 apart look ranked
+(docs/studies.md, "Intervals and ranks in the report"). A cell of fewer than
+`MIN_INSTRUCTIONS` instructions gets no interval: with so few, the percentile interval is
+too narrow (it lacks the t quantile and the factor sqrt(n/(n-1))).
 """
 
 from __future__ import annotations

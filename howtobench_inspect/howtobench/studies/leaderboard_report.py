@@ -131,13 +131,9 @@ def report(
     bootstrap: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Report:
-    """Tables `ranking` (each task's and all tasks' board with intervals and rank
-    ranges from `bootstrap` resamples), `method` (how they were made), `leaderboard`
-    (Table 4 layout), `counts` (scored writings per cell), `nodes` (mean of every key
-    of the metric's scorer per task and model) and `writings` (every writer's writings,
-    those of a writer without a mean too: by state, complete, cut, filtered, empty,
-    refused; how many scored, what cut them), with `clipped` when there is something to
-    show; figures `weights_<genre>`."""
+    """Tables `ranking`, `method`, `leaderboard` (Table 4), `counts`, `nodes` (the mean of
+    every key of the metric's scorer), `writings` and, when there is something to show,
+    `clipped`; figures `weights_<genre>` (docs/studies.md)."""
     samples = as_samples(logs)
     samples.require(metric)
     check_one_weighting(samples.frame)

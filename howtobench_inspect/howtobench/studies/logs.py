@@ -109,9 +109,7 @@ class Samples:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool | int | float):
-        return float(value)
-    return None
+    return float(value) if isinstance(value, bool | int | float) else None
 
 
 def _is_unscored(value: Any) -> bool:

@@ -102,8 +102,7 @@ def _scope_table(rows: pd.DataFrame, why: str, states: pd.DataFrame) -> str:
 
 
 def _marked(writer: str, task: str, states: pd.DataFrame) -> str:
-    """A writer's name, with ` [cut 27%]` or ` [stripped 6%]` after it as in the text
-    ranking (`writings.marks`)."""
+    """A writer's name with its marks, as in the text ranking (`writings.marks`)."""
     mark = marks(states, task, writer)
     return html_name(writer) + (f" <span class=cut>{escape(mark.strip())}</span>" if mark else "")
 
@@ -143,15 +142,13 @@ def _heatmap(board: Board, writers: list[str]) -> str:
                 " light" if 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 0.6 else ""
             )
             few = " few" if np.isnan(cell["low"]) else ""
-            tip = (
-                f"{shown_name(writer, None)}, {shown_name(genre, None)}: {cell['mean']:.3f}"
-                + (
-                    f" [{cell['low']:.3f}, {cell['high']:.3f}]"
-                    if not few
-                    else f" (fewer than {MIN_INSTRUCTIONS} instructions: no interval)"
-                )
-                + f", n={cell['n']}"
+            interval = (
+                f" (fewer than {MIN_INSTRUCTIONS} instructions: no interval)"
+                if few
+                else f" [{cell['low']:.3f}, {cell['high']:.3f}]"
             )
+            tip = f"{shown_name(writer, None)}, {shown_name(genre, None)}: {cell['mean']:.3f}"
+            tip += f"{interval}, n={cell['n']}"
             yield (
                 f'<td class="num{light}{few}" style="background:{to_hex(colour)}" '
                 f'title="{escape(tip)}">{cell["mean"]:.2f}</td>'
@@ -249,7 +246,6 @@ def page(
     overall = board.cells[(board.cells["task"] == ALL) & (board.cells["genre"] == ALL)]
     writers = overall["writer"].tolist()
     metric = board.provenance.get("metric", "")
-    method = board.method
     without = set(unranked(board.writings)["writer"]) if not board.writings.empty else set()
     summary = (
         f"{len(writers)} writers"
@@ -261,6 +257,7 @@ def page(
             for judge in [*board.provenance.get("judges", []), *board.provenance.get("panel", [])]
         )
     )
+    method = board.method
     panel = method["judges_resampled"]
     judges = method["judges"] + (f" ({', '.join(panel)})" if panel else "")
     key = (

@@ -42,15 +42,6 @@ def _clean_runs(clean: Logs) -> Samples:
     return samples
 
 
-def _clean_table(clean: Samples, metrics: list[str]) -> pd.DataFrame:
-    """One row per writer, task, sample id and epoch: the clean scores. A writing scored
-    in two clean runs (two runs of one writer and task) is refused by `per_writing`."""
-    try:
-        return per_writing(clean, metrics, keys=MATCH)[[*MATCH, *metrics]]
-    except StudyError as err:
-        raise StudyError(f"clean logs: {err}; give one clean run per writer and task") from err
-
-
 def _pairs(
     log: str, rows: pd.DataFrame, base: pd.DataFrame, metrics: list[str], notes: list[str]
 ) -> pd.DataFrame:
@@ -83,12 +74,13 @@ def _pairs(
 def paired_changes(
     clean: Samples, perturbed: Samples, metrics: list[str], notes: list[str]
 ) -> pd.DataFrame:
-    """The score change of every perturbed sample paired with its clean one, as a long
-    table: disturbance, metric, writer, clean, perturbed, change (perturbed minus clean),
-    one row per pair and metric. What the robustness study pools, and what the judge
-    check's quality report tells damaged from intact writings with; the notes get the
-    perturbed samples left unpaired (`_pairs`)."""
-    base = _clean_table(clean, metrics)
+    """The score change of every perturbed sample paired with its clean one, one row per
+    pair and metric: writer, clean, perturbed, disturbance, metric, change (perturbed
+    minus clean). The notes get the perturbed samples left unpaired (`_pairs`)."""
+    try:  # one row per writer, task, id and epoch: a writing in two clean runs is refused
+        base = per_writing(clean, metrics, keys=MATCH)[[*MATCH, *metrics]]
+    except StudyError as err:
+        raise StudyError(f"clean logs: {err}; give one clean run per writer and task") from err
     parts = []
     for log, rows in perturbed.frame.groupby("run", sort=False):
         disturbance = rows["perturb"].iloc[0]
@@ -98,18 +90,9 @@ def paired_changes(
             )
         matched = _pairs(str(log), rows, base, metrics, notes)
         for metric in metrics:
-            pairs = matched[["model", metric, f"{metric} clean"]].dropna()
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "disturbance": disturbance,
-                        "metric": metric,
-                        "writer": pairs["model"],
-                        "clean": pairs[f"{metric} clean"],
-                        "perturbed": pairs[metric],
-                    }
-                )
-            )
+            pairs = matched[["model", f"{metric} clean", metric]].dropna()
+            pairs = pairs.set_axis(["writer", "clean", "perturbed"], axis=1)
+            parts.append(pairs.assign(disturbance=disturbance, metric=metric))
     long = pd.concat(parts, ignore_index=True)
     long["change"] = long["perturbed"] - long["clean"]
     return long

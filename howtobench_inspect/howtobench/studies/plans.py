@@ -10,6 +10,7 @@ refused by name, since a plan that picked one of them would hide the disagreemen
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,9 +127,7 @@ def export_plan(logs: Sequence[str | Path], out: str | Path) -> str:
             file.write(text)
     except OSError as error:
         raise StudyError(f"{out}: cannot write the plan: {error}") from None
-    counts: dict[str, int] = {}
-    for task, _ in found.entries:
-        counts[task] = counts.get(task, 0) + 1
+    counts = Counter(task for task, _ in found.entries)
     digest = json.loads(text.partition("\n")[0])["digest"][:12]
     said = (
         f"wrote {out}: {len(found.entries)} instructions "

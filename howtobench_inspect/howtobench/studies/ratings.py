@@ -316,9 +316,7 @@ def per_rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
                 "rater": rater,
                 "ratings": int(count),
                 "pairs": len(own),
-                "mean_abs_difference": float((own["own"] - own["other"]).abs().mean())
-                if len(own)
-                else np.nan,
+                "mean_abs_difference": float((own["own"] - own["other"]).abs().mean()),
                 "pearson": pearson,
                 "kappa": kappa,
                 f"{KAPPA_WEIGHTS}_kappa": weighted,

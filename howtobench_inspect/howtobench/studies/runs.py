@@ -1,12 +1,8 @@
 """Which logs are one run, and what a run lacks.
 
-`inspect eval-retry` continues a log in a new file with the same task id, a new eval id,
-the finished samples carried over and the old usage rolled in, so counting both files
-would count those samples (and tokens) twice. Logs with the same task id, task, writer,
-judge and task arguments but different eval ids are one run, each sample taken from the
-newest log that holds it; a run that did not finish, or lacks samples of its dataset, is
-used as it is with a note of what it lacks (docs/studies.md, "Interrupted and resumed
-runs").
+`inspect eval-retry` continues a log in a new file with its finished samples and usage
+carried over, so counting both files would count those samples (and tokens) twice: such
+logs are one run (docs/studies.md, "Interrupted and resumed runs").
 """
 
 from __future__ import annotations
@@ -94,13 +90,6 @@ class Run:
                 chosen[(str(sample.id), sample.epoch)] = (path, sample)
         return list(chosen.values())
 
-    def expected(self) -> tuple[int, int] | None:
-        """(sample ids, epochs) the run was asked to do, from its header."""
-        spec = self.newest.eval
-        ids = spec.dataset.sample_ids
-        count = len(ids) if ids is not None else spec.dataset.samples
-        return None if count is None else (count, spec.config.epochs or 1)
-
     def merge_note(self, what: str) -> list[str]:
         """That the older logs are counted through the newest (`what` is counted once)."""
         if len(self.logs) == 1:
@@ -123,16 +112,18 @@ class Run:
         samples = [sample for _, sample in self.samples()]
         errored = sum(1 for sample in samples if sample.error is not None)
         done = len(samples) - errored
-        shape = self.expected()
         how = self.interrupted()
-        if shape is None:
+        spec = self.newest.eval  # the ids and epochs the run was asked to do
+        given = spec.dataset.sample_ids
+        ids = len(given) if given is not None else spec.dataset.samples
+        if ids is None:
             if how or errored:
                 notes.append(
                     f"{self.path}: {how}{errored} sample(s) ended in an error; "
                     f"the studies use the {done} it has"
                 )
             return notes
-        ids, epochs = shape
+        epochs = spec.config.epochs or 1
         expected = ids * epochs
         if done < expected:
             notes.append(

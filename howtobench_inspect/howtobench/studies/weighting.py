@@ -17,10 +17,8 @@ __all__ = ["check_one_weighting"]
 
 
 def check_one_weighting(frame: pd.DataFrame) -> None:
-    """Refuse to compare writers judged with different weights: runs scored from
-    different plans, or writers of one instruction judged with different negotiated
-    weights (weights fingerprints); and writers whose formatting leaf used different
-    rules (`-T formatting`). Logs from before the fingerprints are not compared."""
+    """Refuse writers judged from different plans, with different weights for one
+    instruction or by different formatting rules; logs without fingerprints pass."""
     judged = frame[frame["weights_fingerprint"].notna()]
     if judged.empty:
         return
