@@ -43,17 +43,13 @@ def _cell(
     else:
         means = part.groupby("model", sort=False)[[metric, "human"]].mean()
         points, observed = len(means), correlate(means[metric], means["human"])
-    interval = (
-        bootstrap.interval(
-            x,
-            y,
-            (part["task"] + "/" + part["id"]).to_numpy(),
-            resamples,
-            seed,
-            models=part["model"].to_numpy() if level == "system" else None,
-        )
-        if points >= MIN_PAIRS
-        else np.full((3, 2), np.nan)
+    interval = bootstrap.interval(
+        x,
+        y,
+        (part["task"] + "/" + part["id"]).to_numpy(),
+        resamples if points >= MIN_PAIRS else 0,  # too few points: no interval
+        seed,
+        models=part["model"].to_numpy() if level == "system" else None,
     )
     cell: dict[str, float] = {"n": points}
     for j, method in enumerate(METHODS):

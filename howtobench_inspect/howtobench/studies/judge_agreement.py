@@ -97,7 +97,6 @@ def judges(
         )
     pearson = wide.corr(method="pearson", min_periods=MIN_PAIRS)
     pearson.index.name = overlap.index.name = "judge"
-    notes = samples.notes()
     title = f"Pearson r between judges of {_compared(samples, metric)}, per writing"
     if ratings is not None:
         title += f"\n{HUMAN}: the mean of a writing's human ratings"
@@ -105,5 +104,5 @@ def judges(
         "judges",
         {"pearson": pearson, "overlap": overlap},
         {"heatmap": heatmap(pearson, title, overlap)},
-        notes,
+        samples.notes(),
     )

@@ -251,8 +251,6 @@ def ranking(found: Board) -> pd.DataFrame:
         }
         for _, row in unranked(states).iterrows()
     ]
-    if not lines:
-        return ranked.drop(columns="task").reset_index(drop=True)
     rows = pd.concat([ranked, pd.DataFrame(lines, columns=ranked.columns)], ignore_index=True)
     order = {task: k for k, task in enumerate(scopes(rows["task"]))}
     rows = rows.sort_values("task", key=lambda t: t.map(order), kind="stable")

@@ -39,8 +39,7 @@ __all__ = [
 
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
 WRITING: tuple[str, ...] = ("model", "task", "id")
-# Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
-# their scale, which weights judged it and which formatting rule; autoplan shares.
+# Score metadata the studies read, by scorer.
 _SCORE_EXTRAS = {
     "tow": (
         ScoreKey.WEIGHTS,
@@ -163,12 +162,8 @@ def _sample_row(
 
 def judge_runs(scorer: str, metadata: dict[str, Any] | None) -> dict[str, list[float]]:
     """Metric -> each judge sample's value, from a self-consistent score's metadata
-    (`self_consistency.values`: dicts for tow, rubric and autoplan, numbers otherwise).
-
-    The metadata keeps the usable judge samples only, in judge-sample order but without
-    their indices, so run k is the k-th usable sample; the list is padded with NaN to the
-    n samples asked for, so that a writing with an unusable sample lacks the last run.
-    """
+    (dicts for tow, rubric and autoplan, numbers otherwise), padded with NaN to the n
+    samples asked for (docs/studies.md, "Worst and best of the SC batch")."""
     record = (metadata or {}).get(ScoreKey.SELF_CONSISTENCY)
     if not isinstance(record, dict) or not record.get(SelfConsistencyKey.VALUES):
         return {}

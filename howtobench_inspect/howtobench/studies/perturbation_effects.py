@@ -32,10 +32,7 @@ def _named(perturb: object) -> bool:
 
 def _clean_runs(clean: Logs) -> Samples:
     """The clean runs, none of them perturbed."""
-    if isinstance(clean, Samples):
-        samples = clean
-    else:
-        samples = as_samples([clean] if isinstance(clean, str | Path) else list(clean))
+    samples = as_samples([clean] if isinstance(clean, str | Path) else clean)
     for run, perturb in samples.frame.groupby("run", sort=False)["perturb"].first().items():
         if _named(perturb):
             raise StudyError(f"{run}: the clean log is itself perturbed (perturb={perturb})")

@@ -38,10 +38,9 @@ def provenance(samples: Samples, metric: str, panel: Iterable[str]) -> dict[str,
             if print_ not in data.setdefault(task, []):
                 data[task].append(print_)
     versions: dict[str, set[int | str]] = {}
-    for h in headers:
-        versions.setdefault(h.eval.task, set()).add(h.eval.task_version)
     packages: dict[str, set[str]] = {}
     for h in headers:
+        versions.setdefault(h.eval.task, set()).add(h.eval.task_version)
         for name, version in (h.eval.packages or {}).items():
             packages.setdefault(name, set()).add(version)
     # samples put together by hand may lack the newer score metadata
