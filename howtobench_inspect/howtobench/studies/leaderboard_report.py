@@ -272,16 +272,9 @@ def settings(found: Board) -> pd.DataFrame:
     )
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, float | np.floating):
-        return None if np.isnan(value) else float(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
-
-
-def _json_rows(table: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _json_value(v) for k, v in row.items()} for row in table.to_dict("records")]
+def _json_rows(table: pd.DataFrame) -> list[dict[Any, Any]]:
+    """The rows as Python values (pandas' `to_dict` unboxes numpy's), a missing one null."""
+    return table.astype(object).where(table.notna(), None).to_dict("records")
 
 
 def as_json(found: Board) -> dict[str, Any]:
