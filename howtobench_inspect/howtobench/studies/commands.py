@@ -41,9 +41,8 @@ PLAN_SUMMARY = "judge plans: every instruction's negotiated weights as one file 
 @dataclass(frozen=True)
 class StudyCommand:
     """A study as a command and a public name of `howtobench.studies`: `module` defines the
-    function named as the command; `run` calls it with the parsed options; `options` adds
-    the command's own options (beside `--out`, and the logs it reads unless
-    `reads_logs` is false)."""
+    function named as the command, `run` calls it with the parsed options, `options` adds
+    its own (beside `--out`, and LOGS unless `reads_logs` is false)."""
 
     module: str
     summary: str
@@ -201,8 +200,7 @@ def _add_bootstrap(parser: argparse.ArgumentParser, what: str) -> None:
 
 def _present(name: str, args: argparse.Namespace) -> None:
     """Run the study (its module, with pandas and inspect-ai, imported now), write its
-    files to `--out` (if given), then print its tables and notes and the files written. A
-    folder that cannot be written is the user's error."""
+    files to `--out`, then print its tables and notes and the files written."""
     from howtobench.studies.tables import show, write
     from howtobench.vocabulary.errors import UserError
 

@@ -59,13 +59,6 @@ def judge_scores(samples: Samples, metric: str = "tow.overall") -> pd.DataFrame:
     return scores
 
 
-def _compared(samples: Samples, metric: str) -> str:
-    """The score the heatmap correlates, for its title: a log with a judge panel gives each
-    judge's ToW overall (`by_judge`), a log without one the chosen metric."""
-    panel = samples.frame.groupby("run", sort=False)["by_judge"].agg(lambda j: j.notna().any())
-    return " and ".join(dict.fromkeys("tow.overall" if found else metric for found in panel))
-
-
 def judges(
     logs: Samples | Sequence[str | Path],
     ratings: str | Path | pd.DataFrame | None = None,
@@ -97,7 +90,10 @@ def judges(
         )
     pearson = wide.corr(method="pearson", min_periods=MIN_PAIRS)
     pearson.index.name = overlap.index.name = "judge"
-    title = f"Pearson r between judges of {_compared(samples, metric)}, per writing"
+    # what is correlated: each judge's ToW overall in a log with a panel, else the metric
+    panel = samples.frame.groupby("run", sort=False)["by_judge"].agg(lambda j: j.notna().any())
+    compared = " and ".join(dict.fromkeys("tow.overall" if found else metric for found in panel))
+    title = f"Pearson r between judges of {compared}, per writing"
     if ratings is not None:
         title += f"\n{HUMAN}: the mean of a writing's human ratings"
     return StudyResult(

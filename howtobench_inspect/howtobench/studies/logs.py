@@ -282,11 +282,17 @@ def as_samples(logs: Samples | Sequence[str | Path]) -> Samples:
     return logs if isinstance(logs, Samples) else load_samples(logs)
 
 
-def check_unique(frame: pd.DataFrame, metrics: Iterable[str]) -> None:
-    """One score per writing, epoch and metric: the same writings scored in two logs
-    would be counted twice (comparing judges is the `judges` study's job)."""
-    for metric in metrics:
-        scored = frame[frame[metric].notna()]
+def per_writing(
+    samples: Samples, metrics: Sequence[str], keys: Sequence[str] = WRITING
+) -> pd.DataFrame:
+    """Metric means over epochs (and over logs that split the scorers) per writing;
+    refused, as `howtobench check-logs` fails, where several logs score one writing (it
+    would count twice; comparing judges is the `judges` study's job)."""
+    for overlap in samples.overlaps:
+        if any(m == overlap.scorer or m.startswith(f"{overlap.scorer}.") for m in metrics):
+            raise StudyError(overlap.line())
+    for metric in metrics:  # the rows too: samples put together by hand carry no overlaps
+        scored = samples.frame[samples.frame[metric].notna()]
         twice = scored.duplicated([*WRITING, "epoch"], keep=False)
         if twice.any():
             clash = scored[twice].iloc[0]
@@ -298,17 +304,6 @@ def check_unique(frame: pd.DataFrame, metrics: Iterable[str]) -> None:
                 "eval-retry log is counted with the log it continues), or compare judges "
                 "with `howtobench judges`"
             )
-
-
-def per_writing(
-    samples: Samples, metrics: Sequence[str], keys: Sequence[str] = WRITING
-) -> pd.DataFrame:
-    """Metric means over epochs (and over logs that split the scorers) per writing;
-    refused, as `howtobench check-logs` fails, where several logs score one writing."""
-    for overlap in samples.overlaps:
-        if any(m == overlap.scorer or m.startswith(f"{overlap.scorer}.") for m in metrics):
-            raise StudyError(overlap.line())
-    check_unique(samples.frame, metrics)
     columns = {m: "mean" for m in metrics}
     columns |= {c: "first" for c in ("genre", "input_length") if c not in keys}
     columns["output_length"] = "mean"

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from html import escape
 from pathlib import Path
 from string import Template
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -208,13 +207,6 @@ def _weights(figures: dict[str, Figure]) -> str:
     )
 
 
-def _provenance(items: dict[str, Any]) -> str:
-    return "\n".join(
-        f"<dt>{escape(key)}</dt><dd>{escape(json.dumps(value, ensure_ascii=False))}</dd>"
-        for key, value in items.items()
-    )
-
-
 def _writings(board: Board) -> str:
     """The writings table (`writings.writing_states`): each writer's writings per task."""
     states = board.writings
@@ -284,6 +276,9 @@ def page(
         heatmap=_heatmap(board, writers),
         nodes=_nodes(nodes, metric, writers),
         weights=_weights(figures),
-        provenance=_provenance(board.provenance),
+        provenance="\n".join(
+            f"<dt>{escape(key)}</dt><dd>{escape(json.dumps(value, ensure_ascii=False))}</dd>"
+            for key, value in board.provenance.items()
+        ),
         notes=notes_html,
     )

@@ -1,11 +1,9 @@
 """What a run cost: tokens per model and role from the logs, priced with inspect's model costs.
 
-Logs are read as every study reads them (`studies.log_files`), a run counted by its
-newest log, whose usage includes its continuations'. Each model of a run gets a row with
-the roles it played, counting its tokens as inspect logged them (`ModelUsage`, split by
-inspect's per-role usage where a model played several parts); calls answered from
-inspect's cache record none. Prices and the batch rates are `judge.prices`' (shared with
-`judge-check`).
+A run is counted by its newest log, whose usage includes its continuations'. Each model
+gets a row with the roles it played, its tokens as inspect logged them (split by role
+where inspect's per-role usage tells a model's parts apart); calls answered from inspect's
+cache record none. Prices and batch rates are `judge.prices`', shared with `judge-check`.
 """
 
 from __future__ import annotations
@@ -63,7 +61,7 @@ def roles_played(log: EvalLog) -> dict[str, list[str]]:
 
 def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
     """(roles, model, usage) per model of the run but a replayed writer, bound models
-    with no calls included (their calls all came from the cache); a model that played several parts is split
+    without calls too (they all came from the cache); a model of several parts is split
     where inspect's per-role usage tells them apart (a role bound to it alone)."""
     played = roles_played(log)
     used = log.stats.model_usage
@@ -102,9 +100,8 @@ COLUMNS: tuple[str, ...] = (
 
 
 def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
-    """Tables `usage` (tokens and dollars per log and model, whether its calls went
-    through a batch API, and dollars per scored writing), `by_model` and `by_role`
-    (their sums)."""
+    """Tables `usage` (per log, role and model: tokens, batched or not, dollars, dollars
+    per scored writing), `by_model` and `by_role` (their sums)."""
     try:
         table_of_prices = load_prices(prices) if prices is not None else {}
     except UserError as err:  # a study's bad input is a `StudyError`

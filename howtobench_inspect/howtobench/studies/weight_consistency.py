@@ -50,7 +50,11 @@ def _reused(rows: pd.DataFrame) -> bool:
     return bool(rows["reused"].map(lambda reused: reused is True).any())
 
 
-def _check_epochs(frame: pd.DataFrame) -> None:
+def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
+    """Tables `summary` (per source and task: samples, epochs, mean delta and sigma) and
+    `keys` (per source and key)."""
+    samples = as_samples(logs)
+    frame = samples.frame
     epochs = frame.groupby(["run", "id"], sort=False)["epoch"].nunique()
     single = epochs[epochs < 2]
     if len(single):
@@ -58,14 +62,6 @@ def _check_epochs(frame: pd.DataFrame) -> None:
             f"consistency needs repeated judge runs (--epochs 2 or more); {len(single)} "
             f"sample(s) have one epoch: {first_few(f'{Path(log).name}: {i}' for log, i in single.index)}"
         )
-
-
-def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
-    """Tables `summary` (per source and task: samples, epochs, mean delta and sigma) and
-    `keys` (per source and key)."""
-    samples = as_samples(logs)
-    frame = samples.frame
-    _check_epochs(frame)
     summary, per_key, notes = [], [], samples.notes()
     for source, column in SOURCES.items():
         present = frame[frame[column].notna()]
