@@ -200,8 +200,8 @@ def _panel(samples: Samples, metric: str, index: pd.MultiIndex, writers: list[st
         return None
     judges = pd.DataFrame(list(rows["by_judge"]), index=rows.index, dtype=float)
     names = tuple(sorted(judges.columns))
-    judges = judges[list(names)].assign(model=rows["model"], task=rows["task"], id=rows["id"])
-    per_writing = judges.groupby(["model", "task", "id"], sort=False)[list(names)].mean()
+    writing = [rows["model"], rows["task"], rows["id"]]
+    per_writing = judges[list(names)].groupby(writing, sort=False).mean()
     deviations = per_writing.sub(per_writing.mean(axis=1), axis=0)
     cube = np.stack(
         [

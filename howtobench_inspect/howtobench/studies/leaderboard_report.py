@@ -4,9 +4,7 @@
 A model's cell is the mean of the metric over its writings in the row (task, canonical
 genre, or All), each writing first averaged over epochs, as inspect's epoch reducer does.
 Table `ranking` is the board people should read, with intervals and ranks from a paired
-bootstrap over instructions (`studies.leaderboard`); `--out` adds `leaderboard.json` and
-`report.html` (`studies.page`). Clipped nodes are counted and writers judged with
-different weights refused (`check_one_weighting`): docs/studies.md, "Checks in the report".
+bootstrap over instructions (`studies.leaderboard`; the page: `studies.page`).
 """
 
 from __future__ import annotations
@@ -75,11 +73,8 @@ def _weight_figures(samples: Samples) -> dict[str, Figure]:
     rows = samples.frame[samples.frame["weights"].notna()]
     if rows.empty:
         return {}
-    weights = pd.DataFrame(list(rows["weights"]), index=rows.index).assign(
-        task=rows["task"], id=rows["id"], genre=rows["genre"]
-    )
-    leaves = [c for c in weights.columns if c not in ("task", "id", "genre")]
-    per_instruction = weights.groupby(["task", "id", "genre"], sort=False)[leaves].mean()
+    weights = pd.DataFrame(list(rows["weights"]), index=rows.index)
+    per_instruction = weights.groupby([rows["task"], rows["id"], rows["genre"]], sort=False).mean()
     figures = {}
     nodes = {leaf.id: f"tow.{leaf.node} leaves" for leaf in LEAVES}
     for genre, part in per_instruction.groupby(level="genre", sort=True):
@@ -87,7 +82,7 @@ def _weight_figures(samples: Samples) -> dict[str, Figure]:
         title = f"{genre}: ToW negotiated leaf weights, {n} instruction{'' if n == 1 else 's'}"
         name = re.sub(r"[^\w.-]+", "_", str(genre))
         figures[f"weights_{name}"] = strips(
-            part[leaves].dropna(axis=1, how="all"),
+            part.dropna(axis=1, how="all"),
             title,
             xlabel="negotiated weight (a node's leaf weights sum to 1)",
             point="one instruction (mean over writers and epochs)",
@@ -266,10 +261,7 @@ def settings(found: Board) -> pd.DataFrame:
     }
     if found.method["judges_resampled"]:
         shown["judges"] += ": " + ", ".join(found.method["judges_resampled"])
-    return pd.DataFrame(
-        {"value": [str(v) for v in shown.values()]},
-        index=pd.Index(list(shown), name="setting"),
-    )
+    return pd.Series(shown, name="value").astype(str).rename_axis("setting").to_frame()
 
 
 def _json_rows(table: pd.DataFrame) -> list[dict[Any, Any]]:
