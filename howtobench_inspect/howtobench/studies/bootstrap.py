@@ -99,9 +99,8 @@ def chunks(resamples: int) -> list[int]:
 
 def draws(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
     """(resamples × k) how often each of k clusters is drawn when k are drawn with
-    replacement: the index matrix of the resamples (one row of k indices each), counted
-    per cluster. Counting the indices is some ten times faster than numpy's multinomial,
-    which draws category by category."""
+    replacement, counted from drawn indices: some ten times faster than numpy's
+    multinomial, which draws category by category."""
     index = rng.integers(0, k, size=(resamples, k))
     flat = index + k * np.arange(resamples)[:, None]
     return np.bincount(flat.ravel(), minlength=resamples * k).reshape(resamples, k)

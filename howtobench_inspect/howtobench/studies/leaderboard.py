@@ -162,7 +162,7 @@ def _cell(matrix: Matrix, resamples: int, rng: np.random.Generator) -> pd.DataFr
         }
     )
     sure = n >= MIN_INSTRUCTIONS
-    if instructions >= MIN_INSTRUCTIONS and resamples > 0 and sure.any():
+    if resamples > 0 and sure.any():  # a writer's n never exceeds the cell's instructions
         means = resample(cell, resamples, rng)
         tail = (1 - LEVEL) / 2 * 100
         with np.errstate(invalid="ignore"):

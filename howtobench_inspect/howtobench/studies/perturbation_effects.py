@@ -42,10 +42,9 @@ def _clean_runs(clean: Logs) -> Samples:
 def _pairs(
     log: str, rows: pd.DataFrame, base: pd.DataFrame, metrics: list[str], notes: list[str]
 ) -> pd.DataFrame:
-    """The perturbed run's samples with their clean scores (columns `<metric> clean`).
-
-    A run whose writer has no clean run is matched by task, id and epoch when the clean
-    side is one writer's (what this study did before it pooled writers), with a note."""
+    """The perturbed run's samples with their clean scores (columns `<metric> clean`); a
+    run whose writer has no clean run is matched by task, id and epoch when the clean side
+    is one writer's (what this study did before it pooled writers), with a note."""
     writer = rows["model"].iloc[0]
     clean_writers = list(dict.fromkeys(base["model"]))
     if writer not in clean_writers and len(clean_writers) == 1:
@@ -107,9 +106,8 @@ def _without(samples: Samples, clean: Samples) -> Samples:
 def robustness(clean: Logs, perturbed: Samples | Sequence[str | Path]) -> StudyResult:
     """Tables `changes` (Table 7 layout: rows metrics; columns the clean mean, then the
     mean change per disturbance), `detail` (per metric and disturbance: pairs, writers,
-    means, share of samples raised) and `raised` (the flagged cells).
-
-    `clean` is one clean log or folder, or several (one run per writer and task)."""
+    means, share of samples raised) and `raised` (the flagged cells). `clean` is one clean
+    log or folder, or several (one run per writer and task)."""
     clean_samples = _clean_runs(clean)
     perturbed_samples = _without(as_samples(perturbed), clean_samples)
     metrics = [m for m in clean_samples.metrics if m in perturbed_samples.metrics]

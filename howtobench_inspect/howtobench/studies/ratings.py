@@ -259,10 +259,8 @@ def _pairwise(ratings: pd.DataFrame, labels: list[float]) -> list[tuple[float, f
 
 
 def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Simple agreement statistics, one row: Pearson, Cohen's kappa and its quadratic form
-    averaged over every pair of raters sharing at least three writings, and the same over
-    every writing's two ratings pooled (`pooled_agreement`), as docs/studies.md lists them.
-    """
+    """One row: Pearson, Cohen's kappa and its quadratic form averaged over every pair of
+    raters sharing at least three writings, and over all ratings pooled (`pooled_agreement`)."""
     found = _pairwise(ratings, _categories(ratings["score"]))
     pearsons = [p for p, _, _ in found if not math.isnan(p)]
     kappas = [(k, w) for _, k, w in found if not math.isnan(k)]

@@ -198,28 +198,27 @@ class Overlap:
     runs: tuple[Run, ...]  # exactly the runs holding them, oldest first
 
     def line(self) -> str:
+        """What overlaps, and which to keep: one of copies, the newest of runs judged
+        alike; else what differs."""
         paths = ", ".join(run.path for run in self.runs)
         what = (
             f"{self.shared} sample(s) of {self.writer}'s {self.task} are scored by "
             f"'{self.scorer}' in {len(self.runs)} logs ({paths})"
         )
-        return f"{what}: {self.advice()}"
-
-    def advice(self) -> str:
-        """Which to keep: the newest where the runs were judged alike; else what differs."""
         eval_ids = {run.newest.eval.eval_id for run in self.runs}
-        if len(eval_ids) == 1:
-            return f"the same log in {len(self.runs)} files (eval id {eval_ids.pop()}); keep one"
         identities = [judged_by(run.newest) for run in self.runs]
         newest = self.runs[-1].path
-        if all(identity == identities[0] for identity in identities):
-            return f"judged alike; keep the newest ({newest}) and move the others out of the folder"
-        differs = differences(identities)
-        return (
-            f"judged differently ({differs}); keep the one you mean to report (the one "
-            "matching your plan and judge) and move the others out, or compare judges "
-            "with `howtobench judges`"
-        )
+        if len(eval_ids) == 1:
+            keep = f"the same log in {len(self.runs)} files (eval id {eval_ids.pop()}); keep one"
+        elif all(identity == identities[0] for identity in identities):
+            keep = f"judged alike; keep the newest ({newest}) and move the others out of the folder"
+        else:
+            keep = (
+                f"judged differently ({differences(identities)}); keep the one you mean to "
+                "report (the one matching your plan and judge) and move the others out, or "
+                "compare judges with `howtobench judges`"
+            )
+        return f"{what}: {keep}"
 
 
 def _sample_keys(log: EvalLog) -> set[tuple[str, int]]:

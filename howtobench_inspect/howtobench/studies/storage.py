@@ -32,10 +32,8 @@ def first_line(err: BaseException) -> str:
 
 
 def kind(name: str) -> Kind | None:
-    """What `name` is: a file, a folder (on object storage a prefix or a bucket), or nothing
-    (None). Only a missing object is nothing; any other failure propagates, so that it is
-    not reported as a missing file.
-    """
+    """A file, a folder (on object storage a prefix or a bucket), or None for a missing
+    object; any other failure propagates, so that it is not reported as a missing file."""
     if not is_url(name):
         path = Path(name)
         return "folder" if path.is_dir() else "file" if path.is_file() else None

@@ -104,9 +104,8 @@ def writing_states(frame: pd.DataFrame, metric: str, writers: list[str]) -> pd.D
 
 
 def marks(states: pd.DataFrame, task: str, writer: str) -> str:
-    """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
-    its writings in the row's task were cut, ` [stripped 6%]` when a large share were
-    mostly the paper's prompt artifacts (`LARGE_CUT_SHARE` each), else nothing."""
+    """What follows a writer's name in a ranking row: ` [cut 27%]`, ` [stripped 6%]` (mostly
+    the paper's prompt artifacts) where that share of its writings in the task is large."""
     if states.empty:
         return ""
     mine = states[(states["task"] == task) & (states["writer"] == writer)].head(1)
