@@ -1,10 +1,8 @@
 """Meta-evaluation (paper section 5.2, Table 3): how well each metric agrees with humans.
 
-Per metric and scope, on the writings that have both a human score and the metric:
-Pearson, Kendall tau-b and Spearman at system level (model means) and sample level, with
-p-values and a bootstrap interval over instructions. A metric judged with
-self-consistency also gets Table 3's "worst" and "best of the SC batch" rows, each judge
-sample correlated on its own (docs/studies.md).
+On the writings that have both a human score and the metric, at system level (model
+means) and sample level, per task and over all; with self-consistency also Table 3's
+"worst" and "best of the SC batch" rows (docs/studies.md).
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Robustness to disturbances (paper section 6.2, Table 7): score change per metric.
 
 Each perturbed sample is paired with the clean sample of the same writer, task, sample
-id and epoch (the clean side may be several runs, as the paper disturbs writings of 10
-models); a cell is the mean of perturbed minus clean over the pairs, pooled over writers.
-The disturbances only spoil a writing, so a metric whose mean rises under one is flagged:
-it rewards the disturbance.
+id and epoch (the paper disturbs writings of 10 models); a cell is the mean change over
+the pairs of all writers. The disturbances only spoil a writing, so a metric whose mean
+rises under one is flagged: it rewards the disturbance.
 """
 
 from __future__ import annotations

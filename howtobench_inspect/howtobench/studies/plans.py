@@ -1,10 +1,8 @@
 """`howtobench plan export`: the negotiated weights of logs, frozen into a plan file.
 
-The logs are those of `howtobench/negotiate` or of ToW runs that negotiated their
-weights. Every input must describe one instrument: the same data, tree version, judge
-and temperature, and one set of weights per instruction. An instruction negotiated
-differently in two logs (a sampling judge, or runs that shared no reply store) is
-refused by name, since a plan that picked one of them would hide the disagreement.
+Inputs that describe different instruments are refused (docs/large-runs.md); an
+instruction negotiated differently in two logs (a sampling judge, or runs that shared no
+reply store) by name, since a plan that picked one of them would hide the disagreement.
 """
 
 from __future__ import annotations

@@ -47,23 +47,16 @@ def _less(usage: ModelUsage, part: ModelUsage) -> ModelUsage:
     )
 
 
-def roles_played(log: EvalLog) -> dict[str, list[str]]:
-    """Model -> the roles it played in the run, from the log's header: each bound role
-    and the panel; the evaluated model is added by `usage_by_role` when it made calls."""
-    played: dict[str, list[str]] = {}
+def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
+    """(roles, model, usage) per model of the run but a replayed writer, bound models
+    without calls too (they all came from the cache); a model of several parts is split
+    where inspect's per-role usage tells them apart (a role bound to it alone)."""
+    played: dict[str, list[str]] = {}  # model -> its roles: each bound role, and the panel
     for role, config in (log.eval.model_roles or {}).items():
         for bound in config if isinstance(config, list) else [config]:
             played.setdefault(bound.model, []).append(role)
     for judge in names((log.eval.task_args or {}).get(PANEL), PANEL):
         played.setdefault(judge, []).append(PANEL)
-    return played
-
-
-def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
-    """(roles, model, usage) per model of the run but a replayed writer, bound models
-    without calls too (they all came from the cache); a model of several parts is split
-    where inspect's per-role usage tells them apart (a role bound to it alone)."""
-    played = roles_played(log)
     used = log.stats.model_usage
     if log.eval.model in used or not played:
         played.setdefault(log.eval.model, []).append(EVALUATED)

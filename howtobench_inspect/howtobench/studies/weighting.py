@@ -1,9 +1,8 @@
 """Writers are ranked on one scale only when one set of weights judged them all.
 
-ToW's weights are a property of the instruction; a writer judged with other weights for
-the same instruction (another plan, or a negotiation that came out differently on another
-host) is on another scale. The studies that compare writers (`report`, `metaeval`'s
-system level) refuse such logs instead of ranking them.
+ToW's weights are a property of the instruction: a writer judged with other weights for
+it (another plan, or a negotiation that came out otherwise on another host) is on another
+scale, so `report` and `metaeval` refuse such logs instead of ranking them.
 """
 
 from __future__ import annotations
