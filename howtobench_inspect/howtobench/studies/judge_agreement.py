@@ -34,13 +34,10 @@ def judge_scores(samples: Samples, metric: str = "tow.overall") -> pd.DataFrame:
     for log, rows in samples.frame.groupby("run", sort=False):
         panel = rows[rows["by_judge"].notna()]
         if len(panel):
-            scores = [
-                (judge, value) for judges in panel["by_judge"] for judge, value in judges.items()
-            ]
-            repeats = panel["by_judge"].map(len).to_numpy()
-            long = panel.loc[panel.index.repeat(repeats), [*WRITING, "epoch"]]
-            long["judge"] = [judge for judge, _ in scores]
-            long["score"] = [float(value) for _, value in scores]
+            pairs = panel["by_judge"].map(lambda judges: list(judges.items())).explode().dropna()
+            long = panel.loc[pairs.index, [*WRITING, "epoch"]]  # a row per judge of a writing
+            long["judge"] = [judge for judge, _ in pairs]
+            long["score"] = [float(value) for _, value in pairs]
         else:
             if metric not in rows or rows[metric].isna().all():
                 raise StudyError(

@@ -54,17 +54,16 @@ def read_ratings(source: str | Path | pd.DataFrame) -> pd.DataFrame:
             raise StudyError(str(err)) from err
         columns = list(dict.fromkeys(key for _, obj in numbered for key in obj))
         # None, not NaN, for a field a record lacks: it reads as "missing"
-        rows = [[obj.get(key) for key in columns] for _, obj in numbered]
-        frame = pd.DataFrame(rows, columns=columns, dtype=object)
-        return _checked(frame, str(path), [f"line {line}" for line, _ in numbered])
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            reader = csv.DictReader(f, skipinitialspace=True)
-            lines = [(reader.line_num, row) for row in reader]
-            fields = list(reader.fieldnames or [])
-    except (UnicodeDecodeError, csv.Error) as err:
-        raise StudyError(f"{path}: cannot read the ratings as UTF-8 CSV ({err})") from err
-    frame = pd.DataFrame([row for _, row in lines], columns=fields, dtype=object)
+        lines = [(line, {key: obj.get(key) for key in columns}) for line, obj in numbered]
+    else:
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as f:
+                reader = csv.DictReader(f, skipinitialspace=True)
+                lines = [(reader.line_num, row) for row in reader]
+                columns = list(reader.fieldnames or [])
+        except (UnicodeDecodeError, csv.Error) as err:
+            raise StudyError(f"{path}: cannot read the ratings as UTF-8 CSV ({err})") from err
+    frame = pd.DataFrame([row for _, row in lines], columns=columns, dtype=object)
     return _checked(frame, str(path), [f"line {line}" for line, _ in lines])
 
 
