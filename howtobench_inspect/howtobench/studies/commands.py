@@ -104,9 +104,9 @@ def _report_options(p: argparse.ArgumentParser) -> None:
 
 def _report(report: Callable[..., Any], a: argparse.Namespace) -> StudyResult:
     """With `--out`, the board's JSON and the page too (`_present` writes the rest)."""
-    from howtobench.studies.leaderboard_report import publish
+    from howtobench.studies.leaderboard_report import Report, publish
 
-    result = report(a.logs, a.metric, a.bootstrap, a.seed)
+    result: Report = report(a.logs, a.metric, a.bootstrap, a.seed)
     if a.out is not None:
         for path in publish(result, a.out):
             print(f"wrote {path}")

@@ -153,14 +153,9 @@ def _cell(matrix: Matrix, resamples: int, rng: np.random.Generator) -> pd.DataFr
             "n": n,
             "instructions": instructions,
             "mean": mean,
-            "low": np.nan,
-            "high": np.nan,
             "rank": ranks(mean[None])[0],
-            "rank_low": np.nan,
-            "rank_high": np.nan,
-            "p_above_next": np.nan,
         }
-    )
+    ).reindex(columns=list(FIELDS[2:]))  # the interval, rank range and P(>next): NaN so far
     sure = n >= MIN_INSTRUCTIONS
     if resamples > 0 and sure.any():  # a writer's n never exceeds the cell's instructions
         means = resample(cell, resamples, rng)

@@ -13,7 +13,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ class Report(StudyResult):
     """The report's tables and figures, and its board with intervals (for the files
     `publish` writes beside them)."""
 
-    board: Board | None = None
+    board: Board = field(kw_only=True)
 
 
 def _table4(cells: pd.DataFrame, value: str, models: list[str]) -> pd.DataFrame:
@@ -181,13 +181,12 @@ def report(
     figures = _weight_figures(samples)
     if not figures:
         notes.append("no ToW weights in the logs: no weight plots")
-    return Report("report", tables, figures, notes, ranked)
+    return Report("report", tables, figures, notes, board=ranked)
 
 
 def publish(result: Report, out: Path) -> list[Path]:
     """`leaderboard.json` (every cell, the method, the provenance) and `report.html`
     (the page) in `out`."""
-    assert result.board is not None, "a report without its board"
     json_path, html_path = out / "leaderboard.json", out / "report.html"
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -266,7 +265,7 @@ def settings(found: Board) -> pd.DataFrame:
 
 def _json_rows(table: pd.DataFrame) -> list[dict[Any, Any]]:
     """The rows as Python values (pandas' `to_dict` unboxes numpy's), a missing one null."""
-    return table.astype(object).where(table.notna(), None).to_dict("records")
+    return list(table.astype(object).where(table.notna(), None).to_dict("records"))
 
 
 def as_json(found: Board) -> dict[str, Any]:
