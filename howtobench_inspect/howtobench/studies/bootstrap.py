@@ -3,8 +3,7 @@
 Drawing whole instructions with replacement gives every writing an integer weight, and
 each coefficient is computed on the weighted sample, which is exactly its value on the
 expanded resample (ties included): a thousand resamples of ~2,000 rated writings take a
-fraction of a second per cell, not minutes. The draws (`draws`, `stratified_draws`) are
-shared with the leaderboard's intervals.
+fraction of a second per cell, not minutes. The leaderboard's intervals draw with it too.
 """
 
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """The studies as `howtobench` commands, and `howtobench plan export`.
 
-Each study command prints its tables and notes, and with `--out DIR` writes them as CSV
-and Markdown with its figures. The parsers need only light modules; each command imports
-its study, with pandas and inspect-ai, when it runs, so its `--help` stays light.
+The parsers need only light modules; each command imports its study, with pandas and
+inspect-ai, when it runs, so its `--help` stays light.
 """
 
 from __future__ import annotations

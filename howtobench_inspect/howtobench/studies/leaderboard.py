@@ -228,18 +228,17 @@ def matrix(writings: pd.DataFrame, samples: Samples, metric: str, writers: list[
 
 
 def cells(scores: Matrix, tasks: list[str], resamples: int, seed: int) -> pd.DataFrame:
-    """Rows for every (task or all) × (genre or all) cell that has writings."""
+    """Rows for every (task or all) × (genre or all) cell: each has writings, as the tasks
+    and genres are those of the writings."""
     rng = np.random.default_rng(seed)
     parts = []
     for k, task in enumerate([*tasks, ALL]):
         in_task = scores.strata == k if task != ALL else np.ones_like(scores.strata, bool)
         for genre in [*genre_order(scores.genres[in_task]), ALL]:
             chosen = in_task & ((scores.genres == genre) if genre != ALL else True)
-            if chosen.any():
-                part = _cell(scores.part(instructions=chosen), resamples, rng)
-                parts.append(part.assign(task=task, genre=genre))
-    board = pd.concat(parts, ignore_index=True)
-    return board[list(FIELDS)]
+            part = _cell(scores.part(instructions=chosen), resamples, rng)
+            parts.append(part.assign(task=task, genre=genre))
+    return pd.concat(parts, ignore_index=True)[list(FIELDS)]
 
 
 def method(resamples: int, seed: int, panel: Panel | None) -> dict[str, Any]:

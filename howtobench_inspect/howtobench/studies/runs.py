@@ -251,8 +251,6 @@ def overlaps(runs: Iterable[Run]) -> list[Overlap]:
             groups.setdefault(key, []).append(run)
     found = []
     for (writer, task, _, scorer), members in groups.items():
-        if len(members) < 2:
-            continue
         held = [_sample_keys(run.newest) for run in members]
         counts = Counter(key for keys in held for key in keys)
         shared = {key for key, n in counts.items() if n > 1}
@@ -262,6 +260,5 @@ def overlaps(runs: Iterable[Run]) -> list[Overlap]:
             (run for run, keys in zip(members, held, strict=True) if keys & shared),
             key=lambda run: _age(run.logs[-1]),
         )
-        task_name = task.rpartition("/")[2]
-        found.append(Overlap(writer, task_name, scorer, len(shared), tuple(holding)))
+        found.append(Overlap(writer, task.rpartition("/")[2], scorer, len(shared), tuple(holding)))
     return found
