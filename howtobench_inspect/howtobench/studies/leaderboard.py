@@ -98,8 +98,7 @@ class Board:
     cells: pd.DataFrame
     method: dict[str, Any]
     provenance: dict[str, Any] = field(default_factory=dict)
-    # per task scope and writer, every writer's (those without a mean too): its writings
-    # by state and what cut them (`writings.writing_states`)
+    # every writer's writings by state, per task (`writings.writing_states`)
     writings: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 

@@ -257,8 +257,6 @@ def _run_rows(header_run: Run) -> RunRows:
         "anchor": current(log.eval.metadata).get(TaskKey.ANCHOR),
         "perturb": (log.eval.metadata or {}).get(TaskKey.PERTURB),
         "reuse_weights": _reuse_weights(log),
-        # what made a replayed writer's writings (`howtobench lm-eval import`), and the
-        # run's `-T cut`: what a cut writing got (task version 7; None before)
         "writer_provenance": (log.eval.metadata or {}).get(TaskKey.PROVENANCE),
         "cut_policy": (log.eval.metadata or {}).get(TaskKey.CUT),
     }

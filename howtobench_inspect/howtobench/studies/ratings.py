@@ -208,10 +208,9 @@ def _statistics(a: np.ndarray, b: np.ndarray, labels: list[float]) -> tuple[floa
 
 
 def rating_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Every two ratings of one writing, one row each: infer_id, model, rater_a, score_a,
-    rater_b, score_b. The paper's "each writing scored by two annotators" as a first and
-    a second score, the first by the rater whose name sorts first (unnamed ratings in the
-    order given), so that the pooled statistics do not depend on the file's order."""
+    """Every two ratings of one writing, one row each, the first by the rater whose name
+    sorts first (unnamed ratings in the order given), so that the pooled statistics do not
+    depend on the file's order."""
     columns = ["infer_id", "model", "rater", "score"]
     ordered = ratings[columns].sort_values("rater", kind="stable").reset_index(drop=True)
     ordered["rank"] = ordered.groupby(["infer_id", "model"], sort=False).cumcount()
@@ -225,8 +224,7 @@ def rating_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
 def pooled_agreement(ratings: pd.DataFrame) -> dict[str, float]:
     """Agreement over every writing's two ratings pooled (`rating_pairs`), as the paper
     reports one figure for a campaign in which every instruction has its own two raters
-    and two raters share few writings: the number of pairs, Pearson, Cohen's kappa, its
-    quadratic-weighted form, the mean |difference| and the share of exact agreement."""
+    and two raters share few writings."""
     pairs = rating_pairs(ratings)
     first, second = pairs["score_a"].to_numpy(), pairs["score_b"].to_numpy()
     diffs = np.abs(first - second)
@@ -289,11 +287,9 @@ def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 def per_rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Each named rater against whoever else rated the same writings, one row per rater:
-    ratings given, pairs (ratings of theirs that another rating shares a writing with),
-    mean |difference|, Pearson, kappa and quadratic kappa over those pairs. Most
-    agreeing first (quadratic kappa, then mean |difference|): the paper had the raters who
-    agreed best with the others re-check every rating (section 5.2)."""
+    """Each named rater against whoever else rated the same writings (pairs: ratings of
+    theirs that another rating shares a writing with), most agreeing first: the paper had
+    the raters who agreed best with the others re-check every rating (section 5.2)."""
     pairs = rating_pairs(ratings[ratings["rater"] != ""])
     mine = pd.concat(
         [
