@@ -159,9 +159,8 @@ def interval(
     resamples: int,
     seed: int,
     models: np.ndarray | None = None,
-    level: float = 0.95,
 ) -> np.ndarray:
-    """Percentile interval (rows: Pearson, Kendall, Spearman; columns: low, high). NaN
+    """95% percentile interval (rows: Pearson, Kendall, Spearman; columns: low, high). NaN
     with fewer than two clusters, or when most resamples give no value (no variation)."""
     result = np.full((3, 2), np.nan)
     if resamples <= 0 or len(set(clusters)) < 2:
@@ -172,9 +171,8 @@ def interval(
     values = np.concatenate(
         [resampler.coefficients(draws(rng, k, size)) for size in chunks(resamples)]
     )
-    tail = (1 - level) / 2 * 100
     for j in range(3):
         finite = values[:, j][np.isfinite(values[:, j])]
         if len(finite) >= resamples / 2:
-            result[j] = np.percentile(finite, [tail, 100 - tail])
+            result[j] = np.percentile(finite, [2.5, 97.5])
     return result

@@ -144,7 +144,6 @@ def strips(
     figure = Figure(figsize=(7, 0.5 * len(columns) + 2.2), layout="constrained")
     axes = figure.add_subplot()
     jitter = np.random.default_rng(0)  # the same PNG on every run
-    boxed = False
     for row, column in enumerate(columns, start=1):
         data = values[column].dropna().to_numpy(float)
         if len(data) >= FEW:
@@ -157,7 +156,6 @@ def strips(
                 manage_ticks=False,
                 medianprops={"color": "black"},
             )
-            boxed = True
         spread = jitter.uniform(-JITTER, JITTER, len(data)) if len(data) > 1 else 0.0
         colour = colours.get(groups.get(column, ""), "gray")
         size, alpha = (8, 0.35) if len(data) > DENSE else (22, 0.8)  # the box shows through
@@ -173,6 +171,7 @@ def strips(
         )
     axes.set_yticks(range(1, len(columns) + 1), columns)
     axes.set_ylim(len(columns) + 0.5, 0.5)
+    boxed = (values.notna().sum() >= FEW).any()
     box = f"; box: quartiles, whiskers to 1.5 IQR, where n ≥ {FEW}" if boxed else ""
     axes.set_xlabel(f"{xlabel}\npoint: {point}{box}")
     axes.set_title(title)

@@ -69,8 +69,7 @@ def _age(entry: tuple[str, EvalLog]) -> tuple[str, str, str]:
 
 @dataclass(frozen=True)
 class Run:
-    """The logs of one run, oldest first: one log, or a log and its eval-retry
-    continuations."""
+    """The logs of one run, oldest first: a log and its eval-retry continuations, if any."""
 
     logs: tuple[tuple[str, EvalLog], ...]
 
