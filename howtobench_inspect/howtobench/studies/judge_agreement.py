@@ -1,10 +1,8 @@
 """Agreement between judges (paper appendix B.1, figure 4): a Pearson matrix and heatmap.
 
-A judge's score of a writing comes from a panel inside one log (the ToW metadata
-`by_judge`) or from a log's grader with the chosen metric. Scores are averaged over
-epochs per writing, and each pair of judges is correlated over the writings both scored
-(at least three), as the paper concatenates the writings of all models; with ratings,
-`human` is one more judge.
+Scores are averaged over epochs per writing, and each pair of judges is correlated over
+the writings both scored (at least three), as the paper concatenates the writings of all
+models; with ratings, `human` is one more judge.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Human ratings: reading them, averaging raters per writing, and how well raters agree.
 
-A ratings file is CSV or JSONL (by its suffix) with the columns `infer_id`, `model`,
-`score` and optionally `rater`, one row per rating; other columns (the rating studio's
-export adds `errors` and `note`) are read past. Each rating keeps the line it was read
-from, so that a bad one is named by its line; a score must be a finite number (NaN,
-infinities, text and empty cells are refused: a mean over them is no mean).
+The file's format is docs/studies.md's; other columns (the rating studio's export adds
+`errors` and `note`) are read past. Each rating keeps the line it was read from, so that
+a bad one is named by it; a score that is no finite number is refused: a mean over it is
+no mean.
 """
 
 from __future__ import annotations

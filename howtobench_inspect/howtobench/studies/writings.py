@@ -70,9 +70,8 @@ def _cause(row: pd.Series) -> str:
 
 def writing_states(frame: pd.DataFrame, metric: str, writers: list[str]) -> pd.DataFrame:
     """The writings table (`_COLUMNS`) per task (and all tasks) and writer, `scored` being
-    the writings with a value of `metric`: `writers` first (the board's order), then those
-    without a mean, from each writing's first sample (its state is the same in every epoch
-    and scorer's log). Logs without states (task version 6 and earlier) give no rows."""
+    the writings with a value of `metric`: `writers` first, then those without a mean, from
+    each writing's first sample (its state is the same in every epoch and scorer's log)."""
     if "writing_state" not in frame:  # a frame built without the column
         return pd.DataFrame(columns=_COLUMNS)
     writing = ["model", "task", "id"]
