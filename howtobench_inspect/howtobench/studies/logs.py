@@ -61,19 +61,17 @@ NODES: tuple[str, ...] = ("overall", "content", "format", "impression")
 class Samples:
     """Every sample of a set of logs, with the names of its metric columns.
 
-    `frame` columns: log (the file the sample came from), run (the newest log of its
-    run), task, model (the writer), grader, perturb, id, epoch, genre, input_length,
-    output_length, writing (a hash of the text), one float column per metric, the
-    objects weights (tow), by_judge (tow panel), clipped (tow: node -> raw value),
-    weights_fingerprint (tow), plan (tow: the digest of the plan it was scored from),
-    reused (tow: weights reused, not negotiated for this writing), shares (autoplan) and
-    perturbation (sample metadata), None where absent; reuse_weights (the run's tow
-    setting, None if unknown), writer_provenance (what made a replayed writer's writings,
-    where its data folder says), cut_policy (the run's `-T cut`; None before task version
-    7), unscored (the scorers that left the sample unscored), judge_runs (`-T
-    judge_samples=N`: metric -> the N judge samples' values; None without it) and
-    writing_state (`SampleKey.WRITING`; None before task version 7). `log_notes` say
-    which logs were merged into a run and what the runs lack.
+    `frame` columns: log (the file the sample came from), run (the newest log of its run),
+    task, model (the writer), grader, anchor, perturb, id, epoch, genre, input_length,
+    output_length, writing (a hash of the text), a float column per metric; objects, None
+    where absent: weights, by_judge (panel), clipped (node -> raw value),
+    weights_fingerprint, plan (the plan's digest), formatting, reused (not negotiated for
+    this writing; all tow), shares (autoplan), perturbation (sample metadata), reuse_weights
+    (the run's tow setting), writer_provenance (what made a replayed writer's writings),
+    cut_policy (`-T cut`, task version 7 on), unscored (the scorers that left the sample
+    unscored), judge_runs (`-T judge_samples=N`: metric -> the N values) and writing_state
+    (`SampleKey.WRITING`, task version 7 on). `log_notes` say which logs were merged into a
+    run and what the runs lack.
     """
 
     frame: pd.DataFrame
@@ -206,14 +204,11 @@ def _reuse_weights(log: EvalLog) -> bool | None:
 def load_samples(paths: Sequence[str | Path]) -> Samples:
     """All samples of the logs named (files or folders) as one table, each sample of a
     run once; samples that ended in an error are left out (the run's note counts them)."""
-    rows: list[dict[str, Any]] = []
-    notes: list[str] = []
-    columns: dict[str, None] = {}
     header_runs = runs(log_files(paths))
-    for run_rows, run_notes, run_metrics in _read_runs(header_runs):
-        rows += run_rows
-        notes += run_notes
-        columns |= run_metrics
+    read = _read_runs(header_runs)
+    rows = [row for run_rows, _, _ in read for row in run_rows]
+    notes = [note for _, run_notes, _ in read for note in run_notes]
+    columns = dict.fromkeys(metric for _, _, run_metrics in read for metric in run_metrics)
     if not rows:
         raise StudyError(f"no completed sample in the logs ({'; '.join(notes)})")
     frame = pd.DataFrame(rows)
