@@ -67,9 +67,8 @@ def _table4(cells: pd.DataFrame, value: str, models: list[str]) -> pd.DataFrame:
 
 def _weight_figures(samples: Samples) -> dict[str, Figure]:
     """One figure per genre of each leaf's weight over the genre's instructions (the
-    weights of an instruction averaged over the models and epochs that repeat them): a
-    point per instruction, a box where there are enough. A leaf is coloured by the ToW
-    node its weight feeds, whose leaf weights sum to 1."""
+    weights of an instruction averaged over the models and epochs that repeat them), a
+    leaf coloured by the ToW node its weight feeds, whose leaf weights sum to 1."""
     rows = samples.frame[samples.frame["weights"].notna()]
     if rows.empty:
         return {}
@@ -214,9 +213,8 @@ def _rank(row: pd.Series) -> str:
 
 
 def ranking(found: Board) -> pd.DataFrame:
-    """The terminal's board: each task's overall cell, then all tasks', one writer a
-    line with `mean [low, high]`, the rank and its range, P(above the next) and n; after
-    each task's writers, those without a mean there, with why (`writings.no_mean`)."""
+    """The terminal's board: each task's overall cell, then all tasks', a writer a line;
+    after each task's writers, those without a mean there, with why (`writings.no_mean`)."""
     overall = found.cells[found.cells["genre"] == leaderboard.ALL]
     states = found.writings
     ranked = pd.DataFrame(

@@ -67,8 +67,7 @@ def _rank(row: pd.Series) -> str:
 
 
 def _scope_table(rows: pd.DataFrame, why: str, states: pd.DataFrame) -> str:
-    """One cell's board: rank (range), writer (marked when often cut), mean, interval
-    drawn and written, P, n; then the writers without a mean in the cell's task, with why."""
+    """One cell's board, then the writers without a mean in the cell's task, with why."""
     low = np.nanmin(np.r_[rows["low"], rows["mean"]])
     high = np.nanmax(np.r_[rows["high"], rows["mean"]])
     lines = [
@@ -137,9 +136,8 @@ def _heatmap(board: Board, writers: list[str]) -> str:
             cell = by_cell.loc[(writer, genre)]
             share = 0.5 if high == low else (cell["mean"] - low) / (high - low)
             colour = HEAT(share)
-            light = (
-                " light" if 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 0.6 else ""
-            )
+            luminance = np.dot(colour[:3], (0.299, 0.587, 0.114))
+            light = " light" if luminance > 0.6 else ""
             few = " few" if np.isnan(cell["low"]) else ""
             interval = (
                 f" (fewer than {MIN_INSTRUCTIONS} instructions: no interval)"
