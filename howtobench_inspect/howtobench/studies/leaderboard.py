@@ -8,7 +8,6 @@ too narrow (it lacks the t quantile and the factor sqrt(n/(n-1))).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -178,12 +177,6 @@ def _cell(matrix: Matrix, resamples: int, rng: np.random.Generator) -> pd.DataFr
     return table.sort_values(["rank", "writer"], kind="stable", ignore_index=True)
 
 
-def genre_order(present: Iterable[str]) -> list[str]:
-    """Canonical genres first (their order), then any other, as the leaderboard's rows."""
-    found = set(present)
-    return [g for g in CANONICAL_GENRES if g in found] + sorted(found - set(CANONICAL_GENRES))
-
-
 def _panel(samples: Samples, metric: str, index: pd.MultiIndex, writers: list[str]) -> Panel | None:
     """The panel's deviations per writing, averaged over epochs, or None without a panel."""
     if metric != PANEL_METRIC:
@@ -233,7 +226,9 @@ def cells(scores: Matrix, tasks: list[str], resamples: int, seed: int) -> pd.Dat
     parts = []
     for k, task in enumerate([*tasks, ALL]):
         in_task = scores.strata == k if task != ALL else np.ones_like(scores.strata, bool)
-        for genre in [*genre_order(scores.genres[in_task]), ALL]:
+        found = set(scores.genres[in_task])  # canonical genres first, in their order
+        genres = [g for g in CANONICAL_GENRES if g in found] + sorted(found - set(CANONICAL_GENRES))
+        for genre in [*genres, ALL]:
             chosen = in_task & ((scores.genres == genre) if genre != ALL else True)
             part = _cell(scores.part(instructions=chosen), resamples, rng)
             parts.append(part.assign(task=task, genre=genre))

@@ -188,21 +188,18 @@ def _writer_table(
     return "\n".join(lines)
 
 
-def _png(figure: Figure) -> str:
-    """The figure as base64 PNG; its constrained layout already fits it, so no tight box
-    (which draws the figure once more)."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
 def _weights(figures: dict[str, Figure]) -> str:
+    """The weight figures as inline PNGs; their constrained layout already fits them, so
+    no tight box (which draws a figure once more)."""
     if not figures:
         return "<p class=key>No ToW weights in the logs.</p>"
-    return "\n".join(
-        f'<img alt="{escape(name)}" src="data:image/png;base64,{_png(figure)}">'
-        for name, figure in figures.items()
-    )
+    images = []
+    for name, figure in figures.items():
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=100)
+        png = base64.b64encode(buffer.getvalue()).decode("ascii")
+        images.append(f'<img alt="{escape(name)}" src="data:image/png;base64,{png}">')
+    return "\n".join(images)
 
 
 def _writings(board: Board) -> str:
