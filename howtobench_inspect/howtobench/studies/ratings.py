@@ -238,26 +238,20 @@ def pooled_agreement(ratings: pd.DataFrame) -> dict[str, float]:
     }
 
 
-def _pairwise(ratings: pd.DataFrame, labels: list[float]) -> list[tuple[float, float, float]]:
-    """`_statistics` for every two named raters sharing at least three writings (a rater's
-    ratings of one writing averaged)."""
-    named = ratings[ratings["rater"] != ""]
+def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
+    """One row: Pearson, Cohen's kappa and its quadratic form averaged over every pair of
+    raters sharing at least three writings, and over all ratings pooled (`pooled_agreement`)."""
+    named = ratings[ratings["rater"] != ""]  # a rater's ratings of one writing averaged
     table = named.pivot_table(
         index=["infer_id", "model"], columns="rater", values="score", aggfunc="mean"
     ).to_numpy(dtype=float)
     rated = ~np.isnan(table)
+    labels = _categories(ratings["score"])
     found = []
     for a, b in itertools.combinations(range(table.shape[1]), 2):
         both = rated[:, a] & rated[:, b]
         if both.sum() >= MIN_PAIRS:
             found.append(_statistics(table[both, a], table[both, b], labels))
-    return found
-
-
-def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
-    """One row: Pearson, Cohen's kappa and its quadratic form averaged over every pair of
-    raters sharing at least three writings, and over all ratings pooled (`pooled_agreement`)."""
-    found = _pairwise(ratings, _categories(ratings["score"]))
     pearsons = [p for p, _, _ in found if not math.isnan(p)]
     kappas = [(k, w) for _, k, w in found if not math.isnan(k)]
     pooled = pooled_agreement(ratings)

@@ -16,8 +16,6 @@ from fsspec.core import split_protocol
 
 __all__ = ["first_line", "head", "identity", "is_url", "kind"]
 
-Kind = Literal["file", "folder"]
-
 
 def is_url(name: str) -> bool:
     """Whether `name` names its filesystem by a protocol (`s3://...`, `file://...`). A
@@ -31,7 +29,7 @@ def first_line(err: BaseException) -> str:
     return text.splitlines()[0] if text else type(err).__name__
 
 
-def kind(name: str) -> Kind | None:
+def kind(name: str) -> Literal["file", "folder"] | None:
     """A file, a folder (on object storage a prefix or a bucket), or None for a missing
     object; any other failure propagates, so that it is not reported as a missing file."""
     if not is_url(name):
