@@ -130,7 +130,7 @@ def test_paired_intervals_of_a_difference_are_narrower_and_still_cover() -> None
         scores = simulated(rng, 40)
         means = resample(scores, 1000, rng)
         low, high = percentile(means[:, 2] - means[:, 0])
-        alone = [resample(scores.rows(scores_of(w)), 1000, rng)[:, 0] for w in (2, 0)]
+        alone = [resample(scores.part(writers=scores_of(w)), 1000, rng)[:, 0] for w in (2, 0)]
         apart_low, apart_high = percentile(alone[0] - alone[1])
         paired_widths.append(high - low)
         unpaired_widths.append(apart_high - apart_low)

@@ -2,12 +2,10 @@
 `Samples`) and returns a `StudyResult` of tables and figures.
 
 One module per study, named for what it measures (`human_correlation` is `metaeval`,
-`leaderboard_report` is `report`, ...), standing on the readers (`log_files`, `logs`,
-`runs`, `ratings`) and the shared statistics and output (`correlation`, `bootstrap`,
-`weighting`, `plots`, `tables`). `commands.STUDIES` has one entry per study, from which
-both the `howtobench` commands and the public names below come. The public names load on
-first use (PEP 562, `commandline.lazy`), so that `howtobench --help` does not pay for
-pandas, scipy, matplotlib or inspect-ai.
+`leaderboard_report` is `report`, ...). `commands.STUDIES` has one entry per study, from
+which both the `howtobench` commands and the public names below come. The public names
+load on first use (PEP 562, `commandline.lazy`), so that `howtobench --help` does not pay
+for pandas, scipy, matplotlib or inspect-ai.
 """
 
 from __future__ import annotations
@@ -33,8 +31,7 @@ if TYPE_CHECKING:  # the types of the names below (re-exported, for mypy and ruf
     from howtobench.studies.token_costs import cost as cost
     from howtobench.studies.weight_consistency import consistency as consistency
 
-# Each public name and the module that defines it: every study of the command table
-# (`commands.STUDIES`, one entry per study), and what the studies stand on.
+# Each public name and the module that defines it: the studies, and what they stand on.
 _HOMES = {
     **{name: study.module for name, study in STUDIES.items()},
     "Samples": "howtobench.studies.logs",

@@ -3,8 +3,7 @@
 Drawing whole instructions with replacement gives every writing an integer weight, and
 each coefficient is computed on the weighted sample, which is exactly its value on the
 expanded resample (ties included): a thousand resamples of ~2,000 rated writings take a
-fraction of a second per cell, not minutes. The draws (`draws`, `stratified_draws`) are
-shared with the leaderboard's intervals.
+fraction of a second per cell, not minutes. The leaderboard's intervals draw with it too.
 """
 
 from __future__ import annotations
@@ -99,9 +98,8 @@ def chunks(resamples: int) -> list[int]:
 
 def draws(rng: np.random.Generator, k: int, resamples: int) -> np.ndarray:
     """(resamples × k) how often each of k clusters is drawn when k are drawn with
-    replacement: the index matrix of the resamples (one row of k indices each), counted
-    per cluster. Counting the indices is some ten times faster than numpy's multinomial,
-    which draws category by category."""
+    replacement, counted from drawn indices: some ten times faster than numpy's
+    multinomial, which draws category by category."""
     index = rng.integers(0, k, size=(resamples, k))
     flat = index + k * np.arange(resamples)[:, None]
     return np.bincount(flat.ravel(), minlength=resamples * k).reshape(resamples, k)
@@ -161,9 +159,8 @@ def interval(
     resamples: int,
     seed: int,
     models: np.ndarray | None = None,
-    level: float = 0.95,
 ) -> np.ndarray:
-    """Percentile interval (rows: Pearson, Kendall, Spearman; columns: low, high). NaN
+    """95% percentile interval (rows: Pearson, Kendall, Spearman; columns: low, high). NaN
     with fewer than two clusters, or when most resamples give no value (no variation)."""
     result = np.full((3, 2), np.nan)
     if resamples <= 0 or len(set(clusters)) < 2:
@@ -174,9 +171,8 @@ def interval(
     values = np.concatenate(
         [resampler.coefficients(draws(rng, k, size)) for size in chunks(resamples)]
     )
-    tail = (1 - level) / 2 * 100
     for j in range(3):
         finite = values[:, j][np.isfinite(values[:, j])]
         if len(finite) >= resamples / 2:
-            result[j] = np.percentile(finite, [tail, 100 - tail])
+            result[j] = np.percentile(finite, [2.5, 97.5])
     return result

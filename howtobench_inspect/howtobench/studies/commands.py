@@ -1,8 +1,7 @@
 """The studies as `howtobench` commands, and `howtobench plan export`.
 
-Each study command prints its tables and notes, and with `--out DIR` writes them as CSV
-and Markdown with its figures. The parsers need only light modules; each command imports
-its study, with pandas and inspect-ai, when it runs, so its `--help` stays light.
+The parsers need only light modules; each command imports its study, with pandas and
+inspect-ai, when it runs, so its `--help` stays light.
 """
 
 from __future__ import annotations
@@ -41,9 +40,8 @@ PLAN_SUMMARY = "judge plans: every instruction's negotiated weights as one file 
 @dataclass(frozen=True)
 class StudyCommand:
     """A study as a command and a public name of `howtobench.studies`: `module` defines the
-    function named as the command; `run` calls it with the parsed options; `options` adds
-    the command's own options (beside `--out`, and the logs it reads unless
-    `reads_logs` is false)."""
+    function named as the command, `run` calls it with the parsed options, `options` adds
+    its own (beside `--out`, and LOGS unless `reads_logs` is false)."""
 
     module: str
     summary: str
@@ -104,9 +102,14 @@ def _report_options(p: argparse.ArgumentParser) -> None:
 
 
 def _report(report: Callable[..., Any], a: argparse.Namespace) -> StudyResult:
-    from howtobench.studies.leaderboard_report import with_files
+    """With `--out`, the board's JSON and the page too (`_present` writes the rest)."""
+    from howtobench.studies.leaderboard_report import Report, publish
 
-    return with_files(report(a.logs, a.metric, a.bootstrap, a.seed), a.out)
+    result: Report = report(a.logs, a.metric, a.bootstrap, a.seed)
+    if a.out is not None:
+        for path in publish(result, a.out):
+            print(f"wrote {path}")
+    return result
 
 
 # The studies, in the order `howtobench --help` lists them. A new study is its module and
@@ -196,8 +199,7 @@ def _add_bootstrap(parser: argparse.ArgumentParser, what: str) -> None:
 
 def _present(name: str, args: argparse.Namespace) -> None:
     """Run the study (its module, with pandas and inspect-ai, imported now), write its
-    files to `--out` (if given), then print its tables and notes and the files written. A
-    folder that cannot be written is the user's error."""
+    files to `--out`, then print its tables and notes and the files written."""
     from howtobench.studies.tables import show, write
     from howtobench.vocabulary.errors import UserError
 

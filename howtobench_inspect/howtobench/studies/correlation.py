@@ -16,27 +16,19 @@ METHODS: tuple[str, ...] = ("pearson", "kendall", "spearman")
 MIN_PAIRS = 3
 
 
-def _usable(x: np.ndarray, y: np.ndarray) -> bool:
-    return len(x) >= MIN_PAIRS and np.ptp(x) > 0 and np.ptp(y) > 0
-
-
 def correlate(x: np.ndarray, y: np.ndarray) -> dict[str, float]:
     """`<method>` and `<method>_p` (two-sided) for the three methods."""
     x, y = np.asarray(x, float), np.asarray(y, float)
-    if not _usable(x, y):
+    if not (len(x) >= MIN_PAIRS and np.ptp(x) > 0 and np.ptp(y) > 0):  # NaN: unusable too
         return {k: np.nan for m in METHODS for k in (m, f"{m}_p")}
     # scipy (the studies extra) here: the rating studio reads `MIN_PAIRS` and no p-value
     from scipy import stats
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        results = {
-            "pearson": stats.pearsonr(x, y),
-            "kendall": stats.kendalltau(x, y),
-            "spearman": stats.spearmanr(x, y),
-        }
-    out: dict[str, float] = {}
-    for method, result in results.items():
-        out[method] = float(result.statistic)
-        out[f"{method}_p"] = float(result.pvalue)
-    return out
+        results = [stats.pearsonr(x, y), stats.kendalltau(x, y), stats.spearmanr(x, y)]
+    return {
+        key: float(value)
+        for method, result in zip(METHODS, results, strict=True)
+        for key, value in ((method, result.statistic), (f"{method}_p", result.pvalue))
+    }

@@ -1,10 +1,8 @@
 """Meta-evaluation (paper section 5.2, Table 3): how well each metric agrees with humans.
 
-Per metric and scope, on the writings that have both a human score and the metric:
-Pearson, Kendall tau-b and Spearman at system level (model means) and sample level, with
-p-values and a bootstrap interval over instructions. A metric judged with
-self-consistency also gets Table 3's "worst" and "best of the SC batch" rows, each judge
-sample correlated on its own (docs/studies.md).
+On the writings that have both a human score and the metric, at system level (model
+means) and sample level, per task and over all; with self-consistency also Table 3's
+"worst" and "best of the SC batch" rows (docs/studies.md).
 """
 
 from __future__ import annotations
@@ -43,17 +41,13 @@ def _cell(
     else:
         means = part.groupby("model", sort=False)[[metric, "human"]].mean()
         points, observed = len(means), correlate(means[metric], means["human"])
-    interval = (
-        bootstrap.interval(
-            x,
-            y,
-            (part["task"] + "/" + part["id"]).to_numpy(),
-            resamples,
-            seed,
-            models=part["model"].to_numpy() if level == "system" else None,
-        )
-        if points >= MIN_PAIRS
-        else np.full((3, 2), np.nan)
+    interval = bootstrap.interval(
+        x,
+        y,
+        (part["task"] + "/" + part["id"]).to_numpy(),
+        resamples if points >= MIN_PAIRS else 0,  # too few points: no interval
+        seed,
+        models=part["model"].to_numpy() if level == "system" else None,
     )
     cell: dict[str, float] = {"n": points}
     for j, method in enumerate(METHODS):
@@ -119,14 +113,9 @@ def metaeval(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> StudyResult:
-    """Correlations of every metric (or those named) with the human ratings.
-
-    Tables: `correlations` (long: metric, scope, level, n, and per method the coefficient,
-    p-value and interval), `system` and `sample` (Table 3 layout: rows metrics, columns
-    scope and method), `raters` (agreement, see `rater_agreement`) and, when the
-    ratings name their raters, `per_rater` (each rater against the others, see
-    `per_rater_agreement`).
-    """
+    """Correlations of every metric (or those named) with the human ratings: tables
+    `correlations` (long), `system` and `sample` (Table 3 layout), `raters` and, when the
+    ratings name their raters, `per_rater`."""
     samples = as_samples(logs)
     rated = read_ratings(ratings)
     check_known(rated, samples)

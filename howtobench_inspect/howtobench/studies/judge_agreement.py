@@ -1,10 +1,8 @@
 """Agreement between judges (paper appendix B.1, figure 4): a Pearson matrix and heatmap.
 
-A judge's score of a writing comes from a panel inside one log (the ToW metadata
-`by_judge`) or from a log's grader with the chosen metric. Scores are averaged over
-epochs per writing, and each pair of judges is correlated over the writings both scored
-(at least three), as the paper concatenates the writings of all models; with ratings,
-`human` is one more judge.
+Scores are averaged over epochs per writing, and each pair of judges is correlated over
+the writings both scored (at least three), as the paper concatenates the writings of all
+models; with ratings, `human` is one more judge.
 """
 
 from __future__ import annotations
@@ -34,13 +32,10 @@ def judge_scores(samples: Samples, metric: str = "tow.overall") -> pd.DataFrame:
     for log, rows in samples.frame.groupby("run", sort=False):
         panel = rows[rows["by_judge"].notna()]
         if len(panel):
-            scores = [
-                (judge, value) for judges in panel["by_judge"] for judge, value in judges.items()
-            ]
-            repeats = panel["by_judge"].map(len).to_numpy()
-            long = panel.loc[panel.index.repeat(repeats), [*WRITING, "epoch"]]
-            long["judge"] = [judge for judge, _ in scores]
-            long["score"] = [float(value) for _, value in scores]
+            pairs = panel["by_judge"].map(lambda judges: list(judges.items())).explode().dropna()
+            long = panel.loc[pairs.index, [*WRITING, "epoch"]]  # a row per judge of a writing
+            long["judge"] = [judge for judge, _ in pairs]
+            long["score"] = [float(value) for _, value in pairs]
         else:
             if metric not in rows or rows[metric].isna().all():
                 raise StudyError(
@@ -57,13 +52,6 @@ def judge_scores(samples: Samples, metric: str = "tow.overall") -> pd.DataFrame:
             f"({first_few(sorted(set(clash['log'])))}): pass each judge's run once"
         )
     return scores
-
-
-def _compared(samples: Samples, metric: str) -> str:
-    """The score the heatmap correlates, for its title: a log with a judge panel gives each
-    judge's ToW overall (`by_judge`), a log without one the chosen metric."""
-    panel = samples.frame.groupby("run", sort=False)["by_judge"].agg(lambda j: j.notna().any())
-    return " and ".join(dict.fromkeys("tow.overall" if found else metric for found in panel))
 
 
 def judges(
@@ -97,13 +85,15 @@ def judges(
         )
     pearson = wide.corr(method="pearson", min_periods=MIN_PAIRS)
     pearson.index.name = overlap.index.name = "judge"
-    notes = samples.notes()
-    title = f"Pearson r between judges of {_compared(samples, metric)}, per writing"
+    # what is correlated: each judge's ToW overall in a log with a panel, else the metric
+    panel = samples.frame.groupby("run", sort=False)["by_judge"].agg(lambda j: j.notna().any())
+    compared = " and ".join(dict.fromkeys("tow.overall" if found else metric for found in panel))
+    title = f"Pearson r between judges of {compared}, per writing"
     if ratings is not None:
         title += f"\n{HUMAN}: the mean of a writing's human ratings"
     return StudyResult(
         "judges",
         {"pearson": pearson, "overlap": overlap},
         {"heatmap": heatmap(pearson, title, overlap)},
-        notes,
+        samples.notes(),
     )

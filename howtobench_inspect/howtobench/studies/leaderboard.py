@@ -1,18 +1,13 @@
 """Intervals and honest ranks for the leaderboard: a paired bootstrap over instructions.
 
-The paper's Table 4 gives means only, so two writers 0.05 apart look ranked. Here every
-cell of the board gets a 95 % percentile interval from resampling its instructions,
-paired across writers (what makes an instruction hard for all cancels out of their
-differences), stratified by task, and with a panel the judges drawn too (`tow.overall`
-only, the one score recorded per judge); each writer gets a rank range and the chance it
-is above the next (docs/studies.md, "Intervals and ranks in the report"). A cell of
-fewer than `MIN_INSTRUCTIONS` instructions gets none: with so few, the percentile
-interval is too narrow (it lacks the t quantile and the factor sqrt(n/(n-1))).
+The paper's Table 4 gives means only, so two writers 0.05 apart look ranked
+(docs/studies.md, "Intervals and ranks in the report"). A cell of fewer than
+`MIN_INSTRUCTIONS` instructions gets no interval: with so few, the percentile interval is
+too narrow (it lacks the t quantile and the factor sqrt(n/(n-1))).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,7 +28,6 @@ __all__ = [
     "Matrix",
     "Panel",
     "board",
-    "genre_order",
     "no_interval",
     "ranks",
     "resample",
@@ -80,26 +74,18 @@ class Matrix:
     genres: np.ndarray
     panel: Panel | None = None
 
-    def rows(self, keep: np.ndarray) -> Matrix:
-        """The writers where `keep` is true."""
-        panel = self.panel and Panel(
-            self.panel.judges, self.panel.deviations[keep], self.panel.judged[keep]
-        )
-        writers = tuple(w for w, k in zip(self.writers, keep, strict=True) if k)
-        return Matrix(writers, self.values[keep], self.strata, self.genres, panel)
-
-    def select(self, columns: np.ndarray) -> Matrix:
-        """The instructions where `columns` is true."""
+    def part(self, writers: Any = slice(None), instructions: Any = slice(None)) -> Matrix:
+        """The writers and the instructions chosen (boolean masks; all by default)."""
         panel = self.panel and Panel(
             self.panel.judges,
-            self.panel.deviations[:, columns],
-            self.panel.judged[:, columns],
+            self.panel.deviations[writers][:, instructions],
+            self.panel.judged[writers][:, instructions],
         )
         return Matrix(
-            self.writers,
-            self.values[:, columns],
-            self.strata[columns],
-            self.genres[columns],
+            tuple(np.array(self.writers, dtype=object)[writers]),
+            self.values[writers][:, instructions],
+            self.strata[instructions],
+            self.genres[instructions],
             panel,
         )
 
@@ -111,8 +97,7 @@ class Board:
     cells: pd.DataFrame
     method: dict[str, Any]
     provenance: dict[str, Any] = field(default_factory=dict)
-    # per task scope and writer, every writer's (those without a mean too): its writings
-    # by state and what cut them (`writings.writing_states`)
+    # every writer's writings by state, per task (`writings.writing_states`)
     writings: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
@@ -155,7 +140,7 @@ def _cell(matrix: Matrix, resamples: int, rng: np.random.Generator) -> pd.DataFr
     present = np.isfinite(matrix.values)
     n = present.sum(axis=1)
     keep = n > 0
-    cell = matrix.rows(keep)
+    cell = matrix.part(writers=keep)
     n = n[keep]
     with np.errstate(invalid="ignore"):
         mean = np.nanmean(cell.values, axis=1)
@@ -166,16 +151,11 @@ def _cell(matrix: Matrix, resamples: int, rng: np.random.Generator) -> pd.DataFr
             "n": n,
             "instructions": instructions,
             "mean": mean,
-            "low": np.nan,
-            "high": np.nan,
             "rank": ranks(mean[None])[0],
-            "rank_low": np.nan,
-            "rank_high": np.nan,
-            "p_above_next": np.nan,
         }
-    )
+    ).reindex(columns=list(FIELDS[2:]))  # the interval, rank range and P(>next): NaN so far
     sure = n >= MIN_INSTRUCTIONS
-    if instructions >= MIN_INSTRUCTIONS and resamples > 0 and sure.any():
+    if resamples > 0 and sure.any():  # a writer's n never exceeds the cell's instructions
         means = resample(cell, resamples, rng)
         tail = (1 - LEVEL) / 2 * 100
         with np.errstate(invalid="ignore"):
@@ -197,12 +177,6 @@ def _cell(matrix: Matrix, resamples: int, rng: np.random.Generator) -> pd.DataFr
     return table.sort_values(["rank", "writer"], kind="stable", ignore_index=True)
 
 
-def genre_order(present: Iterable[str]) -> list[str]:
-    """Canonical genres first (their order), then any other, as the leaderboard's rows."""
-    found = set(present)
-    return [g for g in CANONICAL_GENRES if g in found] + sorted(found - set(CANONICAL_GENRES))
-
-
 def _panel(samples: Samples, metric: str, index: pd.MultiIndex, writers: list[str]) -> Panel | None:
     """The panel's deviations per writing, averaged over epochs, or None without a panel."""
     if metric != PANEL_METRIC:
@@ -213,8 +187,8 @@ def _panel(samples: Samples, metric: str, index: pd.MultiIndex, writers: list[st
         return None
     judges = pd.DataFrame(list(rows["by_judge"]), index=rows.index, dtype=float)
     names = tuple(sorted(judges.columns))
-    judges = judges[list(names)].assign(model=rows["model"], task=rows["task"], id=rows["id"])
-    per_writing = judges.groupby(["model", "task", "id"], sort=False)[list(names)].mean()
+    writing = [rows["model"], rows["task"], rows["id"]]
+    per_writing = judges[list(names)].groupby(writing, sort=False).mean()
     deviations = per_writing.sub(per_writing.mean(axis=1), axis=0)
     cube = np.stack(
         [
@@ -246,18 +220,19 @@ def matrix(writings: pd.DataFrame, samples: Samples, metric: str, writers: list[
 
 
 def cells(scores: Matrix, tasks: list[str], resamples: int, seed: int) -> pd.DataFrame:
-    """Rows for every (task or all) × (genre or all) cell that has writings."""
+    """Rows for every (task or all) × (genre or all) cell: each has writings, as the tasks
+    and genres are those of the writings."""
     rng = np.random.default_rng(seed)
     parts = []
     for k, task in enumerate([*tasks, ALL]):
         in_task = scores.strata == k if task != ALL else np.ones_like(scores.strata, bool)
-        for genre in [*genre_order(scores.genres[in_task]), ALL]:
+        found = set(scores.genres[in_task])  # canonical genres first, in their order
+        genres = [g for g in CANONICAL_GENRES if g in found] + sorted(found - set(CANONICAL_GENRES))
+        for genre in [*genres, ALL]:
             chosen = in_task & ((scores.genres == genre) if genre != ALL else True)
-            if chosen.any():
-                part = _cell(scores.select(chosen), resamples, rng)
-                parts.append(part.assign(task=task, genre=genre))
-    board = pd.concat(parts, ignore_index=True)
-    return board[list(FIELDS)]
+            part = _cell(scores.part(instructions=chosen), resamples, rng)
+            parts.append(part.assign(task=task, genre=genre))
+    return pd.concat(parts, ignore_index=True)[list(FIELDS)]
 
 
 def method(resamples: int, seed: int, panel: Panel | None) -> dict[str, Any]:

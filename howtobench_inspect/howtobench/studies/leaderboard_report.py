@@ -4,9 +4,7 @@
 A model's cell is the mean of the metric over its writings in the row (task, canonical
 genre, or All), each writing first averaged over epochs, as inspect's epoch reducer does.
 Table `ranking` is the board people should read, with intervals and ranks from a paired
-bootstrap over instructions (`studies.leaderboard`); `--out` adds `leaderboard.json` and
-`report.html` (`studies.page`). Clipped nodes are counted and writers judged with
-different weights refused (`check_one_weighting`): docs/studies.md, "Checks in the report".
+bootstrap over instructions (`studies.leaderboard`; the page: `studies.page`).
 """
 
 from __future__ import annotations
@@ -15,7 +13,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +41,7 @@ from howtobench.studies.writings import (
 )
 from howtobench.tree.spec import LEAVES
 
-__all__ = ["publish", "ranking", "report", "with_files"]
+__all__ = ["publish", "ranking", "report"]
 
 ALL = "All"
 
@@ -53,43 +51,29 @@ class Report(StudyResult):
     """The report's tables and figures, and its board with intervals (for the files
     `publish` writes beside them)."""
 
-    board: Board | None = None
+    board: Board = field(kw_only=True)
 
 
-def _rows(writings: pd.DataFrame) -> list[tuple[str, pd.Series]]:
-    """(label, mask): the tasks, then the genres (canonical order, then any other), then All."""
-    tasks = scopes(writings["task"])[:-1]
-    genres = leaderboard.genre_order(writings["genre"])
-    return (
-        [(t, writings["task"] == t) for t in tasks]
-        + [(g, writings["genre"] == g) for g in genres]
-        + [(ALL, pd.Series(True, index=writings.index))]
-    )
-
-
-def _board(writings: pd.DataFrame, metric: str, how: str) -> pd.DataFrame:
-    rows = {
-        label: writings[mask].groupby("model", sort=False)[metric].agg(how)
-        for label, mask in _rows(writings)
-    }
-    board = pd.DataFrame(rows).T
-    board.index.name = "row"
-    return board
+def _table4(cells: pd.DataFrame, value: str, models: list[str]) -> pd.DataFrame:
+    """The board's `value` in Table 4's layout: a row per task, per genre (over all tasks),
+    then All; a column per model."""
+    every = leaderboard.ALL
+    picked = cells[(cells["genre"] == every) | (cells["task"] == every)]
+    label = picked["task"].where(picked["task"] != every, picked["genre"]).replace(every, ALL)
+    table = picked.assign(row=label).pivot(index="row", columns="writer", values=value)
+    table.columns.name = None
+    return table.reindex(index=list(dict.fromkeys(label)), columns=models)
 
 
 def _weight_figures(samples: Samples) -> dict[str, Figure]:
     """One figure per genre of each leaf's weight over the genre's instructions (the
-    weights of an instruction averaged over the models and epochs that repeat them): a
-    point per instruction, a box where there are enough. A leaf is coloured by the ToW
-    node its weight feeds, whose leaf weights sum to 1."""
+    weights of an instruction averaged over the models and epochs that repeat them), a
+    leaf coloured by the ToW node its weight feeds, whose leaf weights sum to 1."""
     rows = samples.frame[samples.frame["weights"].notna()]
     if rows.empty:
         return {}
-    weights = pd.DataFrame(list(rows["weights"]), index=rows.index).assign(
-        task=rows["task"], id=rows["id"], genre=rows["genre"]
-    )
-    leaves = [c for c in weights.columns if c not in ("task", "id", "genre")]
-    per_instruction = weights.groupby(["task", "id", "genre"], sort=False)[leaves].mean()
+    weights = pd.DataFrame(list(rows["weights"]), index=rows.index)
+    per_instruction = weights.groupby([rows["task"], rows["id"], rows["genre"]], sort=False).mean()
     figures = {}
     nodes = {leaf.id: f"tow.{leaf.node} leaves" for leaf in LEAVES}
     for genre, part in per_instruction.groupby(level="genre", sort=True):
@@ -97,7 +81,7 @@ def _weight_figures(samples: Samples) -> dict[str, Figure]:
         title = f"{genre}: ToW negotiated leaf weights, {n} instruction{'' if n == 1 else 's'}"
         name = re.sub(r"[^\w.-]+", "_", str(genre))
         figures[f"weights_{name}"] = strips(
-            part[leaves].dropna(axis=1, how="all"),
+            part.dropna(axis=1, how="all"),
             title,
             xlabel="negotiated weight (a node's leaf weights sum to 1)",
             point="one instruction (mean over writers and epochs)",
@@ -141,13 +125,9 @@ def report(
     bootstrap: int = DEFAULT_RESAMPLES,
     seed: int = 0,
 ) -> Report:
-    """Tables `ranking` (each task's and all tasks' board with intervals and rank
-    ranges from `bootstrap` resamples), `method` (how they were made), `leaderboard`
-    (Table 4 layout), `counts` (scored writings per cell), `nodes` (mean of every key
-    of the metric's scorer per task and model) and `writings` (every writer's writings,
-    those of a writer without a mean too: by state, complete, cut, filtered, empty,
-    refused; how many scored, what cut them), with `clipped` when there is something to
-    show; figures `weights_<genre>`."""
+    """Tables `ranking`, `method`, `leaderboard` (Table 4), `counts`, `nodes` (the mean of
+    every key of the metric's scorer), `writings` and, when there is something to show,
+    `clipped`; figures `weights_<genre>` (docs/studies.md)."""
     samples = as_samples(logs)
     samples.require(metric)
     check_one_weighting(samples.frame)
@@ -160,11 +140,12 @@ def report(
         .dropna(subset=[metric])
         .sort_values(["model", "task", "id"], kind="stable", ignore_index=True)
     )
-    board = _board(writings, metric, "mean")
-    models = board.loc[ALL].sort_values(ascending=False, kind="stable").index.tolist()
-    board = board[models]
+    means = writings.groupby("model", sort=False)[metric].mean()
+    models = means.sort_values(ascending=False, kind="stable").index.tolist()
+    ranked = leaderboard.board(writings, samples, metric, models, bootstrap, seed)
+    board = _table4(ranked.cells, "mean", models)
     board.insert(0, "average", board.mean(axis=1))
-    counts = _board(writings, metric, "count").reindex(columns=models).fillna(0).astype(int)
+    counts = _table4(ranked.cells, "n", models).fillna(0).astype(int)
     nodes = []
     for scope in scopes(writings["task"]):
         part = writings if scope == "all" else writings[writings["task"] == scope]
@@ -173,7 +154,6 @@ def report(
     node_table = pd.concat(nodes, ignore_index=True).set_index(["task", "score"])
     node_table.columns.name = None
     notes = samples.notes()
-    ranked = leaderboard.board(writings, samples, metric, models, bootstrap, seed)
     if ranked.provenance["unread"]:
         notes.append(
             f"the headers of {len(ranked.provenance['unread'])} run(s) could not be read "
@@ -200,13 +180,12 @@ def report(
     figures = _weight_figures(samples)
     if not figures:
         notes.append("no ToW weights in the logs: no weight plots")
-    return Report("report", tables, figures, notes, ranked)
+    return Report("report", tables, figures, notes, board=ranked)
 
 
 def publish(result: Report, out: Path) -> list[Path]:
     """`leaderboard.json` (every cell, the method, the provenance) and `report.html`
     (the page) in `out`."""
-    assert result.board is not None, "a report without its board"
     json_path, html_path = out / "leaderboard.json", out / "report.html"
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -219,15 +198,6 @@ def publish(result: Report, out: Path) -> list[Path]:
     except OSError as err:
         raise StudyError(f"cannot write to {out}: {err}") from err
     return [json_path, html_path]
-
-
-def with_files(result: Report, out: Path | None) -> Report:
-    """The report command: with `--out`, the board's JSON and the page as well (the
-    command writes the tables, figures and notes after this, and lists those)."""
-    if out is not None:
-        for path in publish(result, out):
-            print(f"wrote {path}")
-    return result
 
 
 def _interval(row: pd.Series, why: str) -> str:
@@ -243,9 +213,8 @@ def _rank(row: pd.Series) -> str:
 
 
 def ranking(found: Board) -> pd.DataFrame:
-    """The terminal's board: each task's overall cell, then all tasks', one writer a
-    line with `mean [low, high]`, the rank and its range, P(above the next) and n; after
-    each task's writers, those without a mean there, with why (`writings.no_mean`)."""
+    """The terminal's board: each task's overall cell, then all tasks', a writer a line;
+    after each task's writers, those without a mean there, with why (`writings.no_mean`)."""
     overall = found.cells[found.cells["genre"] == leaderboard.ALL]
     states = found.writings
     ranked = pd.DataFrame(
@@ -274,8 +243,6 @@ def ranking(found: Board) -> pd.DataFrame:
         }
         for _, row in unranked(states).iterrows()
     ]
-    if not lines:
-        return ranked.drop(columns="task").reset_index(drop=True)
     rows = pd.concat([ranked, pd.DataFrame(lines, columns=ranked.columns)], ignore_index=True)
     order = {task: k for k, task in enumerate(scopes(rows["task"]))}
     rows = rows.sort_values("task", key=lambda t: t.map(order), kind="stable")
@@ -291,22 +258,12 @@ def settings(found: Board) -> pd.DataFrame:
     }
     if found.method["judges_resampled"]:
         shown["judges"] += ": " + ", ".join(found.method["judges_resampled"])
-    return pd.DataFrame(
-        {"value": [str(v) for v in shown.values()]},
-        index=pd.Index(list(shown), name="setting"),
-    )
+    return pd.Series(shown, name="value").astype(str).rename_axis("setting").to_frame()
 
 
-def _json_value(value: Any) -> Any:
-    if isinstance(value, float | np.floating):
-        return None if np.isnan(value) else float(value)
-    if isinstance(value, np.integer):
-        return int(value)
-    return value
-
-
-def _json_rows(table: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _json_value(v) for k, v in row.items()} for row in table.to_dict("records")]
+def _json_rows(table: pd.DataFrame) -> list[dict[Any, Any]]:
+    """The rows as Python values (pandas' `to_dict` unboxes numpy's), a missing one null."""
+    return list(table.astype(object).where(table.notna(), None).to_dict("records"))
 
 
 def as_json(found: Board) -> dict[str, Any]:

@@ -35,22 +35,16 @@ def stars(p: float) -> str:
 
 def _line(points: pd.DataFrame, x: str, y: str) -> dict[str, float]:
     data = points[[x, y]].dropna()
-    if len(data) < MIN_PAIRS or data[x].nunique() < 2 or data[y].nunique() < 2:
-        return {
-            "n": len(data),
-            "pearson": np.nan,
-            "pearson_p": np.nan,
-            "slope": np.nan,
-            "intercept": np.nan,
+    fit = {"pearson": np.nan, "pearson_p": np.nan, "slope": np.nan, "intercept": np.nan}
+    if len(data) >= MIN_PAIRS and data[x].nunique() > 1 and data[y].nunique() > 1:
+        line = stats.linregress(data[x], data[y])
+        fit = {
+            "pearson": float(line.rvalue),
+            "pearson_p": float(line.pvalue),
+            "slope": float(line.slope),
+            "intercept": float(line.intercept),
         }
-    fit = stats.linregress(data[x], data[y])
-    return {
-        "n": len(data),
-        "pearson": float(fit.rvalue),
-        "pearson_p": float(fit.pvalue),
-        "slope": float(fit.slope),
-        "intercept": float(fit.intercept),
-    }
+    return {"n": len(data), **fit}
 
 
 def lengths(

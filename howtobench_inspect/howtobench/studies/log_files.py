@@ -29,11 +29,8 @@ class StudyError(UserError):
 
 
 def log_files(paths: Iterable[str | Path]) -> list[str]:
-    """The log files named or found (recursively) in the folders named, in order.
-
-    A name is a local path or any fsspec URL inspect takes for `--log-dir` (`s3://b/logs`,
-    `file:///data/logs`); a URL is kept as given (`Path` would fold `s3://` into `s3:/`).
-    """
+    """The log files named or found (recursively) in the folders named, in order; a URL
+    (`s3://b/logs`) is kept as given (`Path` would fold `s3://` into `s3:/`)."""
     found: list[str] = []
     for given in paths:
         name = str(given) if storage.is_url(str(given)) else str(Path(given))
@@ -45,7 +42,8 @@ def log_files(paths: Iterable[str | Path]) -> list[str]:
         if what == "folder":
             if not infos:
                 raise StudyError(f"{name}: no inspect logs in this folder")
-            found += sorted(storage.listed_name(info.name) for info in infos)
+            # list_eval_logs names a local file by its file:// URL, a remote one by its URL
+            found += sorted(info.name.removeprefix("file://") for info in infos)
         elif what == "file":
             found.append(name)
         else:
@@ -62,10 +60,9 @@ def _unreadable(path: str, err: Exception) -> StudyError:
     """Why a file is no log, in words (inspect's reader says e.g. "EOCD not found")."""
     try:
         head = storage.head(path)
-    except OSError as io:
-        return StudyError(f"{path}: cannot read it: {io.strerror or storage.first_line(io)}")
-    except Exception as other:  # a remote store's own errors (botocore: credentials, endpoint)
-        return StudyError(f"{path}: cannot read it: {storage.first_line(other)}")
+    except Exception as error:  # OSError, or a remote store's own (botocore: credentials)
+        why = getattr(error, "strerror", None) or storage.first_line(error)
+        return StudyError(f"{path}: cannot read it: {why}")
     if not head:
         why = "the file is empty"
     elif path.endswith(".eval") and not head.startswith(b"PK"):

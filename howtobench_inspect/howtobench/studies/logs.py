@@ -39,8 +39,7 @@ __all__ = [
 
 # One writing of one model; `epoch` adds the run, `writing` tells texts apart.
 WRITING: tuple[str, ...] = ("model", "task", "id")
-# Score metadata the studies read, by scorer: tow weights, panel, the nodes clipped to
-# their scale, which weights judged it and which formatting rule; autoplan shares.
+# Score metadata the studies read, by scorer.
 _SCORE_EXTRAS = {
     "tow": (
         ScoreKey.WEIGHTS,
@@ -62,21 +61,17 @@ NODES: tuple[str, ...] = ("overall", "content", "format", "impression")
 class Samples:
     """Every sample of a set of logs, with the names of its metric columns.
 
-    `frame` columns: log (the file the sample came from), run (the newest log of its
-    run), task, model (the writer), grader, perturb, id, epoch, genre, input_length,
-    output_length, writing (a hash of the text), one float column per metric, the
-    objects weights (tow), by_judge (tow panel), clipped (tow: node -> raw value),
-    weights_fingerprint (tow), plan (tow: the digest of the plan it was scored from),
-    reused (tow: weights reused, not negotiated for this
-    writing), shares (autoplan) and perturbation (sample metadata), None where absent;
-    reuse_weights (the run's tow setting, None if unknown), writer_provenance (what made
-    a replayed writer's writings, where its data folder says), cut_policy (the run's
-    `-T cut`; None before task version 7), unscored (the scorers that
-    left the sample unscored) and judge_runs (self-consistency, `-T judge_samples=N`:
-    metric -> the N judge samples' values, see `judge_runs`; None without it) and
-    writing_state (the writing's state record, `SampleKey.WRITING`; None in logs of task
-    version 6 and earlier).
-    `log_notes` say which logs were merged into a run and what the runs lack.
+    `frame` columns: log (the file the sample came from), run (the newest log of its run),
+    task, model (the writer), grader, anchor, perturb, id, epoch, genre, input_length,
+    output_length, writing (a hash of the text), a float column per metric; objects, None
+    where absent: weights, by_judge (panel), clipped (node -> raw value),
+    weights_fingerprint, plan (the plan's digest), formatting, reused (not negotiated for
+    this writing; all tow), shares (autoplan), perturbation (sample metadata), reuse_weights
+    (the run's tow setting), writer_provenance (what made a replayed writer's writings),
+    cut_policy (`-T cut`, task version 7 on), unscored (the scorers that left the sample
+    unscored), judge_runs (`-T judge_samples=N`: metric -> the N values) and writing_state
+    (`SampleKey.WRITING`, task version 7 on). `log_notes` say which logs were merged into a
+    run and what the runs lack.
     """
 
     frame: pd.DataFrame
@@ -111,9 +106,7 @@ class Samples:
 
 
 def _number(value: Any) -> float | None:
-    if isinstance(value, bool | int | float):
-        return float(value)
-    return None
+    return float(value) if isinstance(value, bool | int | float) else None
 
 
 def _is_unscored(value: Any) -> bool:
@@ -136,15 +129,9 @@ def _sample_row(
         "input_length": meta.get(SampleKey.INPUT_LENGTH),
         "output_length": len(completion),
         "writing": hashlib.sha1(completion.encode("utf-8")).hexdigest()[:12],
-        "weights": None,
-        "by_judge": None,
-        "shares": None,
+        **dict.fromkeys(extra for extras in _SCORE_EXTRAS.values() for extra in extras),
         "perturbation": meta.get(SampleKey.PERTURBATION),
         "unscored": () if sample.scores else (NO_SCORES,),
-        "clipped": None,
-        "weights_fingerprint": None,
-        "plan": None,
-        "formatting": None,
         "reused": None,
         "judge_runs": None,
         "writing_state": meta.get(SampleKey.WRITING),
@@ -173,12 +160,8 @@ def _sample_row(
 
 def judge_runs(scorer: str, metadata: dict[str, Any] | None) -> dict[str, list[float]]:
     """Metric -> each judge sample's value, from a self-consistent score's metadata
-    (`self_consistency.values`: dicts for tow, rubric and autoplan, numbers otherwise).
-
-    The metadata keeps the usable judge samples only, in judge-sample order but without
-    their indices, so run k is the k-th usable sample; the list is padded with NaN to the
-    n samples asked for, so that a writing with an unusable sample lacks the last run.
-    """
+    (dicts for tow, rubric and autoplan, numbers otherwise), padded with NaN to the n
+    samples asked for (docs/studies.md, "Worst and best of the SC batch")."""
     record = (metadata or {}).get(ScoreKey.SELF_CONSISTENCY)
     if not isinstance(record, dict) or not record.get(SelfConsistencyKey.VALUES):
         return {}
@@ -221,14 +204,11 @@ def _reuse_weights(log: EvalLog) -> bool | None:
 def load_samples(paths: Sequence[str | Path]) -> Samples:
     """All samples of the logs named (files or folders) as one table, each sample of a
     run once; samples that ended in an error are left out (the run's note counts them)."""
-    rows: list[dict[str, Any]] = []
-    notes: list[str] = []
-    columns: dict[str, None] = {}
     header_runs = runs(log_files(paths))
-    for run_rows, run_notes, run_metrics in _read_runs(header_runs):
-        rows += run_rows
-        notes += run_notes
-        columns |= run_metrics
+    read = _read_runs(header_runs)
+    rows = [row for run_rows, _, _ in read for row in run_rows]
+    notes = [note for _, run_notes, _ in read for note in run_notes]
+    columns = dict.fromkeys(metric for _, _, run_metrics in read for metric in run_metrics)
     if not rows:
         raise StudyError(f"no completed sample in the logs ({'; '.join(notes)})")
     frame = pd.DataFrame(rows)
@@ -272,8 +252,6 @@ def _run_rows(header_run: Run) -> RunRows:
         "anchor": current(log.eval.metadata).get(TaskKey.ANCHOR),
         "perturb": (log.eval.metadata or {}).get(TaskKey.PERTURB),
         "reuse_weights": _reuse_weights(log),
-        # what made a replayed writer's writings (`howtobench lm-eval import`), and the
-        # run's `-T cut`: what a cut writing got (task version 7; None before)
         "writer_provenance": (log.eval.metadata or {}).get(TaskKey.PROVENANCE),
         "cut_policy": (log.eval.metadata or {}).get(TaskKey.CUT),
     }
@@ -297,11 +275,17 @@ def as_samples(logs: Samples | Sequence[str | Path]) -> Samples:
     return logs if isinstance(logs, Samples) else load_samples(logs)
 
 
-def check_unique(frame: pd.DataFrame, metrics: Iterable[str]) -> None:
-    """One score per writing, epoch and metric: the same writings scored in two logs
-    would be counted twice (comparing judges is the `judges` study's job)."""
-    for metric in metrics:
-        scored = frame[frame[metric].notna()]
+def per_writing(
+    samples: Samples, metrics: Sequence[str], keys: Sequence[str] = WRITING
+) -> pd.DataFrame:
+    """Metric means over epochs (and over logs that split the scorers) per writing;
+    refused, as `howtobench check-logs` fails, where several logs score one writing (it
+    would count twice; comparing judges is the `judges` study's job)."""
+    for overlap in samples.overlaps:
+        if any(m == overlap.scorer or m.startswith(f"{overlap.scorer}.") for m in metrics):
+            raise StudyError(overlap.line())
+    for metric in metrics:  # the rows too: samples put together by hand carry no overlaps
+        scored = samples.frame[samples.frame[metric].notna()]
         twice = scored.duplicated([*WRITING, "epoch"], keep=False)
         if twice.any():
             clash = scored[twice].iloc[0]
@@ -313,17 +297,6 @@ def check_unique(frame: pd.DataFrame, metrics: Iterable[str]) -> None:
                 "eval-retry log is counted with the log it continues), or compare judges "
                 "with `howtobench judges`"
             )
-
-
-def per_writing(
-    samples: Samples, metrics: Sequence[str], keys: Sequence[str] = WRITING
-) -> pd.DataFrame:
-    """Metric means over epochs (and over logs that split the scorers) per writing;
-    refused, as `howtobench check-logs` fails, where several logs score one writing."""
-    for overlap in samples.overlaps:
-        if any(m == overlap.scorer or m.startswith(f"{overlap.scorer}.") for m in metrics):
-            raise StudyError(overlap.line())
-    check_unique(samples.frame, metrics)
     columns = {m: "mean" for m in metrics}
     columns |= {c: "first" for c in ("genre", "input_length") if c not in keys}
     columns["output_length"] = "mean"

@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterator
 from html import escape
 from pathlib import Path
 from string import Template
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -68,8 +67,7 @@ def _rank(row: pd.Series) -> str:
 
 
 def _scope_table(rows: pd.DataFrame, why: str, states: pd.DataFrame) -> str:
-    """One cell's board: rank (range), writer (marked when often cut), mean, interval
-    drawn and written, P, n; then the writers without a mean in the cell's task, with why."""
+    """One cell's board, then the writers without a mean in the cell's task, with why."""
     low = np.nanmin(np.r_[rows["low"], rows["mean"]])
     high = np.nanmax(np.r_[rows["high"], rows["mean"]])
     lines = [
@@ -102,8 +100,7 @@ def _scope_table(rows: pd.DataFrame, why: str, states: pd.DataFrame) -> str:
 
 
 def _marked(writer: str, task: str, states: pd.DataFrame) -> str:
-    """A writer's name, with ` [cut 27%]` or ` [stripped 6%]` after it as in the text
-    ranking (`writings.marks`)."""
+    """A writer's name with its marks, as in the text ranking (`writings.marks`)."""
     mark = marks(states, task, writer)
     return html_name(writer) + (f" <span class=cut>{escape(mark.strip())}</span>" if mark else "")
 
@@ -139,19 +136,16 @@ def _heatmap(board: Board, writers: list[str]) -> str:
             cell = by_cell.loc[(writer, genre)]
             share = 0.5 if high == low else (cell["mean"] - low) / (high - low)
             colour = HEAT(share)
-            light = (
-                " light" if 0.299 * colour[0] + 0.587 * colour[1] + 0.114 * colour[2] > 0.6 else ""
-            )
+            luminance = np.dot(colour[:3], (0.299, 0.587, 0.114))
+            light = " light" if luminance > 0.6 else ""
             few = " few" if np.isnan(cell["low"]) else ""
-            tip = (
-                f"{shown_name(writer, None)}, {shown_name(genre, None)}: {cell['mean']:.3f}"
-                + (
-                    f" [{cell['low']:.3f}, {cell['high']:.3f}]"
-                    if not few
-                    else f" (fewer than {MIN_INSTRUCTIONS} instructions: no interval)"
-                )
-                + f", n={cell['n']}"
+            interval = (
+                f" (fewer than {MIN_INSTRUCTIONS} instructions: no interval)"
+                if few
+                else f" [{cell['low']:.3f}, {cell['high']:.3f}]"
             )
+            tip = f"{shown_name(writer, None)}, {shown_name(genre, None)}: {cell['mean']:.3f}"
+            tip += f"{interval}, n={cell['n']}"
             yield (
                 f'<td class="num{light}{few}" style="background:{to_hex(colour)}" '
                 f'title="{escape(tip)}">{cell["mean"]:.2f}</td>'
@@ -194,28 +188,18 @@ def _writer_table(
     return "\n".join(lines)
 
 
-def _png(figure: Figure) -> str:
-    """The figure as base64 PNG; its constrained layout already fits it, so no tight box
-    (which draws the figure once more)."""
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
 def _weights(figures: dict[str, Figure]) -> str:
+    """The weight figures as inline PNGs; their constrained layout already fits them, so
+    no tight box (which draws a figure once more)."""
     if not figures:
         return "<p class=key>No ToW weights in the logs.</p>"
-    return "\n".join(
-        f'<img alt="{escape(name)}" src="data:image/png;base64,{_png(figure)}">'
-        for name, figure in figures.items()
-    )
-
-
-def _provenance(items: dict[str, Any]) -> str:
-    return "\n".join(
-        f"<dt>{escape(key)}</dt><dd>{escape(json.dumps(value, ensure_ascii=False))}</dd>"
-        for key, value in items.items()
-    )
+    images = []
+    for name, figure in figures.items():
+        buffer = io.BytesIO()
+        figure.savefig(buffer, format="png", dpi=100)
+        png = base64.b64encode(buffer.getvalue()).decode("ascii")
+        images.append(f'<img alt="{escape(name)}" src="data:image/png;base64,{png}">')
+    return "\n".join(images)
 
 
 def _writings(board: Board) -> str:
@@ -249,7 +233,6 @@ def page(
     overall = board.cells[(board.cells["task"] == ALL) & (board.cells["genre"] == ALL)]
     writers = overall["writer"].tolist()
     metric = board.provenance.get("metric", "")
-    method = board.method
     without = set(unranked(board.writings)["writer"]) if not board.writings.empty else set()
     summary = (
         f"{len(writers)} writers"
@@ -261,6 +244,7 @@ def page(
             for judge in [*board.provenance.get("judges", []), *board.provenance.get("panel", [])]
         )
     )
+    method = board.method
     panel = method["judges_resampled"]
     judges = method["judges"] + (f" ({', '.join(panel)})" if panel else "")
     key = (
@@ -287,6 +271,9 @@ def page(
         heatmap=_heatmap(board, writers),
         nodes=_nodes(nodes, metric, writers),
         weights=_weights(figures),
-        provenance=_provenance(board.provenance),
+        provenance="\n".join(
+            f"<dt>{escape(key)}</dt><dd>{escape(json.dumps(value, ensure_ascii=False))}</dd>"
+            for key, value in board.provenance.items()
+        ),
         notes=notes_html,
     )

@@ -1,10 +1,9 @@
 """Robustness to disturbances (paper section 6.2, Table 7): score change per metric.
 
 Each perturbed sample is paired with the clean sample of the same writer, task, sample
-id and epoch (the clean side may be several runs, as the paper disturbs writings of 10
-models); a cell is the mean of perturbed minus clean over the pairs, pooled over writers.
-The disturbances only spoil a writing, so a metric whose mean rises under one is flagged:
-it rewards the disturbance.
+id and epoch (the paper disturbs writings of 10 models); a cell is the mean change over
+the pairs of all writers. The disturbances only spoil a writing, so a metric whose mean
+rises under one is flagged: it rewards the disturbance.
 """
 
 from __future__ import annotations
@@ -32,32 +31,19 @@ def _named(perturb: object) -> bool:
 
 def _clean_runs(clean: Logs) -> Samples:
     """The clean runs, none of them perturbed."""
-    if isinstance(clean, Samples):
-        samples = clean
-    else:
-        samples = as_samples([clean] if isinstance(clean, str | Path) else list(clean))
+    samples = as_samples([clean] if isinstance(clean, str | Path) else clean)
     for run, perturb in samples.frame.groupby("run", sort=False)["perturb"].first().items():
         if _named(perturb):
             raise StudyError(f"{run}: the clean log is itself perturbed (perturb={perturb})")
     return samples
 
 
-def _clean_table(clean: Samples, metrics: list[str]) -> pd.DataFrame:
-    """One row per writer, task, sample id and epoch: the clean scores. A writing scored
-    in two clean runs (two runs of one writer and task) is refused by `per_writing`."""
-    try:
-        return per_writing(clean, metrics, keys=MATCH)[[*MATCH, *metrics]]
-    except StudyError as err:
-        raise StudyError(f"clean logs: {err}; give one clean run per writer and task") from err
-
-
 def _pairs(
     log: str, rows: pd.DataFrame, base: pd.DataFrame, metrics: list[str], notes: list[str]
 ) -> pd.DataFrame:
-    """The perturbed run's samples with their clean scores (columns `<metric> clean`).
-
-    A run whose writer has no clean run is matched by task, id and epoch when the clean
-    side is one writer's (what this study did before it pooled writers), with a note."""
+    """The perturbed run's samples with their clean scores (columns `<metric> clean`); a
+    run whose writer has no clean run is matched by task, id and epoch when the clean side
+    is one writer's (what this study did before it pooled writers), with a note."""
     writer = rows["model"].iloc[0]
     clean_writers = list(dict.fromkeys(base["model"]))
     if writer not in clean_writers and len(clean_writers) == 1:
@@ -83,12 +69,13 @@ def _pairs(
 def paired_changes(
     clean: Samples, perturbed: Samples, metrics: list[str], notes: list[str]
 ) -> pd.DataFrame:
-    """The score change of every perturbed sample paired with its clean one, as a long
-    table: disturbance, metric, writer, clean, perturbed, change (perturbed minus clean),
-    one row per pair and metric. What the robustness study pools, and what the judge
-    check's quality report tells damaged from intact writings with; the notes get the
-    perturbed samples left unpaired (`_pairs`)."""
-    base = _clean_table(clean, metrics)
+    """The score change of every perturbed sample paired with its clean one, one row per
+    pair and metric: writer, clean, perturbed, disturbance, metric, change (perturbed
+    minus clean). The notes get the perturbed samples left unpaired (`_pairs`)."""
+    try:  # one row per writer, task, id and epoch: a writing in two clean runs is refused
+        base = per_writing(clean, metrics, keys=MATCH)[[*MATCH, *metrics]]
+    except StudyError as err:
+        raise StudyError(f"clean logs: {err}; give one clean run per writer and task") from err
     parts = []
     for log, rows in perturbed.frame.groupby("run", sort=False):
         disturbance = rows["perturb"].iloc[0]
@@ -98,18 +85,9 @@ def paired_changes(
             )
         matched = _pairs(str(log), rows, base, metrics, notes)
         for metric in metrics:
-            pairs = matched[["model", metric, f"{metric} clean"]].dropna()
-            parts.append(
-                pd.DataFrame(
-                    {
-                        "disturbance": disturbance,
-                        "metric": metric,
-                        "writer": pairs["model"],
-                        "clean": pairs[f"{metric} clean"],
-                        "perturbed": pairs[metric],
-                    }
-                )
-            )
+            pairs = matched[["model", f"{metric} clean", metric]].dropna()
+            pairs = pairs.set_axis(["writer", "clean", "perturbed"], axis=1)
+            parts.append(pairs.assign(disturbance=disturbance, metric=metric))
     long = pd.concat(parts, ignore_index=True)
     long["change"] = long["perturbed"] - long["clean"]
     return long
@@ -127,9 +105,8 @@ def _without(samples: Samples, clean: Samples) -> Samples:
 def robustness(clean: Logs, perturbed: Samples | Sequence[str | Path]) -> StudyResult:
     """Tables `changes` (Table 7 layout: rows metrics; columns the clean mean, then the
     mean change per disturbance), `detail` (per metric and disturbance: pairs, writers,
-    means, share of samples raised) and `raised` (the flagged cells).
-
-    `clean` is one clean log or folder, or several (one run per writer and task)."""
+    means, share of samples raised) and `raised` (the flagged cells). `clean` is one clean
+    log or folder, or several (one run per writer and task)."""
     clean_samples = _clean_runs(clean)
     perturbed_samples = _without(as_samples(perturbed), clean_samples)
     metrics = [m for m in clean_samples.metrics if m in perturbed_samples.metrics]

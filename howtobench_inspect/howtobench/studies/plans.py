@@ -1,15 +1,14 @@
 """`howtobench plan export`: the negotiated weights of logs, frozen into a plan file.
 
-The logs are those of `howtobench/negotiate` or of ToW runs that negotiated their
-weights. Every input must describe one instrument: the same data, tree version, judge
-and temperature, and one set of weights per instruction. An instruction negotiated
-differently in two logs (a sampling judge, or runs that shared no reply store) is
-refused by name, since a plan that picked one of them would hide the disagreement.
+Inputs that describe different instruments are refused (docs/large-runs.md); an
+instruction negotiated differently in two logs (a sampling judge, or runs that shared no
+reply store) by name, since a plan that picked one of them would hide the disagreement.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -126,9 +125,7 @@ def export_plan(logs: Sequence[str | Path], out: str | Path) -> str:
             file.write(text)
     except OSError as error:
         raise StudyError(f"{out}: cannot write the plan: {error}") from None
-    counts: dict[str, int] = {}
-    for task, _ in found.entries:
-        counts[task] = counts.get(task, 0) + 1
+    counts = Counter(task for task, _ in found.entries)
     digest = json.loads(text.partition("\n")[0])["digest"][:12]
     said = (
         f"wrote {out}: {len(found.entries)} instructions "

@@ -32,19 +32,16 @@ JITTER = 0.15  # how far apart (in rows) the points of one row spread, so equal 
 
 def cjk_fallback(installed: Iterable[str]) -> list[str]:
     """The CJK font among `installed` family names to fall back on (a user's own genre
-    names, kept as given, may be Chinese): sans serif first, then simplified Chinese;
-    none if none is installed."""
+    names, kept as given, may be Chinese): sans serif first, then simplified Chinese."""
     cjk = {name for name in installed if "CJK" in name}
     return sorted(cjk, key=lambda name: ("Sans" not in name, "SC" not in name, name))[:1]
 
 
 @cache
 def _families() -> list[str]:
-    """matplotlib's default family, then a CJK font when one is installed: matplotlib then
-    takes each glyph from the first font that has it. Only installed fonts are named, so
-    without one nothing changes and nothing warns. CJK fonts installed after matplotlib
-    built its font cache (fonts-noto-cjk, say) are added here, since it would not see them
-    until its cache is deleted."""
+    """matplotlib's default family, then a CJK font if one is installed (each glyph comes
+    from the first font that has it; naming only installed fonts, nothing warns). CJK fonts
+    installed after matplotlib built its font cache are added here: it would not see them."""
     fonts = font_manager.fontManager
     known = {font.fname for font in fonts.ttflist}
     for path in font_manager.findSystemFonts():
@@ -105,10 +102,9 @@ def heatmap(matrix: pd.DataFrame, title: str, counts: pd.DataFrame | None = None
 def scatter_grid(
     points: pd.DataFrame, fits: pd.DataFrame, hue: str, title: str, labels: Mapping[str, str]
 ) -> Figure:
-    """One scatter per row of `fits` (the study's own fits), coloured by `hue`, with its
-    least-squares line where the study fitted one (figure 5), in rows of `PANELS_PER_ROW`;
-    each title gives r, p and n, so that a steep line through five points reads as what it is.
-    """
+    """One scatter per row of `fits`, coloured by `hue`, with its least-squares line where
+    the study fitted one (figure 5); each title gives r, p and n, so that a steep line
+    through five points reads as what it is."""
     columns = min(len(fits), PANELS_PER_ROW)
     rows = -(-len(fits) // columns)
     figure = Figure(figsize=(4.2 * columns + 2, 4 * rows + 0.5), layout="constrained")
@@ -139,17 +135,15 @@ def scatter_grid(
 def strips(
     values: pd.DataFrame, title: str, xlabel: str, point: str, groups: Mapping[str, str]
 ) -> Figure:
-    """One row per column of `values` (figure 3), first column on top: every value a jittered
-    point coloured by its column's `groups` entry, with a box plot behind a row of at least
-    `FEW` values; the right margin gives each row's n. `point` says what a point is.
-    """
+    """One row per column of `values` (figure 3), first on top: every value a jittered point
+    coloured by its column's `groups` entry, a box behind a row of at least `FEW` values,
+    and each row's n in the right margin. `point` says what a point is."""
     columns = [str(c) for c in values.columns]
     present = dict.fromkeys(groups[c] for c in columns if c in groups)
     colours = {group: f"C{k}" for k, group in enumerate(present)}
     figure = Figure(figsize=(7, 0.5 * len(columns) + 2.2), layout="constrained")
     axes = figure.add_subplot()
     jitter = np.random.default_rng(0)  # the same PNG on every run
-    boxed = False
     for row, column in enumerate(columns, start=1):
         data = values[column].dropna().to_numpy(float)
         if len(data) >= FEW:
@@ -162,7 +156,6 @@ def strips(
                 manage_ticks=False,
                 medianprops={"color": "black"},
             )
-            boxed = True
         spread = jitter.uniform(-JITTER, JITTER, len(data)) if len(data) > 1 else 0.0
         colour = colours.get(groups.get(column, ""), "gray")
         size, alpha = (8, 0.35) if len(data) > DENSE else (22, 0.8)  # the box shows through
@@ -178,6 +171,7 @@ def strips(
         )
     axes.set_yticks(range(1, len(columns) + 1), columns)
     axes.set_ylim(len(columns) + 0.5, 0.5)
+    boxed = (values.notna().sum() >= FEW).any()
     box = f"; box: quartiles, whiskers to 1.5 IQR, where n ≥ {FEW}" if boxed else ""
     axes.set_xlabel(f"{xlabel}\npoint: {point}{box}")
     axes.set_title(title)

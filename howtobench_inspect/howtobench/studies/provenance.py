@@ -21,9 +21,8 @@ def _listed(values: Iterable[Any]) -> list[Any]:
 
 def provenance(samples: Samples, metric: str, panel: Iterable[str]) -> dict[str, Any]:
     """Where the board's scores came from: the runs' task metadata and versions (read
-    again from the logs' headers), the judges (the `panel`'s too), the plans and the
-    weights judged with. Runs whose header cannot be read again (samples put together in
-    memory, a log removed since) are listed under `unread`, their metadata missing."""
+    again from the headers), the judges, the plans and the weights. Runs whose header
+    cannot be read (samples put together in memory, a log removed since) go in `unread`."""
     frame = samples.frame
     headers, unread = [], []
     for run in dict.fromkeys(frame["run"]):
@@ -38,10 +37,9 @@ def provenance(samples: Samples, metric: str, panel: Iterable[str]) -> dict[str,
             if print_ not in data.setdefault(task, []):
                 data[task].append(print_)
     versions: dict[str, set[int | str]] = {}
-    for h in headers:
-        versions.setdefault(h.eval.task, set()).add(h.eval.task_version)
     packages: dict[str, set[str]] = {}
     for h in headers:
+        versions.setdefault(h.eval.task, set()).add(h.eval.task_version)
         for name, version in (h.eval.packages or {}).items():
             packages.setdefault(name, set()).add(version)
     # samples put together by hand may lack the newer score metadata

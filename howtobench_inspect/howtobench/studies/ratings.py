@@ -1,10 +1,9 @@
 """Human ratings: reading them, averaging raters per writing, and how well raters agree.
 
-A ratings file is CSV or JSONL (by its suffix) with the columns `infer_id`, `model`,
-`score` and optionally `rater`, one row per rating; other columns (the rating studio's
-export adds `errors` and `note`) are read past. Each rating keeps the line it was read
-from, so that a bad one is named by its line; a score must be a finite number (NaN,
-infinities, text and empty cells are refused: a mean over them is no mean).
+The file's format is docs/studies.md's; other columns (the rating studio's export adds
+`errors` and `note`) are read past. Each rating keeps the line it was read from, so that
+a bad one is named by it; a score that is no finite number is refused: a mean over it is
+no mean.
 """
 
 from __future__ import annotations
@@ -54,17 +53,16 @@ def read_ratings(source: str | Path | pd.DataFrame) -> pd.DataFrame:
             raise StudyError(str(err)) from err
         columns = list(dict.fromkeys(key for _, obj in numbered for key in obj))
         # None, not NaN, for a field a record lacks: it reads as "missing"
-        rows = [[obj.get(key) for key in columns] for _, obj in numbered]
-        frame = pd.DataFrame(rows, columns=columns, dtype=object)
-        return _checked(frame, str(path), [f"line {line}" for line, _ in numbered])
-    try:
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            reader = csv.DictReader(f, skipinitialspace=True)
-            lines = [(reader.line_num, row) for row in reader]
-            fields = list(reader.fieldnames or [])
-    except (UnicodeDecodeError, csv.Error) as err:
-        raise StudyError(f"{path}: cannot read the ratings as UTF-8 CSV ({err})") from err
-    frame = pd.DataFrame([row for _, row in lines], columns=fields, dtype=object)
+        lines = [(line, {key: obj.get(key) for key in columns}) for line, obj in numbered]
+    else:
+        try:
+            with path.open(encoding="utf-8-sig", newline="") as f:
+                reader = csv.DictReader(f, skipinitialspace=True)
+                lines = [(reader.line_num, row) for row in reader]
+                columns = list(reader.fieldnames or [])
+        except (UnicodeDecodeError, csv.Error) as err:
+            raise StudyError(f"{path}: cannot read the ratings as UTF-8 CSV ({err})") from err
+    frame = pd.DataFrame([row for _, row in lines], columns=columns, dtype=object)
     return _checked(frame, str(path), [f"line {line}" for line, _ in lines])
 
 
@@ -209,10 +207,9 @@ def _statistics(a: np.ndarray, b: np.ndarray, labels: list[float]) -> tuple[floa
 
 
 def rating_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Every two ratings of one writing, one row each: infer_id, model, rater_a, score_a,
-    rater_b, score_b. The paper's "each writing scored by two annotators" as a first and
-    a second score, the first by the rater whose name sorts first (unnamed ratings in the
-    order given), so that the pooled statistics do not depend on the file's order."""
+    """Every two ratings of one writing, one row each, the first by the rater whose name
+    sorts first (unnamed ratings in the order given), so that the pooled statistics do not
+    depend on the file's order."""
     columns = ["infer_id", "model", "rater", "score"]
     ordered = ratings[columns].sort_values("rater", kind="stable").reset_index(drop=True)
     ordered["rank"] = ordered.groupby(["infer_id", "model"], sort=False).cumcount()
@@ -226,8 +223,7 @@ def rating_pairs(ratings: pd.DataFrame) -> pd.DataFrame:
 def pooled_agreement(ratings: pd.DataFrame) -> dict[str, float]:
     """Agreement over every writing's two ratings pooled (`rating_pairs`), as the paper
     reports one figure for a campaign in which every instruction has its own two raters
-    and two raters share few writings: the number of pairs, Pearson, Cohen's kappa, its
-    quadratic-weighted form, the mean |difference| and the share of exact agreement."""
+    and two raters share few writings."""
     pairs = rating_pairs(ratings)
     first, second = pairs["score_a"].to_numpy(), pairs["score_b"].to_numpy()
     diffs = np.abs(first - second)
@@ -242,28 +238,20 @@ def pooled_agreement(ratings: pd.DataFrame) -> dict[str, float]:
     }
 
 
-def _pairwise(ratings: pd.DataFrame, labels: list[float]) -> list[tuple[float, float, float]]:
-    """`_statistics` for every two named raters sharing at least three writings (a rater's
-    ratings of one writing averaged)."""
-    named = ratings[ratings["rater"] != ""]
+def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
+    """One row: Pearson, Cohen's kappa and its quadratic form averaged over every pair of
+    raters sharing at least three writings, and over all ratings pooled (`pooled_agreement`)."""
+    named = ratings[ratings["rater"] != ""]  # a rater's ratings of one writing averaged
     table = named.pivot_table(
         index=["infer_id", "model"], columns="rater", values="score", aggfunc="mean"
     ).to_numpy(dtype=float)
     rated = ~np.isnan(table)
+    labels = _categories(ratings["score"])
     found = []
     for a, b in itertools.combinations(range(table.shape[1]), 2):
         both = rated[:, a] & rated[:, b]
         if both.sum() >= MIN_PAIRS:
             found.append(_statistics(table[both, a], table[both, b], labels))
-    return found
-
-
-def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Simple agreement statistics, one row: Pearson, Cohen's kappa and its quadratic form
-    averaged over every pair of raters sharing at least three writings, and the same over
-    every writing's two ratings pooled (`pooled_agreement`), as docs/studies.md lists them.
-    """
-    found = _pairwise(ratings, _categories(ratings["score"]))
     pearsons = [p for p, _, _ in found if not math.isnan(p)]
     kappas = [(k, w) for _, k, w in found if not math.isnan(k)]
     pooled = pooled_agreement(ratings)
@@ -292,11 +280,9 @@ def rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
 
 
 def per_rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
-    """Each named rater against whoever else rated the same writings, one row per rater:
-    ratings given, pairs (ratings of theirs that another rating shares a writing with),
-    mean |difference|, Pearson, kappa and quadratic kappa over those pairs. Most
-    agreeing first (quadratic kappa, then mean |difference|): the paper had the raters who
-    agreed best with the others re-check every rating (section 5.2)."""
+    """Each named rater against whoever else rated the same writings (pairs: ratings of
+    theirs that another rating shares a writing with), most agreeing first: the paper had
+    the raters who agreed best with the others re-check every rating (section 5.2)."""
     pairs = rating_pairs(ratings[ratings["rater"] != ""])
     mine = pd.concat(
         [
@@ -316,9 +302,7 @@ def per_rater_agreement(ratings: pd.DataFrame) -> pd.DataFrame:
                 "rater": rater,
                 "ratings": int(count),
                 "pairs": len(own),
-                "mean_abs_difference": float((own["own"] - own["other"]).abs().mean())
-                if len(own)
-                else np.nan,
+                "mean_abs_difference": float((own["own"] - own["other"]).abs().mean()),
                 "pearson": pearson,
                 "kappa": kappa,
                 f"{KAPPA_WEIGHTS}_kappa": weighted,

@@ -1,12 +1,8 @@
 """Which logs are one run, and what a run lacks.
 
-`inspect eval-retry` continues a log in a new file with the same task id, a new eval id,
-the finished samples carried over and the old usage rolled in, so counting both files
-would count those samples (and tokens) twice. Logs with the same task id, task, writer,
-judge and task arguments but different eval ids are one run, each sample taken from the
-newest log that holds it; a run that did not finish, or lacks samples of its dataset, is
-used as it is with a note of what it lacks (docs/studies.md, "Interrupted and resumed
-runs").
+`inspect eval-retry` continues a log in a new file with its finished samples and usage
+carried over, so counting both files would count those samples (and tokens) twice: such
+logs are one run (docs/studies.md, "Interrupted and resumed runs").
 """
 
 from __future__ import annotations
@@ -73,8 +69,7 @@ def _age(entry: tuple[str, EvalLog]) -> tuple[str, str, str]:
 
 @dataclass(frozen=True)
 class Run:
-    """The logs of one run, oldest first: one log, or a log and its eval-retry
-    continuations."""
+    """The logs of one run, oldest first: a log and its eval-retry continuations, if any."""
 
     logs: tuple[tuple[str, EvalLog], ...]
 
@@ -93,13 +88,6 @@ class Run:
             for sample in log.samples or []:
                 chosen[(str(sample.id), sample.epoch)] = (path, sample)
         return list(chosen.values())
-
-    def expected(self) -> tuple[int, int] | None:
-        """(sample ids, epochs) the run was asked to do, from its header."""
-        spec = self.newest.eval
-        ids = spec.dataset.sample_ids
-        count = len(ids) if ids is not None else spec.dataset.samples
-        return None if count is None else (count, spec.config.epochs or 1)
 
     def merge_note(self, what: str) -> list[str]:
         """That the older logs are counted through the newest (`what` is counted once)."""
@@ -123,16 +111,18 @@ class Run:
         samples = [sample for _, sample in self.samples()]
         errored = sum(1 for sample in samples if sample.error is not None)
         done = len(samples) - errored
-        shape = self.expected()
         how = self.interrupted()
-        if shape is None:
+        spec = self.newest.eval  # the ids and epochs the run was asked to do
+        given = spec.dataset.sample_ids
+        ids = len(given) if given is not None else spec.dataset.samples
+        if ids is None:
             if how or errored:
                 notes.append(
                     f"{self.path}: {how}{errored} sample(s) ended in an error; "
                     f"the studies use the {done} it has"
                 )
             return notes
-        ids, epochs = shape
+        epochs = spec.config.epochs or 1
         expected = ids * epochs
         if done < expected:
             notes.append(
@@ -207,28 +197,27 @@ class Overlap:
     runs: tuple[Run, ...]  # exactly the runs holding them, oldest first
 
     def line(self) -> str:
+        """What overlaps, and which to keep: one of copies, the newest of runs judged
+        alike; else what differs."""
         paths = ", ".join(run.path for run in self.runs)
         what = (
             f"{self.shared} sample(s) of {self.writer}'s {self.task} are scored by "
             f"'{self.scorer}' in {len(self.runs)} logs ({paths})"
         )
-        return f"{what}: {self.advice()}"
-
-    def advice(self) -> str:
-        """Which to keep: the newest where the runs were judged alike; else what differs."""
         eval_ids = {run.newest.eval.eval_id for run in self.runs}
-        if len(eval_ids) == 1:
-            return f"the same log in {len(self.runs)} files (eval id {eval_ids.pop()}); keep one"
         identities = [judged_by(run.newest) for run in self.runs]
         newest = self.runs[-1].path
-        if all(identity == identities[0] for identity in identities):
-            return f"judged alike; keep the newest ({newest}) and move the others out of the folder"
-        differs = differences(identities)
-        return (
-            f"judged differently ({differs}); keep the one you mean to report (the one "
-            "matching your plan and judge) and move the others out, or compare judges "
-            "with `howtobench judges`"
-        )
+        if len(eval_ids) == 1:
+            keep = f"the same log in {len(self.runs)} files (eval id {eval_ids.pop()}); keep one"
+        elif all(identity == identities[0] for identity in identities):
+            keep = f"judged alike; keep the newest ({newest}) and move the others out of the folder"
+        else:
+            keep = (
+                f"judged differently ({differences(identities)}); keep the one you mean to "
+                "report (the one matching your plan and judge) and move the others out, or "
+                "compare judges with `howtobench judges`"
+            )
+        return f"{what}: {keep}"
 
 
 def _sample_keys(log: EvalLog) -> set[tuple[str, int]]:
@@ -261,8 +250,6 @@ def overlaps(runs: Iterable[Run]) -> list[Overlap]:
             groups.setdefault(key, []).append(run)
     found = []
     for (writer, task, _, scorer), members in groups.items():
-        if len(members) < 2:
-            continue
         held = [_sample_keys(run.newest) for run in members]
         counts = Counter(key for keys in held for key in keys)
         shared = {key for key, n in counts.items() if n > 1}
@@ -272,6 +259,5 @@ def overlaps(runs: Iterable[Run]) -> list[Overlap]:
             (run for run, keys in zip(members, held, strict=True) if keys & shared),
             key=lambda run: _age(run.logs[-1]),
         )
-        task_name = task.rpartition("/")[2]
-        found.append(Overlap(writer, task_name, scorer, len(shared), tuple(holding)))
+        found.append(Overlap(writer, task.rpartition("/")[2], scorer, len(shared), tuple(holding)))
     return found

@@ -14,9 +14,7 @@ from typing import Literal
 import fsspec
 from fsspec.core import split_protocol
 
-__all__ = ["first_line", "head", "identity", "is_url", "kind", "listed_name"]
-
-Kind = Literal["file", "folder"]
+__all__ = ["first_line", "head", "identity", "is_url", "kind"]
 
 
 def is_url(name: str) -> bool:
@@ -31,11 +29,9 @@ def first_line(err: BaseException) -> str:
     return text.splitlines()[0] if text else type(err).__name__
 
 
-def kind(name: str) -> Kind | None:
-    """What `name` is: a file, a folder (on object storage a prefix or a bucket), or nothing
-    (None). Only a missing object is nothing; any other failure propagates, so that it is
-    not reported as a missing file.
-    """
+def kind(name: str) -> Literal["file", "folder"] | None:
+    """A file, a folder (on object storage a prefix or a bucket), or None for a missing
+    object; any other failure propagates, so that it is not reported as a missing file."""
     if not is_url(name):
         path = Path(name)
         return "folder" if path.is_dir() else "file" if path.is_file() else None
@@ -50,12 +46,6 @@ def kind(name: str) -> Kind | None:
     return "folder" if info.get("type") == "directory" else "file"
 
 
-def listed_name(name: str) -> str:
-    """A log's name as the studies show it, from `list_eval_logs` (which gives local files
-    as `file://` URLs and remote ones as the URL)."""
-    return name.removeprefix("file://")
-
-
 def identity(name: str) -> str:
     """One key per stored file, however it was named: a local file by its resolved path
     (links followed, `file://` dropped), a remote one by its normalised URL."""
@@ -68,8 +58,5 @@ def identity(name: str) -> str:
 
 def head(name: str, size: int = 4) -> bytes:
     """The first `size` bytes of a file (to tell why it is no log)."""
-    if not is_url(name):
-        with Path(name).open("rb") as file:
-            return file.read(size)
     with fsspec.open(name, "rb") as file:
         return bytes(file.read(size))

@@ -79,9 +79,8 @@ def show(result: StudyResult, stream: TextIO) -> None:
 
 
 def write(result: StudyResult, out: Path) -> list[Path]:
-    """`<study>_<name>.csv` and `.md` per table, `<study>_<name>.png` per figure, and
-    `<study>_notes.txt` when there are notes (what was left out or merged belongs with
-    the numbers)."""
+    """`<study>_<name>.csv` and `.md` per table, `.png` per figure, and `<study>_notes.txt`
+    (what was left out or merged belongs with the numbers)."""
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name, table in result.tables.items():

@@ -1,11 +1,9 @@
 """What a run cost: tokens per model and role from the logs, priced with inspect's model costs.
 
-Logs are read as every study reads them (`studies.log_files`), a run counted by its
-newest log, whose usage includes its continuations'. Each model of a run gets a row with
-the roles it played, counting its tokens as inspect logged them (`ModelUsage`, split by
-inspect's per-role usage where a model played several parts); calls answered from
-inspect's cache record none. Prices and the batch rates are `judge.prices`' (shared with
-`judge-check`).
+A run is counted by its newest log, whose usage includes its continuations'. Each model
+gets a row with the roles it played, its tokens as inspect logged them (split by role
+where inspect's per-role usage tells a model's parts apart); calls answered from inspect's
+cache record none. Prices and batch rates are `judge.prices`', shared with `judge-check`.
 """
 
 from __future__ import annotations
@@ -49,23 +47,16 @@ def _less(usage: ModelUsage, part: ModelUsage) -> ModelUsage:
     )
 
 
-def roles_played(log: EvalLog) -> dict[str, list[str]]:
-    """Model -> the roles it played in the run, from the log's header: each bound role
-    and the panel; the evaluated model is added by `usage_by_role` when it made calls."""
-    played: dict[str, list[str]] = {}
+def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
+    """(roles, model, usage) per model of the run but a replayed writer, bound models
+    without calls too (they all came from the cache); a model of several parts is split
+    where inspect's per-role usage tells them apart (a role bound to it alone)."""
+    played: dict[str, list[str]] = {}  # model -> its roles: each bound role, and the panel
     for role, config in (log.eval.model_roles or {}).items():
         for bound in config if isinstance(config, list) else [config]:
             played.setdefault(bound.model, []).append(role)
     for judge in names((log.eval.task_args or {}).get(PANEL), PANEL):
         played.setdefault(judge, []).append(PANEL)
-    return played
-
-
-def usage_by_role(log: EvalLog) -> list[tuple[str, str, ModelUsage]]:
-    """(roles, model, usage) per model of the run but a replayed writer, bound models
-    with no calls included (their calls all came from the cache); a model that played several parts is split
-    where inspect's per-role usage tells them apart (a role bound to it alone)."""
-    played = roles_played(log)
     used = log.stats.model_usage
     if log.eval.model in used or not played:
         played.setdefault(log.eval.model, []).append(EVALUATED)
@@ -102,9 +93,8 @@ COLUMNS: tuple[str, ...] = (
 
 
 def cost(logs: Sequence[str | Path], prices: Path | None = None) -> StudyResult:
-    """Tables `usage` (tokens and dollars per log and model, whether its calls went
-    through a batch API, and dollars per scored writing), `by_model` and `by_role`
-    (their sums)."""
+    """Tables `usage` (per log, role and model: tokens, batched or not, dollars, dollars
+    per scored writing), `by_model` and `by_role` (their sums)."""
     try:
         table_of_prices = load_prices(prices) if prices is not None else {}
     except UserError as err:  # a study's bad input is a `StudyError`

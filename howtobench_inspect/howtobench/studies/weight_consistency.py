@@ -50,16 +50,11 @@ def _reused(rows: pd.DataFrame) -> bool:
     return bool(rows["reused"].map(lambda reused: reused is True).any())
 
 
-def _reuse_note(reused: int, samples: int) -> str:
-    return (
-        f"tow: {reused} of {samples} sample(s) reuse their instruction's weights across "
-        "epochs (the scorer's default reuse_weights=true negotiates once per instruction): "
-        "their delta = sigma = 0 of the weights is by design, not a finding; run with "
-        "-T reuse_weights=false to measure the negotiator's fluctuation"
-    )
-
-
-def _check_epochs(frame: pd.DataFrame) -> None:
+def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
+    """Tables `summary` (per source and task: samples, epochs, mean delta and sigma) and
+    `keys` (per source and key)."""
+    samples = as_samples(logs)
+    frame = samples.frame
     epochs = frame.groupby(["run", "id"], sort=False)["epoch"].nunique()
     single = epochs[epochs < 2]
     if len(single):
@@ -67,31 +62,24 @@ def _check_epochs(frame: pd.DataFrame) -> None:
             f"consistency needs repeated judge runs (--epochs 2 or more); {len(single)} "
             f"sample(s) have one epoch: {first_few(f'{Path(log).name}: {i}' for log, i in single.index)}"
         )
-
-
-def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
-    """Tables `summary` (per source and task: samples, epochs, mean delta and sigma) and
-    `keys` (per source and key)."""
-    samples = as_samples(logs)
-    frame = samples.frame
-    _check_epochs(frame)
     summary, per_key, notes = [], [], samples.notes()
     for source, column in SOURCES.items():
         present = frame[frame[column].notna()]
         if present.empty:
             continue
         missing = len(frame) - len(present)
-        per_sample = []
-        for (run, sample_id), rows in present.sort_values("epoch").groupby(["run", "id"]):
-            if len(rows) < 2:
-                continue
-            table = fluctuation(list(rows[column])).assign(
+        per_sample = [
+            fluctuation(list(rows[column]))
+            .assign(
                 task=rows["task"].iloc[0],
                 sample=f"{run}:{sample_id}",
                 runs=len(rows),
                 reused=source == "tow" and _reused(rows),
             )
-            per_sample.append(table.reset_index())
+            .reset_index()
+            for (run, sample_id), rows in present.sort_values("epoch").groupby(["run", "id"])
+            if len(rows) > 1
+        ]
         left_out = present.groupby(["run", "id"]).ngroups - len(per_sample)
         if missing or left_out:
             notes.append(
@@ -104,8 +92,14 @@ def consistency(logs: Samples | Sequence[str | Path]) -> StudyResult:
         by_sample = keyed.groupby(["sample", "task", "runs", "reused"], as_index=False)[
             ["delta", "sigma"]
         ].mean()
-        if by_sample["reused"].any():
-            notes.append(_reuse_note(int(by_sample["reused"].sum()), len(by_sample)))
+        reused = int(by_sample["reused"].sum())
+        if reused:
+            notes.append(
+                f"tow: {reused} of {len(by_sample)} sample(s) reuse their instruction's weights "
+                "across epochs (the scorer's default reuse_weights=true negotiates once per "
+                "instruction): their delta = sigma = 0 of the weights is by design, not a "
+                "finding; run with -T reuse_weights=false to measure the negotiator's fluctuation"
+            )
         for scope in scopes(by_sample["task"]):
             part = by_sample if scope == "all" else by_sample[by_sample["task"] == scope]
             runs = sorted(set(part["runs"]))

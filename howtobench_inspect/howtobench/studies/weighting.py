@@ -1,9 +1,8 @@
 """Writers are ranked on one scale only when one set of weights judged them all.
 
-ToW's weights are a property of the instruction; a writer judged with other weights for
-the same instruction (another plan, or a negotiation that came out differently on another
-host) is on another scale. The studies that compare writers (`report`, `metaeval`'s
-system level) refuse such logs instead of ranking them.
+ToW's weights are a property of the instruction: a writer judged with other weights for
+it (another plan, or a negotiation that came out otherwise on another host) is on another
+scale, so `report` and `metaeval` refuse such logs instead of ranking them.
 """
 
 from __future__ import annotations
@@ -17,10 +16,8 @@ __all__ = ["check_one_weighting"]
 
 
 def check_one_weighting(frame: pd.DataFrame) -> None:
-    """Refuse to compare writers judged with different weights: runs scored from
-    different plans, or writers of one instruction judged with different negotiated
-    weights (weights fingerprints); and writers whose formatting leaf used different
-    rules (`-T formatting`). Logs from before the fingerprints are not compared."""
+    """Refuse writers judged from different plans, with different weights for one
+    instruction or by different formatting rules; logs without fingerprints pass."""
     judged = frame[frame["weights_fingerprint"].notna()]
     if judged.empty:
         return

@@ -70,9 +70,8 @@ def _cause(row: pd.Series) -> str:
 
 def writing_states(frame: pd.DataFrame, metric: str, writers: list[str]) -> pd.DataFrame:
     """The writings table (`_COLUMNS`) per task (and all tasks) and writer, `scored` being
-    the writings with a value of `metric`: `writers` first (the board's order), then those
-    without a mean, from each writing's first sample (its state is the same in every epoch
-    and scorer's log). Logs without states (task version 6 and earlier) give no rows."""
+    the writings with a value of `metric`: `writers` first, then those without a mean, from
+    each writing's first sample (its state is the same in every epoch and scorer's log)."""
     if "writing_state" not in frame:  # a frame built without the column
         return pd.DataFrame(columns=_COLUMNS)
     writing = ["model", "task", "id"]
@@ -104,9 +103,8 @@ def writing_states(frame: pd.DataFrame, metric: str, writers: list[str]) -> pd.D
 
 
 def marks(states: pd.DataFrame, task: str, writer: str) -> str:
-    """What follows a writer's name in a ranking row: ` [cut 27%]` when a large share of
-    its writings in the row's task were cut, ` [stripped 6%]` when a large share were
-    mostly the paper's prompt artifacts (`LARGE_CUT_SHARE` each), else nothing."""
+    """What follows a writer's name in a ranking row: ` [cut 27%]`, ` [stripped 6%]` (mostly
+    the paper's prompt artifacts) where that share of its writings in the task is large."""
     if states.empty:
         return ""
     mine = states[(states["task"] == task) & (states["writer"] == writer)].head(1)
