@@ -22,17 +22,13 @@ if TYPE_CHECKING:
     import pandas as pd
     from inspect_ai.log import EvalLog
 
-__all__ = ["TowColumns", "tow_samples", "writer_name"]
-
-
-def writer_name(model: object) -> str:
-    """The writer an eval's model names: `replay/gpt-4o` is `gpt-4o`, a live model its
-    own name (as the studies name it)."""
-    return writer_of(str(model))
+__all__ = ["TowColumns", "tow_samples"]
 
 
 TowColumns: list[Column] = [
-    EvalColumn("writer", path="eval.model", required=True, value=writer_name),
+    EvalColumn(
+        "writer", path="eval.model", required=True, value=lambda model: writer_of(str(model))
+    ),
     EvalColumn("task", path=f"eval.metadata.{TaskKey.HOWTOBENCH_TASK}"),
     SampleColumn("id", path="id", required=True, type=str),
     SampleColumn("epoch", path="epoch", required=True),

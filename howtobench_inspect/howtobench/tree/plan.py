@@ -110,9 +110,7 @@ class Plan:
 
     def weights(self, task: str, sample_id: str) -> Weights | None:
         entry = self.entries.get((task, sample_id))
-        if entry is None:
-            return None
-        return Weights(entry.weights, entry.explanation)
+        return Weights(entry.weights, entry.explanation) if entry else None
 
     def check_data(self, task: str, data: Fingerprint) -> None:
         """Refuse a plan negotiated on other data than the task's."""
