@@ -18,9 +18,9 @@ from howtobench.baselines.prompts import baseline_prompt
 from howtobench.baselines.single_call import (
     METRICS,
     Question,
+    SingleCallSettings,
     single_call_judge,
     single_call_parameters,
-    single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.reading import Form, ReplyError, bounded, number
@@ -99,6 +99,6 @@ def pool_plans(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 def autoplan(**given: Any) -> Scorer:
     """Score a writing in one judge call that plans its own dimensions and weights (Auto-Plan).
 
-    Parameters: `single_call_settings`' (the same for every single-call judge).
+    Parameters: `SingleCallSettings`' (the same for every single-call judge).
     """
-    return single_call_judge(plan_question, pool_plans, single_call_settings(**given))
+    return single_call_judge(plan_question, pool_plans, SingleCallSettings(**given))

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
+from inspect_ai.scorer import Scorer, Value, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from howtobench.baselines.overlap import reference_scorer
 from howtobench.commandline.extras import install_command
-from howtobench.judge.guards import excerpt, incomparable, noted
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.parameter_values import ParameterError, positive_integer, refuses_unknown
 from howtobench.vocabulary.rounding import rounded
@@ -167,13 +167,9 @@ def _load(checkpoint: str) -> BleurtModel:
 @scorer(metrics=[mean(), stderr(), grouped(mean(), "genre")])
 @refuses_unknown("bleurt")
 def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
-    """BLEURT of the writing against the human reference (paper section 5.1, Table 3).
-
-    Args:
-        checkpoint: a folder saved by bleurt-pytorch, or a hub id (the task's
-            `-T bleurt_checkpoint`); there is no default, since the paper names none.
-        batch_size: most pairs in one forward pass.
-    """
+    """BLEURT of the writing against the human reference (paper section 5.1, Table 3), by
+    the `checkpoint` (a bleurt-pytorch folder or hub id) in passes of up to `batch_size`
+    pairs."""
     if checkpoint is None or not str(checkpoint).strip():
         raise ParameterError(
             PARAMETER,
@@ -182,23 +178,12 @@ def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
         )
     model = load(str(checkpoint).strip(), positive_integer(batch_size, "bleurt_batch_size"))
 
-    async def score(state: TaskState, target: Target) -> Score:
-        reference = target.text
-        refused = incomparable(state, reference)
-        if refused is not None:
-            return noted(state, refused)
+    async def comparison(state: TaskState, reference: str) -> tuple[Value, str, dict[str, Any]]:
         value, tokens = await anyio.to_thread.run_sync(
             model.score, reference, state.output.completion
         )
         cut = f", cut to {model.max_tokens}" if tokens > model.max_tokens else ""
-        return noted(
-            state,
-            Score(
-                value=rounded(value),
-                answer=excerpt(state),
-                explanation=f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}",
-                metadata={"tokens": tokens, "max_tokens": model.max_tokens},
-            ),
-        )
+        explanation = f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}"
+        return rounded(value), explanation, {"tokens": tokens, "max_tokens": model.max_tokens}
 
-    return score
+    return reference_scorer(comparison)

@@ -19,9 +19,9 @@ from howtobench.baselines.prompts import baseline_prompt, genre_rubric
 from howtobench.baselines.single_call import (
     METRICS,
     Question,
+    SingleCallSettings,
     single_call_judge,
     single_call_parameters,
-    single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.reading import Form, ReplyError, bounded, exact_keys
@@ -73,6 +73,6 @@ def pool_scores(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 def rubric(**given: Any) -> Scorer:
     """Score a writing with its genre's rubric in one judge call (the Elaborated Rubric).
 
-    Parameters: `single_call_settings`' (the same for every single-call judge).
+    Parameters: `SingleCallSettings`' (the same for every single-call judge).
     """
-    return single_call_judge(rubric_question, pool_scores, single_call_settings(**given))
+    return single_call_judge(rubric_question, pool_scores, SingleCallSettings(**given))
