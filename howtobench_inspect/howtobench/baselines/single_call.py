@@ -30,10 +30,8 @@ from howtobench.vocabulary.rounding import rounded
 
 __all__ = [
     "METRICS",
-    "Pooling",
     "Question",
     "SingleCallSettings",
-    "panel_score",
     "single_call_judge",
     "single_call_parameters",
 ]

@@ -1,13 +1,9 @@
 """Aggregation up the tree, and the tree rendered as text for the score's explanation.
 
-Pure functions of the tree, the negotiated weights and the leaf scores:
-node = Σ weight · leaf for content and format, impression is its own leaf, and the
-root averages the nodes weighted by their leaf counts:
-overall = (4·content + 3·format + impression) / 8, or (4·content + impression) / 5
-for completion. The paper lets a weight be negative, so a weighted sum can leave its
-node's scale: such a node is clipped to it before the root is computed, and the raw
-value kept in `Aggregate.clipped`. Every number is rounded as the scores store them
-(`vocabulary.rounding`), so the explanation and the score's value show the same numbers.
+Pure functions of the tree, the negotiated weights and the leaf scores; the formula, and
+why a node can leave its scale and is clipped, are in docs/tree-of-writing.md
+("Aggregation"). Every number is rounded as the scores store them, so the explanation and
+the score's value show the same numbers.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """One row per judged writing from inspect's own `samples_df`: the writer, the task, the
-genre, and ToW's overall score with every node and leaf as a column of its own.
-
-inspect's default columns give the ToW score as one JSON string per sample and no
-writer; `TowColumns` spell them out for `inspect_ai.analysis.samples_df`, and
-`tow_samples` reads logs with them (the columns: docs/lm-eval.md, "One row per
-writing"). This module imports inspect's analysis (and pandas) when imported: the
-registry never imports it.
+genre, and ToW's overall score with every node and leaf as a column of its own
+(docs/lm-eval.md, "One row per writing"). This module imports inspect's analysis (and
+pandas) when imported: the registry never imports it.
 """
 
 from __future__ import annotations

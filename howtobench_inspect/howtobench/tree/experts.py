@@ -18,14 +18,8 @@ __all__ = ["expert_messages", "score_form"]
 
 def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> list[ChatMessage]:
     """The materials first and the leaf's criterion and scale last, so a provider's prompt
-    cache can reuse the long prefix across one writing's calls.
-
-    With an anchor the scale is the paper's (its evaluation prompts): the anchor is a
-    fixed 6 and the writing is scored by comparison, or, for logic, the anchor is an
-    8-point standard to deduct from; impression sees the anchor with no baseline, on its
-    own bands; paragraphing never sees the anchor. Without one, each leaf has bands of
-    its own on its scale.
-    """
+    cache can reuse the long prefix across one writing's calls; the scale follows the
+    leaf's `Anchoring` when the anchor is shown, else the leaf's own bands."""
     language = judge_input.language
     anchored = with_anchor and leaf.anchoring != "none" and bool(judge_input.anchor.strip())
     materials = judge_input.materials(with_anchor=anchored)

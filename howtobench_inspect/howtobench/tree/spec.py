@@ -15,7 +15,6 @@ from itertools import groupby
 from typing import Literal
 
 __all__ = [
-    "Anchoring",
     "Judge",
     "LEAVES",
     "Leaf",
