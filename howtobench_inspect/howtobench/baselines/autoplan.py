@@ -97,8 +97,6 @@ def pool_plans(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 @refuses_unknown("autoplan")
 @single_call_parameters
 def autoplan(**given: Any) -> Scorer:
-    """Score a writing in one judge call that plans its own dimensions and weights (Auto-Plan).
-
-    Parameters: `SingleCallSettings`' (the same for every single-call judge).
-    """
+    """Score a writing in one judge call that plans its own dimensions and weights
+    (Auto-Plan); the parameters are `SingleCallSettings`'."""
     return single_call_judge(plan_question, pool_plans, SingleCallSettings(**given))

@@ -71,8 +71,6 @@ def pool_scores(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 @refuses_unknown("rubric")
 @single_call_parameters
 def rubric(**given: Any) -> Scorer:
-    """Score a writing with its genre's rubric in one judge call (the Elaborated Rubric).
-
-    Parameters: `SingleCallSettings`' (the same for every single-call judge).
-    """
+    """Score a writing with its genre's rubric in one judge call (the Elaborated Rubric);
+    the parameters are `SingleCallSettings`'."""
     return single_call_judge(rubric_question, pool_scores, SingleCallSettings(**given))

@@ -124,13 +124,12 @@ def panel_score(exchanges: list[Exchange[Verdict]], pool: Pooling, noted: dict[s
         return unscored("grader_failed", reason, metadata)
     overall = rounded(fmean(v.score for _, v in verdicts))
     metadata.update(pool(verdicts))
+    head = f"overall {overall:.2f}"
     if len(verdicts) == 1:
         metadata["reason"] = verdicts[0][1].reason
     else:
         metadata["reason"] = "\n".join(f"{model}: {v.reason}" for model, v in verdicts)
         metadata["by_judge"] = {model: v.score for model, v in verdicts}
-    head = f"overall {overall:.2f}"
-    if len(verdicts) > 1:
         head += f" = mean of {len(verdicts)} judges"
     lines = [head] + [
         f"{model}: overall {v.score:g} | {v.summary}\n  {v.reason}" for model, v in verdicts

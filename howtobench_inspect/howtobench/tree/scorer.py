@@ -183,14 +183,12 @@ class TreeOfWriting:
         """The writing's weights and whether they were reused: the plan's, equal ones, or
         the negotiator's (for the full tree, also in an ablation)."""
         tree = writing.tree
-        if self.plan is not None:
-            if writing.planned is None:  # the ablation keeps no negotiated node
-                return fixed_weights(tree, "no negotiated node kept"), False
-            return Exchange(model=f"plan {self.plan.digest[:12]}", value=writing.planned), True
         if self.weighting == "uniform":
             return fixed_weights(tree, "uniform: ToW w/o plan"), False
         if not tree.negotiated:
             return fixed_weights(tree, "no negotiated node kept"), False
+        if self.plan is not None:  # `score` found the instruction's weights in it
+            return Exchange(model=f"plan {self.plan.digest[:12]}", value=writing.planned), True
         async with span("negotiator"):
             return await self.settled.negotiate(
                 grader(),
