@@ -1,13 +1,9 @@
 """The `formatting` leaf: a rule on the writing's headings and lists, no LLM.
 
-Lines are read as headings in the spirit of the paper's appendix M.8 parser (markdown,
-`一、`, `（一）`, `1.`/`（1）` items and `-` bullets, with their indentation), then the
-structure is checked: 0 for a broken hierarchy (a level jump, a numbering break), 5 for
-an inconsistent one (two heading systems, `（一）` before `一、`, mostly bullets), 10
-otherwise. Numbering is checked per list, as a reader sees it, so that the valid layouts
-found in the published generations are not read as breaks; the rule and its figures on
-them: docs/tree-of-writing.md, "Formatting rule". Whether a genre wants headings at all
-is left to the LLM leaves and to the negotiated weight of this leaf.
+Lines are read as headings in the spirit of the paper's appendix M.8 parser, then the
+structure is scored 0 (a broken hierarchy), 5 (an inconsistent one) or 10. The rule, why
+numbering is checked per list as a reader sees it, and its figures on the published
+generations are in docs/tree-of-writing.md ("Formatting rule").
 """
 
 from __future__ import annotations
