@@ -1,13 +1,9 @@
 """BLEURT between the writing and the human reference: Table 3's "BLEU-rt" row.
 
-The paper names no checkpoint, so it is the user's (`-T bleurt_checkpoint=PATH_OR_HUB_ID`;
-for Chinese a multilingual one, docs/scorers.md). The model is lucadiliello's PyTorch port
-(`bleurt-pytorch`, the `bleurt` extra); no model code is written here, and torch and
-transformers are imported only when a scorer is built. A checkpoint is loaded once per
-process; inference runs in worker threads, one forward pass at a time, and the pairs that
-wait meanwhile go together into the next pass (up to `batch_size`). As in Google's
-BLEURT, a pair longer than the model takes is cut from the longer side, and its token
-count is kept in the score's metadata.
+The model is lucadiliello's PyTorch port (`bleurt-pytorch`, the `bleurt` extra), with a
+checkpoint the user names (the paper names none); no model code is written here, and
+torch and transformers are imported only when a scorer is built. How pairs are batched
+and cut is in docs/scorers.md ("BLEURT").
 """
 
 from __future__ import annotations
