@@ -1,10 +1,8 @@
 """The Auto-Plan baseline: one judge call in which the judge plans its own aggregation.
 
-The judge picks 3-6 sub-dimensions for the writing, a weight for each and how to combine
-them, all inside one reply (the paper's section 5.1). This implicit plan is what the
-paper criticises: nothing fixes it, so it drifts between calls. To measure that drift
-(section 5.3), each reply's sub-score shares l_k = s_k / S are recorded, with
-s_k = weight_k · score_k and S the sum over the judge's dimensions.
+The implicit plan the paper criticises (section 5.1; docs/scorers.md): nothing fixes it,
+so it drifts between calls. To measure that drift (section 5.3) each reply's sub-score
+shares l_k = s_k / S are recorded, with s_k = weight_k · score_k and S their sum.
 """
 
 from __future__ import annotations

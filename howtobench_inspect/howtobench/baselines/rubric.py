@@ -1,10 +1,6 @@
-"""The Elaborated Rubric baseline: one judge call per writing with the genre's own rubric.
-
-The paper's carefully written single-prompt judge (section 5.1): the judge reads the
-materials and the rubric of the writing's genre (appendix H's, in our words: five
-dimensions, fiction six, each with its numbered sub-criteria and what earns low, middle
-and high marks), scores every dimension 1-10 and gives an overall score. The overall is
-the judge's own, not a formula of the dimensions: that is the baseline.
+"""The Elaborated Rubric baseline: one judge call per writing with the genre's own rubric
+(the paper's section 5.1; the rubrics: docs/scorers.md). The overall is the judge's own,
+not a formula of the dimensions: that is the baseline.
 """
 
 from __future__ import annotations
