@@ -1,10 +1,8 @@
 """The Auto-Plan baseline: one judge call in which the judge plans its own aggregation.
 
-The judge picks 3-6 sub-dimensions for the writing, a weight for each and how to combine
-them, all inside one reply (the paper's section 5.1). This implicit plan is what the
-paper criticises: nothing fixes it, so it drifts between calls. To measure that drift
-(section 5.3), each reply's sub-score shares l_k = s_k / S are recorded, with
-s_k = weight_k · score_k and S the sum over the judge's dimensions.
+The implicit plan the paper criticises (section 5.1; docs/scorers.md): nothing fixes it,
+so it drifts between calls. To measure that drift (section 5.3) each reply's sub-score
+shares l_k = s_k / S are recorded, with s_k = weight_k · score_k and S their sum.
 """
 
 from __future__ import annotations
@@ -18,9 +16,9 @@ from howtobench.baselines.prompts import baseline_prompt
 from howtobench.baselines.single_call import (
     METRICS,
     Question,
+    SingleCallSettings,
     single_call_judge,
     single_call_parameters,
-    single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.reading import Form, ReplyError, bounded, number
@@ -97,8 +95,6 @@ def pool_plans(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 @refuses_unknown("autoplan")
 @single_call_parameters
 def autoplan(**given: Any) -> Scorer:
-    """Score a writing in one judge call that plans its own dimensions and weights (Auto-Plan).
-
-    Parameters: `single_call_settings`' (the same for every single-call judge).
-    """
-    return single_call_judge(plan_question, pool_plans, single_call_settings(**given))
+    """Score a writing in one judge call that plans its own dimensions and weights
+    (Auto-Plan); the parameters are `SingleCallSettings`'."""
+    return single_call_judge(plan_question, pool_plans, SingleCallSettings(**given))

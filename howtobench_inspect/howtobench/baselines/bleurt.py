@@ -1,13 +1,9 @@
 """BLEURT between the writing and the human reference: Table 3's "BLEU-rt" row.
 
-The paper names no checkpoint, so it is the user's (`-T bleurt_checkpoint=PATH_OR_HUB_ID`;
-for Chinese a multilingual one, docs/scorers.md). The model is lucadiliello's PyTorch port
-(`bleurt-pytorch`, the `bleurt` extra); no model code is written here, and torch and
-transformers are imported only when a scorer is built. A checkpoint is loaded once per
-process; inference runs in worker threads, one forward pass at a time, and the pairs that
-wait meanwhile go together into the next pass (up to `batch_size`). As in Google's
-BLEURT, a pair longer than the model takes is cut from the longer side, and its token
-count is kept in the score's metadata.
+The model is lucadiliello's PyTorch port (`bleurt-pytorch`, the `bleurt` extra), with a
+checkpoint the user names (the paper names none); no model code is written here, and
+torch and transformers are imported only when a scorer is built. How pairs are batched
+and cut is in docs/scorers.md ("BLEURT").
 """
 
 from __future__ import annotations
@@ -19,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio.to_thread
-from inspect_ai.scorer import Score, Scorer, Target, grouped, mean, scorer, stderr
+from inspect_ai.scorer import Scorer, Value, grouped, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from howtobench.baselines.overlap import reference_scorer
 from howtobench.commandline.extras import install_command
-from howtobench.judge.guards import excerpt, incomparable, noted
 from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.parameter_values import ParameterError, positive_integer, refuses_unknown
 from howtobench.vocabulary.rounding import rounded
@@ -61,13 +57,6 @@ class BleurtModel:
     _queue: threading.Lock = field(default_factory=threading.Lock)
     _forward: threading.Lock = field(default_factory=threading.Lock)
     _memo: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
-
-    @property
-    def queued(self) -> int:
-        """How many pairs wait for a forward pass (all of them go in the next pass, up to
-        `batch_size`)."""
-        with self._queue:
-            return len(self._pending)
 
     def predict(self, references: list[str], candidates: list[str]) -> list[float]:
         """One forward pass over the pairs (the port's own recipe: reference first)."""
@@ -174,13 +163,9 @@ def _load(checkpoint: str) -> BleurtModel:
 @scorer(metrics=[mean(), stderr(), grouped(mean(), "genre")])
 @refuses_unknown("bleurt")
 def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
-    """BLEURT of the writing against the human reference (paper section 5.1, Table 3).
-
-    Args:
-        checkpoint: a folder saved by bleurt-pytorch, or a hub id (the task's
-            `-T bleurt_checkpoint`); there is no default, since the paper names none.
-        batch_size: most pairs in one forward pass.
-    """
+    """BLEURT of the writing against the human reference (paper section 5.1, Table 3), by
+    the `checkpoint` (a bleurt-pytorch folder or hub id) in passes of up to `batch_size`
+    pairs."""
     if checkpoint is None or not str(checkpoint).strip():
         raise ParameterError(
             PARAMETER,
@@ -189,23 +174,12 @@ def bleurt(checkpoint: str | None = None, batch_size: int = 8) -> Scorer:
         )
     model = load(str(checkpoint).strip(), positive_integer(batch_size, "bleurt_batch_size"))
 
-    async def score(state: TaskState, target: Target) -> Score:
-        reference = target.text
-        refused = incomparable(state, reference)
-        if refused is not None:
-            return noted(state, refused)
+    async def comparison(state: TaskState, reference: str) -> tuple[Value, str, dict[str, Any]]:
         value, tokens = await anyio.to_thread.run_sync(
             model.score, reference, state.output.completion
         )
         cut = f", cut to {model.max_tokens}" if tokens > model.max_tokens else ""
-        return noted(
-            state,
-            Score(
-                value=rounded(value),
-                answer=excerpt(state),
-                explanation=f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}",
-                metadata={"tokens": tokens, "max_tokens": model.max_tokens},
-            ),
-        )
+        explanation = f"BLEURT ({model.checkpoint}) on {tokens} tokens{cut}"
+        return rounded(value), explanation, {"tokens": tokens, "max_tokens": model.max_tokens}
 
-    return score
+    return reference_scorer(comparison)

@@ -12,7 +12,7 @@ paper's Table 7, which the paper's own code (jieba words) does not
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,7 @@ __all__ = [
     "bleu_scorer",
     "compared",
     "overlap_values",
-    "reference_tokens",
+    "reference_scorer",
     "rouge_l",
     "rouge_l_f1",
     "tokenize",
@@ -174,31 +174,41 @@ def overlap_values(
     return {"rouge_l": rouge, **bleus}
 
 
-def _overlap_scorer(measure: Measure, unit: str) -> Scorer:
-    """A scorer comparing the writing's tokens with the reference's by `measure`;
-    unscored (`scoring_failed`) without a reference or with a writing marked unusable.
-    The metadata says how the text was cut, so a log tells word from character BLEU."""
+# A writing's (value, explanation, metadata) against its reference, from the sample's state.
+Comparison = Callable[[TaskState, str], Awaitable[tuple[Value, str, dict[str, Any]]]]
+
+
+def reference_scorer(comparison: Comparison) -> Scorer:
+    """A scorer of the writing against the human reference (the overlap scorers and
+    `bleurt`); unscored (`scoring_failed`) without a reference or with a writing marked
+    unusable."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        reference = target.text
-        refused = incomparable(state, reference)
+        refused = incomparable(state, target.text)
         if refused is not None:
             return noted(state, refused)
+        value, explanation, metadata = await comparison(state, target.text)
+        score = Score(
+            value=value, answer=excerpt(state), explanation=explanation, metadata=metadata
+        )
+        return noted(state, score)
+
+    return score
+
+
+def _overlap_scorer(measure: Measure, unit: str) -> Scorer:
+    """A scorer comparing the writing's tokens with the reference's by `measure`. The
+    metadata says how the text was cut, so a log tells word from character BLEU."""
+
+    async def comparison(state: TaskState, reference: str) -> tuple[Value, str, dict[str, Any]]:
         language = state.metadata.get(SampleKey.LANGUAGE, "zh")
         value, written, referenced = compared(
             measure, unit, state.output.completion, reference, language
         )
-        return noted(
-            state,
-            Score(
-                value=value,
-                answer=excerpt(state),
-                explanation=f"{written} writing tokens, {referenced} reference tokens",
-                metadata={"tokenize": unit, "tokenizer": tokenizer(language, unit)},
-            ),
-        )
+        explanation = f"{written} writing tokens, {referenced} reference tokens"
+        return value, explanation, {"tokenize": unit, "tokenizer": tokenizer(language, unit)}
 
-    return score
+    return reference_scorer(comparison)
 
 
 @scorer(metrics=[mean(), stderr(), grouped(mean(), "genre")])
@@ -223,13 +233,9 @@ def _bleu_value(hypothesis: tuple[str, ...], reference: tuple[str, ...]) -> Valu
 )
 @refuses_unknown("bleu")
 def bleu_scorer(tokenize: str = BLEU_TOKENIZE) -> Scorer:
-    """BLEU-1 and BLEU-4 between the writing and the human reference.
-
-    Args:
-        tokenize: `char` (default; Chinese cut into characters, as Table 7's BLEU was)
-            or `word` (jieba words). The task sets it with `-T bleu_tokenize`,
-            `inspect score` with `-S tokenize`.
-    """
+    """BLEU-1 and BLEU-4 between the writing and the human reference, Chinese cut into
+    characters (`tokenize="char"`, as Table 7's BLEU was) or jieba words (`"word"`); the
+    task sets it with `-T bleu_tokenize`, `inspect score` with `-S tokenize`."""
     if tokenize not in TOKENIZATIONS:
         # not a UserError: inspect's scorer loader takes any ValueError for "no such
         # scorer" and prints that instead of this line

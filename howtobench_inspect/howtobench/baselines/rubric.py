@@ -1,10 +1,6 @@
-"""The Elaborated Rubric baseline: one judge call per writing with the genre's own rubric.
-
-The paper's carefully written single-prompt judge (section 5.1): the judge reads the
-materials and the rubric of the writing's genre (appendix H's, in our words: five
-dimensions, fiction six, each with its numbered sub-criteria and what earns low, middle
-and high marks), scores every dimension 1-10 and gives an overall score. The overall is
-the judge's own, not a formula of the dimensions: that is the baseline.
+"""The Elaborated Rubric baseline: one judge call per writing with the genre's own rubric
+(the paper's section 5.1; the rubrics: docs/scorers.md). The overall is the judge's own,
+not a formula of the dimensions: that is the baseline.
 """
 
 from __future__ import annotations
@@ -19,9 +15,9 @@ from howtobench.baselines.prompts import baseline_prompt, genre_rubric
 from howtobench.baselines.single_call import (
     METRICS,
     Question,
+    SingleCallSettings,
     single_call_judge,
     single_call_parameters,
-    single_call_settings,
 )
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.reading import Form, ReplyError, bounded, exact_keys
@@ -71,8 +67,6 @@ def pool_scores(verdicts: list[tuple[str, Verdict]]) -> dict[str, Any]:
 @refuses_unknown("rubric")
 @single_call_parameters
 def rubric(**given: Any) -> Scorer:
-    """Score a writing with its genre's rubric in one judge call (the Elaborated Rubric).
-
-    Parameters: `single_call_settings`' (the same for every single-call judge).
-    """
-    return single_call_judge(rubric_question, pool_scores, single_call_settings(**given))
+    """Score a writing with its genre's rubric in one judge call (the Elaborated Rubric);
+    the parameters are `SingleCallSettings`'."""
+    return single_call_judge(rubric_question, pool_scores, SingleCallSettings(**given))

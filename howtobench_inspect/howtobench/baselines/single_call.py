@@ -30,13 +30,10 @@ from howtobench.vocabulary.rounding import rounded
 
 __all__ = [
     "METRICS",
-    "Pooling",
     "Question",
     "SingleCallSettings",
-    "panel_score",
     "single_call_judge",
     "single_call_parameters",
-    "single_call_settings",
 ]
 
 # The value is the overall score, a float, so inspect names its column after the scorer
@@ -61,55 +58,29 @@ Pooling = Callable[[list[tuple[str, Verdict]]], dict[str, Any]]
 
 @dataclass(frozen=True)
 class SingleCallSettings:
-    """A single-call judge's settings, read by `single_call_settings`."""
+    """The parameters of every single-call judge scorer (`rubric`, `autoplan`). They mean
+    what the `tow` scorer's of the same names mean; each panel judge answers separately,
+    and the score is the panel's mean."""
 
-    judges: list[str | Model]
-    anchor: bool
-    task_type: str | None
-    judge_samples: int
-    cache: bool
-    judge_temperature: float | None
-    tries: int
-
-
-def single_call_settings(
-    judges: str | Sequence[str | Model] | None = None,
-    anchor: bool = True,
-    task_type: str | None = None,
-    judge_samples: int = 1,
-    cache: bool = True,
-    judge_temperature: float | None = None,
-    tries: int = TRIES,
-) -> SingleCallSettings:
-    """The parameters of every single-call judge scorer (`rubric`, `autoplan`).
-
-    Args:
-        judges: judge panel (model names or models); default the `grader` role. Each judge
-            answers separately; the score is the panel's mean.
-        anchor: show the judges the sample's anchor (the human reference, or another
-            model's writing); False judges reference-free.
-        task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
-        judge_samples: self-consistency: judge each writing this many times, report the
-            mean and record the spread (each sample's sub-scores stay in the metadata).
-        cache: keep checked judge replies in the reply store, so a rerun asks nothing
-            already answered (`howtobench.judge.store`).
-        judge_temperature: judge sampling temperature; default the judge role's own,
-            else 0 (0.7 with several `judge_samples`).
-        tries: how often the question is asked before the sample is left unscored.
-    """
-    return SingleCallSettings(
-        panel_models(judges), anchor, task_type, judge_samples, cache, judge_temperature, tries
-    )
+    judges: str | Sequence[str | Model] | None = None
+    anchor: bool = True
+    task_type: str | None = None
+    judge_samples: int = 1
+    cache: bool = True
+    judge_temperature: float | None = None
+    tries: int = TRIES
 
 
-# A single-call judge scorer takes `single_call_settings`' parameters.
-single_call_parameters = signature_of(single_call_settings)
+# A single-call judge scorer takes `SingleCallSettings`' parameters.
+single_call_parameters = signature_of(SingleCallSettings)
 
 
 def single_call_judge(
     question: Callable[[JudgeInput], Question], pool: Pooling, settings: SingleCallSettings
 ) -> Scorer:
     """A scorer asking every panel judge `question` once per writing and judge sample."""
+
+    judges = panel_models(settings.judges)
 
     async def score(state: TaskState, target: Target) -> Score:
         judge_input = JudgeInput.from_state(state, target, settings.task_type)
@@ -134,7 +105,7 @@ def single_call_judge(
                     asking=asking,
                     scope=scope,
                 )
-                for model in panel(settings.judges)
+                for model in panel(judges)
             ]
             exchanges = await ask_panel(questions)
             return panel_score(exchanges, pool, noted)
@@ -153,13 +124,12 @@ def panel_score(exchanges: list[Exchange[Verdict]], pool: Pooling, noted: dict[s
         return unscored("grader_failed", reason, metadata)
     overall = rounded(fmean(v.score for _, v in verdicts))
     metadata.update(pool(verdicts))
+    head = f"overall {overall:.2f}"
     if len(verdicts) == 1:
         metadata["reason"] = verdicts[0][1].reason
     else:
         metadata["reason"] = "\n".join(f"{model}: {v.reason}" for model, v in verdicts)
         metadata["by_judge"] = {model: v.score for model, v in verdicts}
-    head = f"overall {overall:.2f}"
-    if len(verdicts) > 1:
         head += f" = mean of {len(verdicts)} judges"
     lines = [head] + [
         f"{model}: overall {v.score:g} | {v.summary}\n  {v.reason}" for model, v in verdicts

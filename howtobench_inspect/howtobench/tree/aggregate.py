@@ -1,13 +1,9 @@
 """Aggregation up the tree, and the tree rendered as text for the score's explanation.
 
-Pure functions of the tree, the negotiated weights and the leaf scores:
-node = Σ weight · leaf for content and format, impression is its own leaf, and the
-root averages the nodes weighted by their leaf counts:
-overall = (4·content + 3·format + impression) / 8, or (4·content + impression) / 5
-for completion. The paper lets a weight be negative, so a weighted sum can leave its
-node's scale: such a node is clipped to it before the root is computed, and the raw
-value kept in `Aggregate.clipped`. Every number is rounded as the scores store them
-(`vocabulary.rounding`), so the explanation and the score's value show the same numbers.
+Pure functions of the tree, the negotiated weights and the leaf scores; the formula, and
+why a node can leave its scale and is clipped, are in docs/tree-of-writing.md
+("Aggregation"). Every number is rounded as the scores store them, so the explanation and
+the score's value show the same numbers.
 """
 
 from __future__ import annotations
@@ -18,15 +14,7 @@ from dataclasses import dataclass
 from howtobench.tree.spec import NEGOTIATED_NODES, Tree
 from howtobench.vocabulary.rounding import rounded
 
-__all__ = [
-    "Aggregate",
-    "ROUNDING",
-    "aggregate",
-    "clip_nodes",
-    "overall",
-    "raw_node_scores",
-    "render",
-]
+__all__ = ["Aggregate", "aggregate", "render"]
 
 
 @dataclass(frozen=True)
@@ -38,50 +26,29 @@ class Aggregate:
     clipped: dict[str, float]
 
 
-def raw_node_scores(
-    tree: Tree, weights: Mapping[str, float], leaves: Mapping[str, float]
-) -> dict[str, float]:
-    """Each node's score: the weighted leaf sum (negotiated nodes) or its single leaf."""
-    scores = {}
-    for node in tree.nodes:
-        children = tree.leaves_of(node)
-        if node in NEGOTIATED_NODES:
-            scores[node] = sum(weights[leaf.id] * leaves[leaf.id] for leaf in children)
-        else:
-            [leaf] = children
-            scores[node] = leaves[leaf.id]
-    return scores
-
-
 # Weights that sum to 1 in floating point can put a node a rounding error past its
 # scale (10.000000000000002): that is not a weight leaving the scale, so not recorded.
-ROUNDING = 1e-9
-
-
-def clip_nodes(tree: Tree, raw: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
-    """Node scores clipped to their scales, and the raw values of those clipped by more
-    than a rounding error."""
-    nodes, clipped = {}, {}
-    for node, value in raw.items():
-        low, high = tree.scale(node)
-        nodes[node] = min(max(value, low), high)
-        if abs(nodes[node] - value) > ROUNDING:
-            clipped[node] = value
-    return nodes, clipped
-
-
-def overall(tree: Tree, nodes: Mapping[str, float]) -> float:
-    """The root: node scores averaged with their leaf counts as weights."""
-    root = tree.root_weights
-    return sum(root[node] * nodes[node] for node in tree.nodes) / sum(root.values())
+_ROUNDING = 1e-9
 
 
 def aggregate(tree: Tree, weights: Mapping[str, float], leaves: Mapping[str, float]) -> Aggregate:
     """The score dict (`overall`, each node clipped to its scale, then each leaf id) and
     the raw values of the clipped nodes, rounded to the decimals a score stores."""
-    nodes, clipped = clip_nodes(tree, raw_node_scores(tree, weights, leaves))
+    nodes, clipped = {}, {}
+    for node in tree.nodes:
+        children = tree.leaves_of(node)
+        if node in NEGOTIATED_NODES:
+            raw = sum(weights[leaf.id] * leaves[leaf.id] for leaf in children)
+        else:
+            [leaf] = children
+            raw = leaves[leaf.id]
+        low, high = tree.scale(node)
+        nodes[node] = min(max(raw, low), high)
+        if abs(nodes[node] - raw) > _ROUNDING:
+            clipped[node] = raw
+    root = tree.root_weights
     value = {
-        "overall": overall(tree, nodes),
+        "overall": sum(root[node] * nodes[node] for node in tree.nodes) / sum(root.values()),
         **nodes,
         **{leaf.id: leaves[leaf.id] for leaf in tree.leaves},
     }

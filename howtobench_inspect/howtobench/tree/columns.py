@@ -1,11 +1,7 @@
 """One row per judged writing from inspect's own `samples_df`: the writer, the task, the
-genre, and ToW's overall score with every node and leaf as a column of its own.
-
-inspect's default columns give the ToW score as one JSON string per sample and no
-writer; `TowColumns` spell them out for `inspect_ai.analysis.samples_df`, and
-`tow_samples` reads logs with them (the columns: docs/lm-eval.md, "One row per
-writing"). This module imports inspect's analysis (and pandas) when imported: the
-registry never imports it.
+genre, and ToW's overall score with every node and leaf as a column of its own
+(docs/lm-eval.md, "One row per writing"). This module imports inspect's analysis (and
+pandas) when imported: the registry never imports it.
 """
 
 from __future__ import annotations
@@ -22,17 +18,13 @@ if TYPE_CHECKING:
     import pandas as pd
     from inspect_ai.log import EvalLog
 
-__all__ = ["TowColumns", "tow_samples", "writer_name"]
-
-
-def writer_name(model: object) -> str:
-    """The writer an eval's model names: `replay/gpt-4o` is `gpt-4o`, a live model its
-    own name (as the studies name it)."""
-    return writer_of(str(model))
+__all__ = ["TowColumns", "tow_samples"]
 
 
 TowColumns: list[Column] = [
-    EvalColumn("writer", path="eval.model", required=True, value=writer_name),
+    EvalColumn(
+        "writer", path="eval.model", required=True, value=lambda model: writer_of(str(model))
+    ),
     EvalColumn("task", path=f"eval.metadata.{TaskKey.HOWTOBENCH_TASK}"),
     SampleColumn("id", path="id", required=True, type=str),
     SampleColumn("epoch", path="epoch", required=True),

@@ -1,31 +1,25 @@
-"""Leaf experts: one grader call per LLM leaf and judge, answering a score and a reason."""
+"""Leaf experts: the question one grader call per LLM leaf and judge asks, and how its
+score and reason are read."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
-from inspect_ai.model import ChatMessage, ChatMessageSystem, Model
+from inspect_ai.model import ChatMessage, ChatMessageSystem
 
 from howtobench.judge.inputs import JudgeInput, judge_question
 from howtobench.judge.reading import Form, ReplyError, bounded
-from howtobench.judge.replies import Asking, Exchange, Verdict, ask, reason_of
+from howtobench.judge.replies import Verdict, reason_of
 from howtobench.tree.prompts import tree_prompt
 from howtobench.tree.spec import Leaf
 
-__all__ = ["expert_messages", "judge_leaf", "score_form"]
+__all__ = ["expert_messages", "score_form"]
 
 
 def expert_messages(leaf: Leaf, judge_input: JudgeInput, with_anchor: bool) -> list[ChatMessage]:
     """The materials first and the leaf's criterion and scale last, so a provider's prompt
-    cache can reuse the long prefix across one writing's calls.
-
-    With an anchor the scale is the paper's (its evaluation prompts): the anchor is a
-    fixed 6 and the writing is scored by comparison, or, for logic, the anchor is an
-    8-point standard to deduct from; impression sees the anchor with no baseline, on its
-    own bands; paragraphing never sees the anchor. Without one, each leaf has bands of
-    its own on its scale.
-    """
+    cache can reuse the long prefix across one writing's calls; the scale follows the
+    leaf's `Anchoring` when the anchor is shown, else the leaf's own bands."""
     language = judge_input.language
     anchored = with_anchor and leaf.anchoring != "none" and bool(judge_input.anchor.strip())
     materials = judge_input.materials(with_anchor=anchored)
@@ -52,22 +46,3 @@ def score_form(leaf: Leaf) -> Form[Verdict]:
         return Verdict(score, reason_of(reply))
 
     return Form(("score",), check, salvage=("score",))
-
-
-async def judge_leaf(
-    model: Model,
-    leaf: Leaf,
-    judge_input: JudgeInput,
-    with_anchor: bool,
-    *,
-    asking: Asking,
-    scope: Mapping[str, str],
-) -> Exchange[Verdict]:
-    return await ask(
-        model,
-        expert_messages(leaf, judge_input, with_anchor),
-        score_form(leaf),
-        language=judge_input.language,
-        asking=asking,
-        scope=scope,
-    )

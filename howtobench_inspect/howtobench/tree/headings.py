@@ -1,13 +1,9 @@
 """The `formatting` leaf: a rule on the writing's headings and lists, no LLM.
 
-Lines are read as headings in the spirit of the paper's appendix M.8 parser (markdown,
-`一、`, `（一）`, `1.`/`（1）` items and `-` bullets, with their indentation), then the
-structure is checked: 0 for a broken hierarchy (a level jump, a numbering break), 5 for
-an inconsistent one (two heading systems, `（一）` before `一、`, mostly bullets), 10
-otherwise. Numbering is checked per list, as a reader sees it, so that the valid layouts
-found in the published generations are not read as breaks; the rule and its figures on
-them: docs/tree-of-writing.md, "Formatting rule". Whether a genre wants headings at all
-is left to the LLM leaves and to the negotiated weight of this leaf.
+Lines are read as headings in the spirit of the paper's appendix M.8 parser, then the
+structure is scored 0 (a broken hierarchy), 5 (an inconsistent one) or 10. The rule, why
+numbering is checked per list as a reader sees it, and its figures on the published
+generations are in docs/tree-of-writing.md ("Formatting rule").
 """
 
 from __future__ import annotations
@@ -17,20 +13,8 @@ from dataclasses import dataclass
 
 __all__ = ["FormattingVerdict", "Marker", "chinese_number", "formatting_verdict", "parse_markers"]
 
-_CN_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
+_CN_DIGITS = {digit: value for value, digit in enumerate("零一二三四五六七八九")}
+_CN_DIGITS.update({"〇": 0, "两": 2})  # the other ways to write 0 and 2
 _CN = "零〇一二两三四五六七八九十"
 
 _MARKDOWN = re.compile(r"^(#{1,6})\s*(.*)$")
@@ -56,8 +40,8 @@ def chinese_number(text: str) -> int | None:
     tens, _, units = text.partition("十")
     if len(tens) > 1 or len(units) > 1 or "十" in units:
         return None
-    high = _CN_DIGITS.get(tens, None) if tens else 1
-    low = _CN_DIGITS.get(units, None) if units else 0
+    high = _CN_DIGITS.get(tens) if tens else 1
+    low = _CN_DIGITS.get(units) if units else 0
     if high is None or low is None:
         return None
     return high * 10 + low

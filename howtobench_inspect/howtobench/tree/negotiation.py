@@ -44,13 +44,7 @@ def negotiation(
 ) -> Scorer:
     """The instruction's negotiated weights as the score (one key per weighted leaf),
     rounded as every score stores its numbers; the metadata keeps them as negotiated,
-    which is what `howtobench plan export` reads.
-
-    Args:
-        judge_temperature: the negotiator's sampling temperature; default the grader
-            role's own, else 0.
-        cache: read and keep the reply in the reply store.
-        tries: how often the question is asked before the sample is left unscored.
+    which is what `howtobench plan export` reads. The parameters are the `tow` scorer's.
     """
     settled = SettledWeights()
 

@@ -1,12 +1,9 @@
 """The negotiator: one grader call per instruction that sets the content and format weights.
 
-It reads task type, genre, instruction and grounding, never the writing or the
-reference, so its weights are a property of the instruction, and every writer of an
-instruction must be judged with the same weights: negotiated once per instruction and
-judge model, concurrent epochs and writings wait for the same call (`SettledWeights`),
-other processes for the question's lock and then the kept reply. A negotiation that gave
-no usable weights is asked once per run (`judge.runs.RunNotes`). Each score records the
-weights' fingerprint.
+Its weights are a property of the instruction, so they are negotiated once per instruction
+and judge model (docs/tree-of-writing.md, "Negotiator"): concurrent epochs and writings
+wait for one call (`SettledWeights`), other processes for the question's lock, and a
+negotiation that gave no usable weights is asked once per run (`judge.runs.RunNotes`).
 """
 
 from __future__ import annotations

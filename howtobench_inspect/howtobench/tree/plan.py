@@ -1,16 +1,10 @@
 """The judge plan: every instruction's negotiated weights, frozen in one file.
 
-ToW judges every writer of an instruction with the same explicit weights. Inside one
-reply store that holds by itself, but the store is keyed on the judge's endpoint, so two
-hosts, two replicas or one server under another name would negotiate every instruction
-again, and a judge that samples its weights would judge the writers differently. The
-plan makes the weights an artifact instead: negotiated once (`howtobench/negotiate`),
-exported (`howtobench plan export`), and read by every worker (`-T weights=PLAN.jsonl`).
-
-The file (docs/large-runs.md, "Scale out: one plan, many workers") is JSON Lines: a manifest, then one line
-per instruction. Its `digest` proves only that the file is whole, so every entry is also
-held to the rules a negotiator's reply is (`negotiator.weights_form`), and one line per
-instruction, so that none silently wins.
+The reply store is keyed on the judge's endpoint, so two hosts or replicas would
+negotiate every instruction again; a plan makes the weights an artifact every worker reads
+(docs/large-runs.md, "Scale out: one plan, many workers", has the file and its checks).
+Its `digest` proves only that the file is whole, so every entry is also held to the rules
+a negotiator's reply is (`negotiator.weights_form`), one line per instruction.
 """
 
 from __future__ import annotations
@@ -33,7 +27,6 @@ from howtobench.vocabulary.errors import UserError
 from howtobench.vocabulary.words import TASKS
 
 __all__ = [
-    "PLAN_FORMAT",
     "Plan",
     "PlanEntry",
     "PlanError",
@@ -41,7 +34,6 @@ __all__ = [
     "TREE_VERSION",
     "plan_digest",
     "plan_text",
-    "prompts_digest",
     "read_plan",
 ]
 
@@ -110,9 +102,7 @@ class Plan:
 
     def weights(self, task: str, sample_id: str) -> Weights | None:
         entry = self.entries.get((task, sample_id))
-        if entry is None:
-            return None
-        return Weights(entry.weights, entry.explanation)
+        return Weights(entry.weights, entry.explanation) if entry else None
 
     def check_data(self, task: str, data: Fingerprint) -> None:
         """Refuse a plan negotiated on other data than the task's."""
@@ -234,20 +224,17 @@ def _entry(where: str, number: int, line: str, forms: Mapping[str, Form[Weights]
         row = None
     if not isinstance(row, dict):
         raise PlanError(f"{where}, line {number}: not a JSON object")
-    task, sample_id, weights = row.get("task"), row.get("id"), row.get("weights")
+    task, sample_id = row.get("task"), row.get("id")
     if task not in TASKS or not isinstance(sample_id, str):
         raise PlanError(
             f"{where}, line {number}: 'task' must be one of {', '.join(TASKS)} and 'id' a string"
         )
     try:
         # the negotiator's own rules, as its reply would be checked
-        checked = forms[task].check({"weights": weights})
+        checked = forms[task].check(row)
     except ReplyError as error:
         raise PlanError(
             f"{where}, line {number}, {task}/{sample_id}: {error} (a negotiator reply with "
             "these weights would be refused): export the plan again"
         ) from None
-    explanation = row.get("explanation")
-    return PlanEntry(
-        task, sample_id, checked.values, explanation if isinstance(explanation, str) else ""
-    )
+    return PlanEntry(task, sample_id, checked.values, checked.explanation)

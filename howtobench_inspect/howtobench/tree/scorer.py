@@ -23,9 +23,9 @@ from howtobench.judge.defaults import TRIES
 from howtobench.judge.guards import unscored
 from howtobench.judge.inputs import JudgeInput
 from howtobench.judge.models import ask_panel, grader, panel, panel_models
-from howtobench.judge.replies import Asking, Exchange, Verdict
+from howtobench.judge.replies import Asking, Exchange, Verdict, ask
 from howtobench.judge.sampling import judge_writing
-from howtobench.tree.experts import judge_leaf
+from howtobench.tree.experts import expert_messages, score_form
 from howtobench.tree.negotiator import SettledWeights, Weights, fixed_weights
 from howtobench.tree.plan import Plan, read_plan
 from howtobench.tree.spec import Leaf, tree_for
@@ -69,41 +69,13 @@ def tree_of_writing(
 
     The keywords are plain values so that inspect can record them in the log and build
     the scorer again (`inspect score`, `-S name=value`); they are read here once into a
-    `TreeOfWriting`, whose named steps score each writing.
-
-    Args:
-        judges: expert panel (model names or models); default the `grader` role alone. Each leaf
-            score is the mean of the panel's leaf scores. The negotiator is always the
-            `grader` role.
-        anchor: show the judges the sample's anchor: the human reference, or the stored
-            writing of another model when the sample carries one (`anchor` metadata);
-            False judges reference-free.
-        task_type: `completion`, `guide` or `open`; default the sample's `task` metadata.
-        nodes: keep only these root nodes (`content`, `format`, `impression`), the
-            paper's node ablation; default all of the task's nodes. The kept groups use
-            the weights negotiated for the full tree, so an ablation changes one thing.
-        judge_samples: self-consistency: judge each writing this many times, report the
-            mean and record the spread.
-        reuse_weights: negotiate once per instruction (default); False negotiates for
-            every writing, epoch and judge sample, to study the negotiator's consistency.
-        weights: `negotiated` (default); `uniform`: equal weights within each group and
-            no negotiator call, the paper's "Average scoring" (ToW w/o plan, Table 3); or
-            the path of a plan file (`howtobench plan export`): each instruction's weights
-            as the plan gives them, and no negotiator call.
-        formatting: the rule of the `formatting` leaf: `lenient`, ours (`tree/headings.py`),
-            or `paper`, the paper code's (`tree/formatting_paper.py`). Each score records
-            which in its metadata (`formatting`).
-        cache: keep checked judge replies in the reply store (weights across epochs and
-            runs; expert verdicts across runs).
-        judge_temperature: judge sampling temperature; default the judge role's own, else
-            0 (deterministic), or 0.7 with several `judge_samples`.
-        tries: how often one question is asked before the sample is left unscored.
-        judge_system: send the negotiator and the experts our system prompts (the
-            experts': a strict, discriminating editor); False sends the questions alone,
-            as the paper's code does.
-        genre_line: show the negotiator and the experts the task-type and genre lines
-            (`guided writing (...)`, `fiction (纪实)` from our label mapping); False leaves
-            both out, as the paper's code does.
+    `TreeOfWriting`, whose named steps score each writing. They mean what the writing
+    tasks' parameters of the same names mean (`howtobench.parameters.writing`), except
+    that `judges` may be models, `anchor` is a bool (False judges reference-free),
+    `task_type` (`completion`, `guide`, `open`) overrides the sample's `task` metadata,
+    `cache` keeps checked judge replies in the reply store, and `tries` is how often one
+    question is asked before the sample is left unscored. The negotiator is always the
+    `grader` role; a node ablation keeps the weights negotiated for the full tree.
     """
     tow = TreeOfWriting(
         judges=panel_models(judges),
@@ -211,14 +183,12 @@ class TreeOfWriting:
         """The writing's weights and whether they were reused: the plan's, equal ones, or
         the negotiator's (for the full tree, also in an ablation)."""
         tree = writing.tree
-        if self.plan is not None:
-            if writing.planned is None:  # the ablation keeps no negotiated node
-                return fixed_weights(tree, "no negotiated node kept"), False
-            return Exchange(model=f"plan {self.plan.digest[:12]}", value=writing.planned), True
         if self.weighting == "uniform":
             return fixed_weights(tree, "uniform: ToW w/o plan"), False
         if not tree.negotiated:
             return fixed_weights(tree, "no negotiated node kept"), False
+        if self.plan is not None:  # `score` found the instruction's weights in it
+            return Exchange(model=f"plan {self.plan.digest[:12]}", value=writing.planned), True
         async with span("negotiator"):
             return await self.settled.negotiate(
                 grader(),
@@ -239,9 +209,16 @@ class TreeOfWriting:
     async def ask_panel(
         self, writing: Writing, leaf: Leaf, scope: Mapping[str, str]
     ) -> list[Exchange[Verdict]]:
+        messages = expert_messages(leaf, writing.judge_input, self.anchor)
+        language = writing.judge_input.language
         questions = [
-            judge_leaf(
-                model, leaf, writing.judge_input, self.anchor, asking=writing.asking, scope=scope
+            ask(
+                model,
+                messages,
+                score_form(leaf),
+                language=language,
+                asking=writing.asking,
+                scope=scope,
             )
             for model in panel(self.judges)
         ]

@@ -11,10 +11,10 @@ nodes weighted by their leaf counts (4·content + 3·format + 1·impression).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
 from typing import Literal
 
 __all__ = [
-    "Anchoring",
     "Judge",
     "LEAVES",
     "Leaf",
@@ -82,16 +82,13 @@ class Leaf:
         gets (plots: `1-3 → 0, 4-7 → 5, 8-10 → 10`), for the explanation: without it a
         reader of `judged 3 on 1-10` next to 0.00 cannot tell why. Derived from `map`, so
         it cannot drift from the scoring; LLM leaves are judged in whole numbers."""
-        runs: list[tuple[int, int, float]] = []  # first judged value, last, leaf score
-        for judged in range(self.low, self.high + 1):
-            score = self.map(judged)
-            if runs and runs[-1][2] == score:
-                runs[-1] = (runs[-1][0], judged, score)
-            else:
-                runs.append((judged, judged, score))
+        runs = [
+            (score, list(judged))
+            for score, judged in groupby(range(self.low, self.high + 1), key=self.map)
+        ]
         return ", ".join(
-            f"{first}{'' if last == first else f'-{last}'} → {score:g}"
-            for first, last, score in runs
+            f"{judged[0]}{'' if len(judged) == 1 else f'-{judged[-1]}'} → {score:g}"
+            for score, judged in runs
         )
 
 

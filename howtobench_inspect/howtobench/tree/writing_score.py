@@ -30,9 +30,7 @@ from howtobench.vocabulary.rounding import rounded
 __all__ = [
     "DEFAULT_FORMATTING",
     "FORMATTINGS",
-    "LeafScores",
     "Writing",
-    "leaf_scores",
     "tree_score",
 ]
 

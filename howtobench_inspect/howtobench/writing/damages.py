@@ -1,11 +1,8 @@
 """The damages `-T perturb=` does to a writing by itself, as data: the table `DAMAGES`,
-one `Damage(...)` and its function each. Everything that names a damage reads it (the
-choices of `-T perturb=`, the solver, `judge-check --quality`, its help and report, the
-tests), and it imports nothing heavy, so that `judge-check --help` can list them. The
-genre transfer is a model's rewrite, not a function of the text (`writing.perturb`).
-Each function draws from the generator the solver seeds with the task's seed and the
-sample id; its detail goes into the sample metadata `perturbation`, with a `note` when
-the text was too short to change (and the solver leaves that copy unscored)."""
+one `Damage(...)` and its function each, which everything that names a damage reads
+(docs/extending.md, "A damage"). It imports nothing heavy, so that `judge-check --help`
+can list them. The genre transfer is a model's rewrite, not a function of the text
+(`writing.perturb`)."""
 
 from __future__ import annotations
 

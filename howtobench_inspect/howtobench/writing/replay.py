@@ -1,13 +1,9 @@
 """Stored writings as a model: `--model replay/<writer>` answers each sample of a
-howtobench task with that writer's stored writing for the sample.
-
-Naming the writer as the evaluated model lets inspect's own model axis carry the
-writers: the log's model, the viewer's MODEL column, `samples_df`, and `inspect eval-set
---model replay/a,replay/b`, which resumes like any eval set. Each sample carries its data
-source's location (`SampleKey.DATASET`), so the provider needs no option of its own and
-reads the same files as the task. It answers only the sample's own input: a judge's or a
-perturber's question reaching it through an unbound role is refused. Every answer costs
-zero tokens.
+howtobench task with that writer's stored writing for the sample, at zero tokens, so that
+inspect's own model axis carries the writers (docs/running.md). Each sample carries its
+data source's location (`SampleKey.DATASET`), so the provider needs no option of its own.
+It answers only the sample's own input: a judge's or a perturber's question reaching it
+through an unbound role is refused.
 """
 
 from __future__ import annotations

@@ -23,12 +23,10 @@ __all__ = [
     "COMPLETE",
     "CUT",
     "CUT_POLICIES",
-    "CUT_REASONS",
     "DEFAULT_ARTIFACTS",
     "DEFAULT_CUT",
     "EMPTY",
     "FILTERED",
-    "MAX_REFUSAL",
     "REFUSED",
     "STATES",
     "STORED",
@@ -57,9 +55,8 @@ STORED: Final = "unknown"
 # `-T cut=`: a cut writing is judged as written and flagged (default), or left unscored.
 CUT_POLICIES: tuple[str, ...] = ("scored", "unscored")
 DEFAULT_CUT = "scored"
-# `-T artifacts=`: the paper's prompt artifacts are removed (`artifacts.strip`: a
-# completion's first answer, appendix J's raters' reading; default) or kept (the writing as
-# published, what the paper's ToW read).
+# `-T artifacts=`: the paper's prompt artifacts are removed (`artifacts.strip`, the
+# default) or kept (the writing as published, what the paper's ToW read).
 ARTIFACT_POLICIES: tuple[str, ...] = ("strip", "keep")
 DEFAULT_ARTIFACTS = "strip"
 
