@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from inspect_ai.util import display_type
 
 from howtobench.simulator import JudgeSimulator
 from support import doc_pages as pages
@@ -104,6 +105,19 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"the shared benchmark copy is not at {SHARED_DATA}")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_display() -> None:
+    """inspect's display is chosen once a process, at its first look (a direct model call
+    looks too, and then picks the full display where INSPECT_DISPLAY is unset). Chosen here
+    as `none`, so that the tests that read judge-check's stdout in the test process find
+    its report alone whichever tests ran before them in that process (under `-n 3` a
+    direct call in test_server_words.py left the full display to the judge-check tests
+    after it). Subprocesses are untouched: the environment is given back."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("INSPECT_DISPLAY", "none")
+        display_type()
 
 
 @pytest.fixture(autouse=True)
