@@ -20,15 +20,35 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from howtobench.simulator.wire import ANTHROPIC_PATH, OPENAI_PATH, Outcome
 
-if TYPE_CHECKING:
-    from howtobench.simulator.server import JudgeSimulator
+__all__ = ["Batch", "Batches", "Simulator"]
 
-__all__ = ["Batch", "Batches"]
+
+class Simulator(Protocol):
+    """What the batch store and the HTTP side (`routes`) ask of `server.JudgeSimulator`:
+    named here so that neither imports the state they serve."""
+
+    batch_delay: float
+    batch_api: bool
+
+    @property
+    def root_url(self) -> str: ...
+    def serving(self) -> AbstractContextManager[None]: ...
+    def stats(self) -> dict[str, Any]: ...
+    def respond(
+        self,
+        path: str,
+        body: dict[str, Any],
+        *,
+        batch: str | None = None,
+        recorded_path: str | None = None,
+    ) -> Outcome: ...
+
 
 _WORKERS = 16  # requests of one batch answered at once
 
@@ -56,7 +76,7 @@ _Shown = Callable[["Batches", Batch], dict[str, Any]]  # a batch as its API show
 class Batches:
     """Files and batches of both APIs, and the batches' work (`start`)."""
 
-    def __init__(self, simulator: JudgeSimulator) -> None:
+    def __init__(self, simulator: Simulator) -> None:
         # its settings are read at each use: a test may change them while the server runs
         self.simulator = simulator
         self.created: Counter[str] = Counter()  # batches created per API

@@ -13,15 +13,11 @@ import json
 import threading
 from functools import partial
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from howtobench.simulator import anthropic_batches, openai_batches
-from howtobench.simulator.batches import Batches
+from howtobench.simulator.batches import Batches, Simulator
 from howtobench.simulator.wire import Outcome
-
-if TYPE_CHECKING:  # the state imports its HTTP side, not the other way
-    from howtobench.simulator.server import JudgeSimulator
 
 __all__ = ["listen"]
 
@@ -32,7 +28,7 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-def listen(simulator: JudgeSimulator, batches: Batches, port: int) -> ThreadingHTTPServer:
+def listen(simulator: Simulator, batches: Batches, port: int) -> ThreadingHTTPServer:
     """A server on 127.0.0.1:`port` (0: a free one) answering for `simulator` and its
     `batches`, serving from a thread of its own until it is shut down."""
 
