@@ -58,6 +58,13 @@ class BleurtModel:
     _forward: threading.Lock = field(default_factory=threading.Lock)
     _memo: dict[tuple[str, str], tuple[float, int]] = field(default_factory=dict)
 
+    @property
+    def queued(self) -> int:
+        """How many pairs wait for a forward pass (all of them go in the next pass, up to
+        `batch_size`)."""
+        with self._queue:
+            return len(self._pending)
+
     def predict(self, references: list[str], candidates: list[str]) -> list[float]:
         """One forward pass over the pairs (the port's own recipe: reference first)."""
         import torch
