@@ -44,6 +44,7 @@ WORKERS = 2
 
 @pytest.mark.slow
 @pytest.mark.nightly
+@pytest.mark.timeout(600)
 def test_the_slurm_array_resumes_when_resubmitted_after_scancel(tmp_path: Path) -> None:
     reason = unavailable()
     if reason:
@@ -70,7 +71,9 @@ def test_the_slurm_array_resumes_when_resubmitted_after_scancel(tmp_path: Path) 
             ).strip()  # fmt: skip
 
         first = submit()
-        wait_asked(judge, 40, lambda: bool(slurm.jobs(first)))
+        # Slurm schedules the array, then each task starts inspect: beside the nightly's
+        # heaviest test on 2 cores the first 40 questions took over 90 s (32 s alone)
+        wait_asked(judge, 40, lambda: bool(slurm.jobs(first)), seconds=300)
         slurm.command("scancel", first)
         slurm.wait_ended(first, 60)
         from inspect_ai.log import list_eval_logs, read_eval_log

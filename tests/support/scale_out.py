@@ -101,10 +101,11 @@ def capture(env: dict[str, str], folder: Path, base_url: str | None) -> dict[str
 WAIT = 90.0  # seconds an awaited event may take on a busy machine before the test fails
 
 
-def wait_asked(judge: Served, count: int, alive: Callable[[], bool]) -> None:
-    """Return once the judge has been asked `count` more questions (while `alive()`)."""
+def wait_asked(judge: Served, count: int, alive: Callable[[], bool], seconds: float = WAIT) -> None:
+    """Return once the judge has been asked `count` more questions (while `alive()`);
+    fail after `seconds`."""
     start = judge.calls()
-    deadline = time.monotonic() + WAIT
+    deadline = time.monotonic() + seconds
     while judge.calls() - start < count:
         assert alive(), "the work ended before the judge was asked enough"
         assert time.monotonic() < deadline, f"the judge was not asked {count} questions"
